@@ -1,0 +1,6 @@
+// Package all links every backend kind into the binary.
+package all
+
+import (
+	_ "github.com/mcpbridge/mcpbridge/internal/backend/command" // kind: command
+)

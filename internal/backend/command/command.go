@@ -1,0 +1,434 @@
+// Package command is the backend kind that runs local commands as tools (seed 004 "shell
+// servers"). The argv is built from the tool's arguments without a shell; stdin and the
+// environment are mapped the same way. A command that exits 0 returns its stdout; any other
+// ending is a tool error the model can read.
+package command
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+	"unicode/utf8"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcpbridge/mcpbridge/internal/auth"
+	"github.com/mcpbridge/mcpbridge/internal/backend"
+	"github.com/mcpbridge/mcpbridge/internal/config"
+)
+
+func init() { backend.Register("command", Open) }
+
+// stderrTail is how much of the end of stderr a failed call reports.
+const stderrTail = 2048
+
+// Evaluator evaluates {expression: ...} argv elements. It is nil until an expression engine
+// is linked in (see SetEvaluator).
+type Evaluator interface {
+	Eval(ctx context.Context, src string, vars map[string]any) (any, error)
+}
+
+var evaluator Evaluator
+
+// SetEvaluator installs the engine that evaluates {expression: ...} elements.
+func SetEvaluator(e Evaluator) { evaluator = e }
+
+// Backend runs the tools of one command server.
+type Backend struct {
+	name  string
+	dir   string
+	tools map[string]*tool
+	list  []*mcp.Tool
+}
+
+type tool struct {
+	name      string
+	argv      []config.Arg
+	stdin     *config.Arg
+	env       map[string]config.Arg
+	workdir   string
+	timeout   time.Duration
+	maxOutput int64
+	extraArgs bool // auto-discovered: append the "args" array
+}
+
+// Open creates the backend of a command server.
+func Open(ctx context.Context, s *config.Server, deps backend.Deps) (backend.Backend, error) {
+	b := &Backend{name: s.Name, dir: deps.Dir, tools: map[string]*tool{}}
+	for _, name := range s.ToolNames() {
+		t := s.Tools[name]
+		b.tools[name] = &tool{
+			name: name, argv: t.Argv, stdin: t.Stdin, env: t.Env,
+			workdir:   firstNonEmpty(t.Workdir, s.Workdir),
+			timeout:   firstDuration(t.Timeout, s.Timeout, config.DefaultTimeout),
+			maxOutput: firstInt(t.MaxOutput, config.DefaultMaxOutput),
+		}
+		b.list = append(b.list, backend.ToolFromConfig(name, t))
+	}
+	if s.AutoDiscover {
+		desc := s.Description
+		if desc == "" {
+			desc = "Run " + argvText(s.Argv)
+		}
+		desc += fmt.Sprintf(" (runs: %s ARGS...)", argvText(s.Argv))
+		b.tools[s.Name] = &tool{
+			name: s.Name, argv: s.Argv, env: s.Env, workdir: s.Workdir,
+			timeout:   firstDuration(s.Timeout, config.DefaultTimeout),
+			maxOutput: config.DefaultMaxOutput, extraArgs: true,
+		}
+		b.list = append(b.list, &mcp.Tool{
+			Name:        s.Name,
+			Description: desc,
+			InputSchema: map[string]any{
+				"type": "object",
+				"properties": map[string]any{
+					"args": map[string]any{"type": "array", "items": map[string]any{"type": "string"}, "description": "Arguments appended to the command"},
+				},
+			},
+		})
+	}
+	return b, nil
+}
+
+func argvText(argv []config.Arg) string {
+	var parts []string
+	for _, a := range argv {
+		if a.Source == config.ArgConstant {
+			parts = append(parts, fmt.Sprint(a.Constant))
+		} else {
+			parts = append(parts, "…")
+		}
+	}
+	return strings.Join(parts, " ")
+}
+
+// Catalog returns the server's tools.
+func (b *Backend) Catalog(context.Context) (*backend.Catalog, error) {
+	return &backend.Catalog{Tools: b.list}, nil
+}
+
+// CallTool runs the command of tool name.
+func (b *Backend) CallTool(ctx context.Context, _ auth.Principal, name string, raw json.RawMessage) (*mcp.CallToolResult, error) {
+	t, ok := b.tools[name]
+	if !ok {
+		return backend.ErrorResult("unknown tool %q", name), nil
+	}
+	args := map[string]any{}
+	if len(raw) > 0 && string(raw) != "null" {
+		if err := json.Unmarshal(raw, &args); err != nil {
+			return backend.ErrorResult("arguments must be a JSON object: %v", err), nil
+		}
+	}
+	argv, err := t.buildArgv(ctx, args)
+	if err != nil {
+		return backend.ErrorResult("%v", err), nil
+	}
+	if len(argv) == 0 || argv[0] == "" {
+		return backend.ErrorResult("the command of tool %q is empty; fix its argv", name), nil
+	}
+	var stdin []byte
+	if t.stdin != nil {
+		vs, err := t.value(ctx, *t.stdin, args)
+		if err != nil {
+			return backend.ErrorResult("stdin: %v", err), nil
+		}
+		stdin = []byte(strings.Join(vs, "\n"))
+	}
+	env := []string{"PATH=" + os.Getenv("PATH")}
+	for _, k := range sortedKeys(t.env) {
+		vs, err := t.value(ctx, t.env[k], args)
+		if err != nil {
+			return backend.ErrorResult("env %s: %v", k, err), nil
+		}
+		env = append(env, k+"="+strings.Join(vs, " "))
+	}
+	return b.run(ctx, t, argv, stdin, env), nil
+}
+
+// buildArgv maps the argv elements to strings.
+func (t *tool) buildArgv(ctx context.Context, args map[string]any) ([]string, error) {
+	var out []string
+	for i, a := range t.argv {
+		vs, err := t.value(ctx, a, args)
+		if err != nil {
+			return nil, fmt.Errorf("argv[%d]: %w", i, err)
+		}
+		out = append(out, vs...)
+	}
+	if t.extraArgs {
+		if extra, ok := args["args"].([]any); ok {
+			for i, e := range extra {
+				s, ok := e.(string)
+				if !ok {
+					return nil, fmt.Errorf("args[%d] must be a string, got %s", i, jsonText(e))
+				}
+				out = append(out, s)
+			}
+		}
+	}
+	return out, nil
+}
+
+// value turns one Arg into zero or more strings: an absent optional argument gives none, an
+// array gives one string per element.
+func (t *tool) value(ctx context.Context, a config.Arg, args map[string]any) ([]string, error) {
+	var v any
+	switch a.Source {
+	case config.ArgConstant:
+		v = a.Constant
+	case config.ArgDirect:
+		x, ok := args[a.Direct]
+		if !ok || x == nil {
+			return nil, nil
+		}
+		v = x
+	case config.ArgExpression:
+		if evaluator == nil {
+			return nil, errors.New("expressions are not supported by this build")
+		}
+		x, err := evaluator.Eval(ctx, a.Expression, map[string]any{"args": args})
+		if err != nil {
+			return nil, fmt.Errorf("expression: %w", err)
+		}
+		if x == nil {
+			return nil, nil
+		}
+		v = x
+	}
+	if arr, ok := v.([]any); ok {
+		out := make([]string, 0, len(arr))
+		for _, e := range arr {
+			out = append(out, scalarText(e))
+		}
+		return out, nil
+	}
+	return []string{scalarText(v)}, nil
+}
+
+func scalarText(v any) string {
+	switch x := v.(type) {
+	case string:
+		return x
+	case bool:
+		return strconv.FormatBool(x)
+	case float64:
+		return strconv.FormatFloat(x, 'f', -1, 64)
+	case int64:
+		return strconv.FormatInt(x, 10)
+	case nil:
+		return ""
+	}
+	return jsonText(v)
+}
+
+func jsonText(v any) string {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Sprint(v)
+	}
+	return string(b)
+}
+
+// run executes the command in its own process group, capping output and enforcing the timeout.
+func (b *Backend) run(ctx context.Context, t *tool, argv []string, stdin []byte, env []string) *mcp.CallToolResult {
+	ctx, cancel := context.WithTimeout(ctx, t.timeout)
+	defer cancel()
+	cmd := exec.Command(argv[0], argv[1:]...)
+	cmd.Env = env
+	cmd.Dir = b.dir
+	if t.workdir != "" {
+		cmd.Dir = t.workdir
+		if !filepath.IsAbs(t.workdir) {
+			cmd.Dir = filepath.Join(b.dir, t.workdir)
+		}
+	}
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if stdin != nil {
+		cmd.Stdin = bytes.NewReader(stdin)
+	}
+	stdout := &capBuffer{max: t.maxOutput}
+	stderr := &tailBuffer{max: stderrTail}
+	cmd.Stdout, cmd.Stderr = stdout, stderr
+	start := time.Now()
+	if err := cmd.Start(); err != nil {
+		var ee *exec.Error
+		if errors.As(err, &ee) {
+			return backend.ErrorResult("cannot start %q: %v; check the command is installed and on PATH", argv[0], ee.Err)
+		}
+		return backend.ErrorResult("cannot start %q: %v", argv[0], err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	var tick <-chan time.Time
+	progress := backend.Progress(ctx)
+	if progress != nil {
+		tk := time.NewTicker(time.Second)
+		defer tk.Stop()
+		tick = tk.C
+	}
+	var err error
+	timedOut := false
+wait:
+	for {
+		select {
+		case err = <-done:
+			break wait
+		case <-tick:
+			el := time.Since(start)
+			progress(el.Seconds(), t.timeout.Seconds(), fmt.Sprintf("%s running for %s", t.name, el.Round(time.Second)))
+		case <-ctx.Done():
+			timedOut = errors.Is(ctx.Err(), context.DeadlineExceeded)
+			// Kill the whole process group so children die too.
+			_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+			err = <-done
+			break wait
+		}
+	}
+	if timedOut {
+		return backend.ErrorResult("%s timed out after %s and was stopped; make the input smaller or raise the tool's timeout", t.name, t.timeout)
+	}
+	if ctx.Err() != nil {
+		return backend.ErrorResult("%s was cancelled", t.name)
+	}
+	out := stdout.text()
+	if err != nil {
+		var ee *exec.ExitError
+		code := -1
+		if errors.As(err, &ee) {
+			code = ee.ExitCode()
+		}
+		msg := fmt.Sprintf("%s failed with exit code %d", t.name, code)
+		if tail := strings.TrimSpace(stderr.text()); tail != "" {
+			msg += "\nstderr:\n" + tail
+		} else if o := strings.TrimSpace(out); o != "" {
+			msg += "\nstdout:\n" + truncateRunes(o, stderrTail)
+		}
+		return backend.ErrorResult("%s", msg)
+	}
+	if stdout.cut > 0 {
+		out += fmt.Sprintf("\n[output truncated: %d more bytes not shown; max_output is %d bytes]", stdout.cut, t.maxOutput)
+	}
+	if !utf8.ValidString(out) {
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.EmbeddedResource{Resource: &mcp.ResourceContents{
+			URI: "mcpbridge://" + b.name + "/" + t.name + "/output", MIMEType: "application/octet-stream", Blob: stdout.buf.Bytes(),
+		}}}}
+	}
+	return backend.TextResult(out)
+}
+
+// capBuffer keeps the first max bytes written and counts the rest.
+type capBuffer struct {
+	buf bytes.Buffer
+	max int64
+	cut int64
+}
+
+func (c *capBuffer) Write(p []byte) (int, error) {
+	room := c.max - int64(c.buf.Len())
+	if room >= int64(len(p)) {
+		c.buf.Write(p)
+		return len(p), nil
+	}
+	if room > 0 {
+		c.buf.Write(p[:room])
+	}
+	c.cut += int64(len(p)) - max(room, 0)
+	return len(p), nil
+}
+
+func (c *capBuffer) text() string {
+	s := c.buf.String()
+	if c.cut > 0 {
+		// do not split a UTF-8 sequence at the cut
+		for len(s) > 0 && !utf8.ValidString(s[len(s)-min(len(s), 3):]) {
+			s = s[:len(s)-1]
+		}
+	}
+	return s
+}
+
+// tailBuffer keeps the last max bytes written.
+type tailBuffer struct {
+	mu  sync.Mutex
+	buf []byte
+	max int
+}
+
+func (t *tailBuffer) Write(p []byte) (int, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.buf = append(t.buf, p...)
+	if len(t.buf) > t.max {
+		t.buf = append(t.buf[:0], t.buf[len(t.buf)-t.max:]...)
+	}
+	return len(p), nil
+}
+
+func (t *tailBuffer) text() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return strings.ToValidUTF8(string(t.buf), "")
+}
+
+func truncateRunes(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return strings.ToValidUTF8(s[:n], "") + "…"
+}
+
+func firstNonEmpty(xs ...string) string {
+	for _, x := range xs {
+		if x != "" {
+			return x
+		}
+	}
+	return ""
+}
+
+func firstDuration(xs ...time.Duration) time.Duration {
+	for _, x := range xs {
+		if x > 0 {
+			return x
+		}
+	}
+	return 0
+}
+
+func firstInt(xs ...int64) int64 {
+	for _, x := range xs {
+		if x > 0 {
+			return x
+		}
+	}
+	return 0
+}
+
+func sortedKeys(m map[string]config.Arg) []string {
+	ks := make([]string, 0, len(m))
+	for k := range m {
+		ks = append(ks, k)
+	}
+	for i := 1; i < len(ks); i++ {
+		for j := i; j > 0 && ks[j] < ks[j-1]; j-- {
+			ks[j], ks[j-1] = ks[j-1], ks[j]
+		}
+	}
+	return ks
+}
+
+var (
+	_ backend.Backend = (*Backend)(nil)
+	_ io.Writer       = (*capBuffer)(nil)
+)

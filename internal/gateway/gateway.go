@@ -1,0 +1,224 @@
+// Package gateway serves every configured server at /mcp/{server}: Streamable HTTP in both
+// protocol eras (sessions up to 2025-11-25, stateless from 2026-07-28) and legacy HTTP+SSE
+// at /mcp/{server}/sse, plus the HTML pages, /healthz and /metrics. It owns the HTTP server,
+// the middleware (Origin, content type, body size, JSON-RPC envelope), and the registry that
+// maps server names to their backends and go-sdk servers.
+package gateway
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"regexp"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"github.com/mcpbridge/mcpbridge/internal/config"
+	"github.com/mcpbridge/mcpbridge/internal/web"
+)
+
+// Options configure a Gateway. The zero value is usable.
+type Options struct {
+	// Logger receives the gateway's logs; nil discards them.
+	Logger *slog.Logger
+	// Version is reported as the servers' implementation version.
+	Version string
+	// Blobs serves cid:// resources; nil means cid:// resources cannot be read.
+	Blobs BlobGetter
+	// SessionTimeout closes legacy sessions idle this long; zero means 30 minutes.
+	SessionTimeout time.Duration
+	// DisableLocalhostProtection turns off the SDK's DNS-rebinding guard (tests only).
+	DisableLocalhostProtection bool
+	// ConfigLabel is how pages refer to the configuration (a path for setup snippets).
+	ConfigLabel string
+}
+
+// Gateway serves a configuration's servers over HTTP.
+type Gateway struct {
+	cfg     *config.Config
+	opts    Options
+	log     *slog.Logger
+	reg     registry
+	metrics *metrics
+	origins map[string]bool
+
+	draining atomic.Bool
+	inflight sync.WaitGroup
+}
+
+// New opens the backends of every server in cfg and returns a gateway ready to serve them.
+func New(ctx context.Context, cfg *config.Config, opts Options) (*Gateway, error) {
+	if opts.Logger == nil {
+		opts.Logger = slog.New(slog.DiscardHandler)
+	}
+	if opts.SessionTimeout == 0 {
+		opts.SessionTimeout = 30 * time.Minute
+	}
+	if opts.Version == "" {
+		opts.Version = "dev"
+	}
+	g := &Gateway{cfg: cfg, opts: opts, log: opts.Logger, origins: map[string]bool{}}
+	for _, o := range cfg.Origins {
+		g.origins[strings.ToLower(strings.TrimSuffix(o, "/"))] = true
+	}
+	g.metrics = newMetrics(g)
+	for _, name := range cfg.ServerNames() {
+		e, err := g.buildEntry(ctx, cfg.Servers[name])
+		if err != nil {
+			return nil, err
+		}
+		g.reg.put(e)
+	}
+	return g, nil
+}
+
+// Entry returns the served entry of a server, or nil.
+func (g *Gateway) Entry(name string) *Entry { return g.reg.get(name) }
+
+// Entries returns every server's entry, sorted by name.
+func (g *Gateway) Entries() []*Entry { return g.reg.all() }
+
+// Handler returns the gateway's HTTP handler.
+func (g *Gateway) Handler() http.Handler {
+	mux := http.NewServeMux()
+	mux.HandleFunc("/mcp", g.serveMCPTree)
+	mux.HandleFunc("/mcp/", g.serveMCPTree)
+	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+		if g.draining.Load() {
+			w.WriteHeader(http.StatusServiceUnavailable)
+			fmt.Fprintln(w, "draining")
+			return
+		}
+		fmt.Fprintln(w, "ok")
+	})
+	mux.Handle("GET /metrics", promhttp.HandlerFor(g.metrics.reg, promhttp.HandlerOpts{}))
+	mux.Handle("GET /_mcpbridge/static/", web.Static())
+	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/" && r.Method == http.MethodGet {
+			http.Redirect(w, r, "/mcp", http.StatusFound)
+			return
+		}
+		http.NotFound(w, r)
+	})
+	return g.withRequestID(mux)
+}
+
+// serveMCPTree routes /mcp, /mcp/meta/{server}, /mcp/{server} and /mcp/{server}/sse.
+func (g *Gateway) serveMCPTree(w http.ResponseWriter, r *http.Request) {
+	rest := strings.Trim(strings.TrimPrefix(r.URL.Path, "/mcp"), "/")
+	parts := strings.Split(rest, "/")
+	switch {
+	case rest == "":
+		if r.Method != http.MethodGet && r.Method != http.MethodHead {
+			writeRPCError(w, http.StatusNotFound, nil, codeInvalidRequest, "each server has its own endpoint: send MCP requests to /mcp/{server}; GET /mcp lists the servers")
+			return
+		}
+		g.serveIndex(w, r)
+	case len(parts) == 2 && parts[0] == "meta":
+		if r.Method != http.MethodGet && r.Method != http.MethodHead {
+			w.Header().Set("Allow", "GET, HEAD")
+			http.Error(w, "method not allowed", http.StatusMethodNotAllowed)
+			return
+		}
+		g.serveMeta(w, r, parts[1])
+	case len(parts) == 1:
+		g.track(w, r, func() { g.serveEndpoint(w, r, parts[0], false) })
+	case len(parts) == 2 && parts[1] == "sse":
+		g.track(w, r, func() { g.serveEndpoint(w, r, parts[0], true) })
+	default:
+		writeRPCError(w, http.StatusNotFound, nil, codeInvalidRequest, "not found; MCP endpoints are /mcp/{server}, pages are /mcp and /mcp/meta/{server}")
+	}
+}
+
+// track counts in-flight requests for graceful shutdown and refuses new ones while draining.
+func (g *Gateway) track(w http.ResponseWriter, r *http.Request, f func()) {
+	if g.draining.Load() {
+		w.Header().Set("Retry-After", "1")
+		writeRPCError(w, http.StatusServiceUnavailable, nil, codeInternalError, "the gateway is shutting down; retry on another instance")
+		return
+	}
+	if r.Method == http.MethodPost {
+		g.inflight.Add(1)
+		defer g.inflight.Done()
+	}
+	f()
+}
+
+type requestIDKey struct{}
+
+var validRequestID = regexp.MustCompile(`^[A-Za-z0-9._-]{1,64}$`)
+
+func (g *Gateway) withRequestID(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		id := r.Header.Get("X-Request-Id")
+		if !validRequestID.MatchString(id) {
+			var b [8]byte
+			rand.Read(b[:])
+			id = hex.EncodeToString(b[:])
+		}
+		w.Header().Set("X-Request-Id", id)
+		ctx := context.WithValue(r.Context(), requestIDKey{}, id)
+		start := time.Now()
+		h.ServeHTTP(w, r.WithContext(ctx))
+		g.log.DebugContext(ctx, "request", "method", r.Method, "path", r.URL.Path, "request_id", id, "duration", time.Since(start))
+	})
+}
+
+func requestID(ctx context.Context) string {
+	id, _ := ctx.Value(requestIDKey{}).(string)
+	return id
+}
+
+// Serve serves on ln until ctx is cancelled, then drains: it stops taking new MCP requests,
+// waits up to the configured drain period for in-flight calls, and closes.
+func (g *Gateway) Serve(ctx context.Context, ln net.Listener) error {
+	srv := &http.Server{
+		Handler:           g.Handler(),
+		ReadHeaderTimeout: 10 * time.Second,
+		ErrorLog:          slog.NewLogLogger(g.log.Handler(), slog.LevelWarn),
+	}
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(ln) }()
+	select {
+	case err := <-errc:
+		return err
+	case <-ctx.Done():
+	}
+	g.draining.Store(true)
+	g.log.Info("shutting down: waiting for in-flight calls", "max_wait", g.cfg.Limits.DrainPeriod)
+	done := make(chan struct{})
+	go func() { g.inflight.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(g.cfg.Limits.DrainPeriod):
+		g.log.Warn("drain period over; closing with calls still running")
+	}
+	sctx, cancel := context.WithTimeout(context.Background(), 500*time.Millisecond)
+	defer cancel()
+	if err := srv.Shutdown(sctx); err != nil && !errors.Is(err, context.DeadlineExceeded) {
+		g.log.Warn("shutdown", "error", err)
+	}
+	srv.Close()
+	return nil
+}
+
+// Close releases the backends.
+func (g *Gateway) Close() error {
+	var errs []error
+	for _, e := range g.reg.all() {
+		if c, ok := e.Backend.(interface{ Close() error }); ok {
+			errs = append(errs, c.Close())
+		}
+	}
+	return errors.Join(errs...)
+}

@@ -1,0 +1,293 @@
+package gateway
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"net"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+
+	"github.com/mcpbridge/mcpbridge/internal/config"
+)
+
+// modernVersion is the first protocol version served statelessly.
+const modernVersion = "2026-07-28"
+
+// JSON-RPC error codes used at the HTTP boundary.
+const (
+	codeParseError     = -32700
+	codeInvalidRequest = -32600
+	codeMethodNotFound = -32601
+	codeInternalError  = -32603
+)
+
+// writeRPCError writes a JSON-RPC error object with HTTP status code.
+func writeRPCError(w http.ResponseWriter, status int, id json.RawMessage, code int, msg string) {
+	if len(id) == 0 {
+		id = json.RawMessage("null")
+	}
+	body, _ := json.Marshal(map[string]any{
+		"jsonrpc": "2.0",
+		"id":      id,
+		"error":   map[string]any{"code": code, "message": msg},
+	})
+	h := w.Header()
+	h.Del("Content-Length")
+	h.Set("Content-Type", "application/json")
+	h.Set("X-Content-Type-Options", "nosniff")
+	w.WriteHeader(status)
+	w.Write(body)
+	w.Write([]byte("\n"))
+}
+
+// serveEndpoint serves POST/GET/DELETE on /mcp/{server} (and /mcp/{server}/sse when sse).
+func (g *Gateway) serveEndpoint(w http.ResponseWriter, r *http.Request, name string, sse bool) {
+	if !config.NamePattern.MatchString(name) {
+		writeRPCError(w, http.StatusNotFound, nil, codeInvalidRequest, fmt.Sprintf("no server named %q; GET /mcp lists the servers", name))
+		return
+	}
+	e := g.reg.get(name)
+	if e == nil {
+		writeRPCError(w, http.StatusNotFound, nil, codeInvalidRequest, fmt.Sprintf("no server named %q; GET /mcp lists the servers", name))
+		return
+	}
+	if !e.Config.IsEnabled() {
+		writeRPCError(w, http.StatusNotFound, nil, codeInvalidRequest, fmt.Sprintf("server %q is disabled (enabled: false in its definition)", name))
+		return
+	}
+	if !g.originAllowed(r) {
+		writeRPCError(w, http.StatusForbidden, nil, codeInvalidRequest, "origin not allowed: add it to origins in the config to call this server from a browser page")
+		return
+	}
+	if r.Method == http.MethodGet && !sse && wantsHTML(r) {
+		http.Redirect(w, r, "/mcp/meta/"+name, http.StatusSeeOther)
+		return
+	}
+	var id json.RawMessage
+	var method string
+	modern := r.Header.Get("Mcp-Protocol-Version") >= modernVersion
+	if r.Method == http.MethodPost {
+		ct := r.Header.Get("Content-Type")
+		mt, _, err := mime.ParseMediaType(ct)
+		if err != nil || mt != "application/json" {
+			writeRPCError(w, http.StatusUnsupportedMediaType, nil, codeInvalidRequest, fmt.Sprintf("Content-Type must be application/json, got %q", ct))
+			return
+		}
+		body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, g.cfg.Limits.MaxBody))
+		if err != nil {
+			var mbe *http.MaxBytesError
+			if errors.As(err, &mbe) {
+				writeRPCError(w, http.StatusRequestEntityTooLarge, nil, codeInvalidRequest, fmt.Sprintf("request body is larger than %d bytes", g.cfg.Limits.MaxBody))
+				return
+			}
+			writeRPCError(w, http.StatusBadRequest, nil, codeInvalidRequest, "reading request body: "+err.Error())
+			return
+		}
+		var ok bool
+		id, method, ok = checkMessage(w, body)
+		if !ok {
+			return
+		}
+		if !sse && !modern && method != "" && method != "initialize" && len(id) > 0 && r.Header.Get("Mcp-Session-Id") == "" {
+			writeRPCError(w, http.StatusBadRequest, id, codeInvalidRequest, "missing Mcp-Session-Id header: send initialize first, or send MCP-Protocol-Version: "+modernVersion+" for a stateless request")
+			return
+		}
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		r.ContentLength = int64(len(body))
+	}
+	rw := &rpcErrorWriter{ResponseWriter: w, id: id, method: method}
+	defer rw.finish()
+	switch {
+	case sse:
+		e.sse.ServeHTTP(rw, r)
+	case modern:
+		e.modern.ServeHTTP(rw, r)
+	default:
+		e.legacy.ServeHTTP(rw, r)
+	}
+	g.metrics.requests.WithLabelValues(name, strconv.Itoa(rw.status())).Inc()
+}
+
+// checkMessage validates the JSON-RPC envelope; on failure it writes the error and returns false.
+func checkMessage(w http.ResponseWriter, body []byte) (id json.RawMessage, method string, ok bool) {
+	trimmed := bytes.TrimSpace(body)
+	if len(trimmed) == 0 {
+		writeRPCError(w, http.StatusBadRequest, nil, codeParseError, "parse error: the request body is empty; send one JSON-RPC message")
+		return nil, "", false
+	}
+	if !json.Valid(trimmed) {
+		writeRPCError(w, http.StatusBadRequest, nil, codeParseError, "parse error: the request body is not valid JSON")
+		return nil, "", false
+	}
+	if trimmed[0] == '[' {
+		// A batch: the SDK accepts it at 2025-03-26 and refuses it later, by version.
+		var msgs []json.RawMessage
+		if json.Unmarshal(trimmed, &msgs) != nil || len(msgs) == 0 {
+			writeRPCError(w, http.StatusBadRequest, nil, codeInvalidRequest, "invalid request: a batch must be a non-empty array of JSON-RPC messages")
+			return nil, "", false
+		}
+		return nil, "", true
+	}
+	var m struct {
+		JSONRPC *string         `json:"jsonrpc"`
+		ID      json.RawMessage `json:"id"`
+		Method  *string         `json:"method"`
+		Result  json.RawMessage `json:"result"`
+		Error   json.RawMessage `json:"error"`
+	}
+	if trimmed[0] != '{' || json.Unmarshal(trimmed, &m) != nil {
+		writeRPCError(w, http.StatusBadRequest, nil, codeInvalidRequest, "invalid request: expected a JSON-RPC 2.0 message object")
+		return nil, "", false
+	}
+	id = m.ID
+	if len(id) > 0 && id[0] != '"' && !(id[0] == '-' || (id[0] >= '0' && id[0] <= '9')) && string(id) != "null" {
+		writeRPCError(w, http.StatusBadRequest, nil, codeInvalidRequest, "invalid request: id must be a string or a number")
+		return nil, "", false
+	}
+	if m.JSONRPC == nil || *m.JSONRPC != "2.0" {
+		writeRPCError(w, http.StatusBadRequest, id, codeInvalidRequest, `invalid request: "jsonrpc" must be "2.0"`)
+		return nil, "", false
+	}
+	if m.Method == nil && m.Result == nil && m.Error == nil {
+		writeRPCError(w, http.StatusBadRequest, id, codeInvalidRequest, `invalid request: missing "method"`)
+		return nil, "", false
+	}
+	if m.Method != nil && *m.Method == "" {
+		writeRPCError(w, http.StatusBadRequest, id, codeInvalidRequest, `invalid request: "method" is empty`)
+		return nil, "", false
+	}
+	if m.Method != nil {
+		method = *m.Method
+	}
+	return id, method, true
+}
+
+// rpcErrorWriter turns the SDK's plain-text HTTP errors into JSON-RPC error objects, so
+// clients always get a well-formed JSON-RPC answer. Other responses pass through untouched.
+type rpcErrorWriter struct {
+	http.ResponseWriter
+	id       json.RawMessage
+	method   string
+	code     int
+	capture  bool
+	buf      bytes.Buffer
+	finished bool
+}
+
+func (w *rpcErrorWriter) WriteHeader(code int) {
+	if w.code != 0 {
+		return
+	}
+	w.code = code
+	ct := w.Header().Get("Content-Type")
+	if code >= 400 && (ct == "" || strings.HasPrefix(ct, "text/plain")) {
+		w.capture = true
+		return
+	}
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (w *rpcErrorWriter) Write(p []byte) (int, error) {
+	if w.code == 0 {
+		w.WriteHeader(http.StatusOK)
+	}
+	if w.capture {
+		if w.buf.Len() < 4096 {
+			w.buf.Write(p)
+		}
+		return len(p), nil
+	}
+	return w.ResponseWriter.Write(p)
+}
+
+// Flush supports streaming (SSE) responses.
+func (w *rpcErrorWriter) Flush() {
+	if w.capture {
+		return
+	}
+	if f, ok := w.ResponseWriter.(http.Flusher); ok {
+		f.Flush()
+	}
+}
+
+// Unwrap lets http.ResponseController reach the underlying writer.
+func (w *rpcErrorWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
+func (w *rpcErrorWriter) status() int {
+	if w.code == 0 {
+		return http.StatusOK
+	}
+	return w.code
+}
+
+func (w *rpcErrorWriter) finish() {
+	if !w.capture || w.finished {
+		return
+	}
+	w.finished = true
+	msg := strings.TrimSpace(w.buf.String())
+	if msg == "" {
+		msg = http.StatusText(w.code)
+	}
+	code := codeInvalidRequest
+	if w.method != "" && !knownMethods[w.method] {
+		code = codeMethodNotFound
+		msg = fmt.Sprintf("method not found: %q", w.method)
+	}
+	if w.code >= 500 {
+		code = codeInternalError
+	}
+	writeRPCError(w.ResponseWriter, w.code, w.id, code, msg)
+}
+
+// wantsHTML reports whether a GET comes from a browser rather than an MCP client.
+func wantsHTML(r *http.Request) bool {
+	acc := r.Header.Get("Accept")
+	return strings.Contains(acc, "text/html") && !strings.Contains(acc, "text/event-stream")
+}
+
+// originAllowed implements the Origin check: no Origin (non-browser clients) is allowed; a
+// present Origin must be in the configured list, or be the same origin as the request when
+// the request's Host is a loopback name (the gateway's own pages on a local machine).
+func (g *Gateway) originAllowed(r *http.Request) bool {
+	o := r.Header.Get("Origin")
+	if o == "" {
+		return true
+	}
+	if g.origins[strings.ToLower(strings.TrimSuffix(o, "/"))] {
+		return true
+	}
+	u, err := url.Parse(o)
+	if err != nil || u.Host == "" {
+		return false
+	}
+	if !strings.EqualFold(u.Host, r.Host) {
+		return false
+	}
+	return isLoopbackHost(u.Hostname())
+}
+
+func isLoopbackHost(h string) bool {
+	if strings.EqualFold(h, "localhost") {
+		return true
+	}
+	ip := net.ParseIP(h)
+	return ip != nil && ip.IsLoopback()
+}
+
+// knownMethods are the MCP methods of every protocol era; an SDK refusal of any other method
+// is reported as -32601 (method not found).
+var knownMethods = map[string]bool{
+	"initialize": true, "ping": true, "server/discover": true,
+	"tools/list": true, "tools/call": true,
+	"resources/list": true, "resources/read": true, "resources/templates/list": true,
+	"resources/subscribe": true, "resources/unsubscribe": true, "subscriptions/listen": true,
+	"prompts/list": true, "prompts/get": true, "completion/complete": true, "logging/setLevel": true,
+	"tasks/get": true, "tasks/result": true, "tasks/list": true, "tasks/cancel": true, "tasks/update": true,
+}

@@ -1,0 +1,55 @@
+package gateway
+
+import (
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+)
+
+// metrics are the gateway's Prometheus metrics, on a registry of its own.
+type metrics struct {
+	reg      *prometheus.Registry
+	calls    *prometheus.CounterVec
+	duration *prometheus.HistogramVec
+	requests *prometheus.CounterVec
+}
+
+func newMetrics(g *Gateway) *metrics {
+	m := &metrics{reg: prometheus.NewRegistry()}
+	m.calls = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "mcpbridge_tool_calls_total",
+		Help: "Tool calls by server, tool and outcome (ok, tool_error, invalid_arguments, gateway_error).",
+	}, []string{"server", "tool", "outcome"})
+	m.duration = prometheus.NewHistogramVec(prometheus.HistogramOpts{
+		Name:    "mcpbridge_tool_call_duration_seconds",
+		Help:    "Duration of tool calls.",
+		Buckets: []float64{.0005, .001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10, 30},
+	}, []string{"server", "tool"})
+	m.requests = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "mcpbridge_http_requests_total",
+		Help: "HTTP requests to MCP endpoints by server and status code.",
+	}, []string{"server", "code"})
+	sessions := prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+		Name: "mcpbridge_open_sessions",
+		Help: "Open legacy-era MCP sessions across all servers.",
+	}, func() float64 {
+		n := 0
+		for _, e := range g.reg.all() {
+			if e.Server == nil {
+				continue
+			}
+			for range e.Server.Sessions() {
+				n++
+			}
+		}
+		return float64(n)
+	})
+	m.reg.MustRegister(m.calls, m.duration, m.requests, sessions,
+		prometheus.NewGoCollector(), prometheus.NewProcessCollector(prometheus.ProcessCollectorOpts{}))
+	return m
+}
+
+func (m *metrics) observe(server, tool, outcome string, d time.Duration) {
+	m.calls.WithLabelValues(server, tool, outcome).Inc()
+	m.duration.WithLabelValues(server, tool).Observe(d.Seconds())
+}

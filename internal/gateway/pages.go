@@ -1,0 +1,164 @@
+package gateway
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"sort"
+	"strings"
+
+	"github.com/mcpbridge/mcpbridge/internal/config"
+	"github.com/mcpbridge/mcpbridge/internal/web"
+)
+
+func (g *Gateway) serveIndex(w http.ResponseWriter, r *http.Request) {
+	p := &web.IndexPage{Version: g.opts.Version}
+	for _, e := range g.reg.all() {
+		s := e.Config
+		sum := web.ServerSummary{Name: s.Name, Title: s.Title, Description: s.Description, Kind: s.Kind, Enabled: s.IsEnabled()}
+		if c := e.catalog; c != nil {
+			sum.Tools, sum.Resources, sum.Prompts = len(c.Tools), len(c.Resources), len(c.Prompts)
+		}
+		p.Servers = append(p.Servers, sum)
+	}
+	if strings.Contains(r.Header.Get("Accept"), "application/json") && !strings.Contains(r.Header.Get("Accept"), "text/html") {
+		w.Header().Set("Content-Type", "application/json")
+		json.NewEncoder(w).Encode(p)
+		return
+	}
+	if err := web.RenderIndex(w, p); err != nil {
+		g.log.Error("rendering index", "error", err)
+	}
+}
+
+func baseURL(r *http.Request) string {
+	scheme := "http"
+	if r.TLS != nil {
+		scheme = "https"
+	}
+	return scheme + "://" + r.Host
+}
+
+func (g *Gateway) serveMeta(w http.ResponseWriter, r *http.Request, name string) {
+	e := g.reg.get(name)
+	if e == nil || !config.NamePattern.MatchString(name) {
+		web.RenderError(w, http.StatusNotFound, fmt.Sprintf("There is no server named %q.", name))
+		return
+	}
+	s := e.Config
+	endpoint := baseURL(r) + "/mcp/" + name
+	p := &web.MetaPage{
+		Name: name, Title: s.Title, Description: s.Description, Kind: s.Kind, Enabled: s.IsEnabled(),
+		Endpoint: endpoint, SSE: endpoint + "/sse",
+	}
+	if c := e.catalog; c != nil {
+		for _, t := range c.Tools {
+			p.Tools = append(p.Tools, toolView(t.Name, t.Title, t.Description, t.InputSchema))
+		}
+		for _, res := range c.Resources {
+			p.Resources = append(p.Resources, web.Resource{URI: res.URI, Name: res.Name, Description: res.Description, MimeType: res.MIMEType})
+		}
+		for _, pr := range c.Prompts {
+			pv := web.Prompt{Name: pr.Name, Description: pr.Description}
+			for _, a := range pr.Arguments {
+				pv.Arguments = append(pv.Arguments, web.PromptArg{Name: a.Name, Description: a.Description, Required: a.Required})
+			}
+			p.Prompts = append(p.Prompts, pv)
+		}
+	}
+	cfgPath := g.opts.ConfigLabel
+	desktop := map[string]any{"mcpServers": map[string]any{name: map[string]any{
+		"command": "mcpbridge",
+		"args":    stdioArgs(cfgPath, name),
+	}}}
+	db, _ := json.MarshalIndent(desktop, "", "  ")
+	p.Desktop = string(db)
+	p.HTTPClient = fmt.Sprintf("claude mcp add --transport http %s %s", name, endpoint)
+	p.Inspector = fmt.Sprintf("npx @modelcontextprotocol/inspector --cli %s --transport http --method tools/list", endpoint)
+	p.Curl = fmt.Sprintf(`curl -s %s \
+  -H 'Content-Type: application/json' \
+  -H 'Accept: application/json, text/event-stream' \
+  -H 'MCP-Protocol-Version: 2026-07-28' \
+  -H 'Mcp-Method: tools/list' \
+  -d '{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}'`, endpoint)
+	if err := web.RenderMeta(w, p); err != nil {
+		g.log.Error("rendering meta page", "server", name, "error", err)
+	}
+}
+
+func stdioArgs(cfgPath, name string) []string {
+	if cfgPath == "" {
+		return []string{"stdio", name}
+	}
+	return []string{"stdio", "--config", cfgPath, name}
+}
+
+// toolView turns a tool's schema into the readable argument table and example arguments.
+func toolView(name, title, desc string, schema any) web.Tool {
+	t := web.Tool{Name: name, Title: title, Description: desc}
+	b, _ := json.Marshal(schema)
+	var s map[string]any
+	json.Unmarshal(b, &s)
+	pretty, _ := json.MarshalIndent(s, "", "  ")
+	t.Schema = string(pretty)
+	props, _ := s["properties"].(map[string]any)
+	req := map[string]bool{}
+	if rs, ok := s["required"].([]any); ok {
+		for _, x := range rs {
+			if n, ok := x.(string); ok {
+				req[n] = true
+			}
+		}
+	}
+	names := make([]string, 0, len(props))
+	for n := range props {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	example := map[string]any{}
+	for _, n := range names {
+		ps, _ := props[n].(map[string]any)
+		typ := fmt.Sprint(ps["type"])
+		if ps["type"] == nil {
+			typ = "any"
+		}
+		if typ == "array" {
+			if it, ok := ps["items"].(map[string]any); ok && it["type"] != nil {
+				typ = fmt.Sprintf("array of %v", it["type"])
+			}
+		}
+		if en, ok := ps["enum"].([]any); ok {
+			typ += fmt.Sprintf(" (one of %v)", en)
+		}
+		d, _ := ps["description"].(string)
+		t.Properties = append(t.Properties, web.Property{Name: n, Type: typ, Required: req[n], Description: d})
+		if req[n] {
+			example[n] = exampleValue(ps)
+		}
+	}
+	eb, _ := json.Marshal(example)
+	t.Example = string(eb)
+	return t
+}
+
+func exampleValue(s map[string]any) any {
+	if d, ok := s["default"]; ok {
+		return d
+	}
+	if en, ok := s["enum"].([]any); ok && len(en) > 0 {
+		return en[0]
+	}
+	switch s["type"] {
+	case "string":
+		return ""
+	case "integer", "number":
+		return 0
+	case "boolean":
+		return false
+	case "array":
+		return []any{}
+	case "object":
+		return map[string]any{}
+	}
+	return nil
+}

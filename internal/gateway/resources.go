@@ -1,0 +1,166 @@
+package gateway
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcpbridge/mcpbridge/internal/auth"
+	"github.com/mcpbridge/mcpbridge/internal/config"
+)
+
+// maxResourceBytes bounds what one resource read returns.
+const maxResourceBytes = 16 << 20
+
+// BlobGetter reads content-addressed blobs (cid:// resources).
+type BlobGetter interface {
+	Get(ctx context.Context, id string) ([]byte, error)
+}
+
+// resourceHandler reads one configured resource, lazily, at request time.
+func (g *Gateway) resourceHandler(s *config.Server, r *config.Resource) mcp.ResourceHandler {
+	return func(ctx context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+		c, err := g.readResource(ctx, s, r)
+		if err != nil {
+			return nil, err
+		}
+		c.URI = r.URI
+		if c.MIMEType == "" {
+			c.MIMEType = r.MimeType
+		}
+		return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{c}}, nil
+	}
+}
+
+func resourceError(uri, format string, args ...any) error {
+	return &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: fmt.Sprintf("reading %s: ", uri) + fmt.Sprintf(format, args...)}
+}
+
+func (g *Gateway) readResource(ctx context.Context, s *config.Server, r *config.Resource) (*mcp.ResourceContents, error) {
+	u, _ := url.Parse(r.URI)
+	switch {
+	case r.Text != nil:
+		return &mcp.ResourceContents{Text: *r.Text}, nil
+	case r.Blob != nil:
+		return &mcp.ResourceContents{Blob: r.Blob}, nil
+	case r.File != "":
+		data, err := g.readConfinedFile(r.File)
+		if err != nil {
+			g.log.WarnContext(ctx, "resource file", "server", s.Name, "uri", r.URI, "error", err)
+			return nil, resourceError(r.URI, "the file is not readable; check the resource's file path")
+		}
+		return contentsOf(data), nil
+	case u != nil && u.Scheme == "cid":
+		if g.opts.Blobs == nil {
+			return nil, resourceError(r.URI, "%v", errNoStore)
+		}
+		data, err := g.opts.Blobs.Get(ctx, strings.TrimPrefix(r.URI, "cid://"))
+		if err != nil {
+			return nil, mcp.ResourceNotFoundError(r.URI)
+		}
+		return contentsOf(data), nil
+	case u != nil && u.Scheme == "variable":
+		v, ok := g.cfg.Variables[u.Host]
+		if !ok {
+			return nil, mcp.ResourceNotFoundError(r.URI)
+		}
+		if str, ok := v.(string); ok {
+			return &mcp.ResourceContents{Text: str}, nil
+		}
+		b, _ := json.MarshalIndent(v, "", "  ")
+		return &mcp.ResourceContents{Text: string(b), MIMEType: "application/json"}, nil
+	case u != nil && u.Scheme == "server":
+		return g.readServerOutput(ctx, r.URI, u)
+	}
+	return nil, mcp.ResourceNotFoundError(r.URI)
+}
+
+// readServerOutput runs server://SERVER/TOOL?arg=value and returns the tool's output.
+func (g *Gateway) readServerOutput(ctx context.Context, uri string, u *url.URL) (*mcp.ResourceContents, error) {
+	e := g.reg.get(u.Host)
+	tool := strings.Trim(u.Path, "/")
+	if e == nil || e.Backend == nil {
+		return nil, resourceError(uri, "server %q does not exist or is disabled", u.Host)
+	}
+	args := map[string]any{}
+	for k, vs := range u.Query() {
+		if len(vs) == 1 {
+			args[k] = vs[0]
+		} else {
+			args[k] = vs
+		}
+	}
+	raw, _ := json.Marshal(args)
+	if _, ok := e.schemas[tool]; !ok {
+		return nil, resourceError(uri, "server %s has no tool %q", u.Host, tool)
+	}
+	valid, msg := validateArgs(e.schemas[tool], raw)
+	if msg != "" {
+		return nil, resourceError(uri, "%s", msg)
+	}
+	res, err := e.Backend.CallTool(ctx, auth.FromContext(ctx), tool, valid)
+	if err != nil {
+		g.log.ErrorContext(ctx, "server resource", "uri", uri, "error", err)
+		return nil, resourceError(uri, "the tool failed inside the gateway")
+	}
+	text := resultText(res)
+	if res.IsError {
+		return nil, resourceError(uri, "%s", text)
+	}
+	return &mcp.ResourceContents{Text: text}, nil
+}
+
+func resultText(res *mcp.CallToolResult) string {
+	var parts []string
+	for _, c := range res.Content {
+		if t, ok := c.(*mcp.TextContent); ok {
+			parts = append(parts, t.Text)
+		}
+	}
+	return strings.Join(parts, "\n")
+}
+
+// readConfinedFile reads a file inside the config directory; symlinks may not lead out of it.
+func (g *Gateway) readConfinedFile(rel string) ([]byte, error) {
+	base, err := filepath.EvalSymlinks(g.cfg.Dir)
+	if err != nil {
+		return nil, err
+	}
+	p, err := filepath.EvalSymlinks(filepath.Join(base, rel))
+	if err != nil {
+		return nil, err
+	}
+	if r, err := filepath.Rel(base, p); err != nil || r == ".." || strings.HasPrefix(r, ".."+string(filepath.Separator)) {
+		return nil, fmt.Errorf("%s is outside %s", p, base)
+	}
+	f, err := os.Open(p)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if st.Size() > maxResourceBytes {
+		return nil, fmt.Errorf("%s is larger than %d bytes", p, maxResourceBytes)
+	}
+	data := make([]byte, st.Size())
+	_, err = io_ReadFull(f, data)
+	return data, err
+}
+
+// contentsOf returns text contents for UTF-8 data and blob contents otherwise.
+func contentsOf(data []byte) *mcp.ResourceContents {
+	if isText(data) {
+		return &mcp.ResourceContents{Text: string(data)}
+	}
+	return &mcp.ResourceContents{Blob: data}
+}

@@ -1,0 +1,133 @@
+// Package web renders mcpbridge's HTML pages: /mcp lists the servers, /mcp/meta/{server}
+// shows a server's tools, resources and prompts with a form to try a tool and copy-paste
+// client setup. Templates are embedded; everything user-supplied is escaped by html/template,
+// and pages are served with a strict Content-Security-Policy (no inline script).
+package web
+
+import (
+	"embed"
+	"html/template"
+	"io/fs"
+	"net/http"
+)
+
+//go:embed templates/*.html
+var templateFS embed.FS
+
+//go:embed static/*
+var staticFS embed.FS
+
+var pages = template.Must(template.New("").Funcs(template.FuncMap{}).ParseFS(templateFS, "templates/*.html"))
+
+// csp forbids inline script and any third-party origin.
+const csp = "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self' data:; form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
+
+// ServerSummary is one line of the server list.
+type ServerSummary struct {
+	Name        string
+	Title       string
+	Description string
+	Kind        string
+	Enabled     bool
+	Tools       int
+	Resources   int
+	Prompts     int
+}
+
+// IndexPage is the data of /mcp.
+type IndexPage struct {
+	Version string
+	Servers []ServerSummary
+}
+
+// Property is one argument of a tool, for the readable schema table.
+type Property struct {
+	Name        string
+	Type        string
+	Required    bool
+	Description string
+}
+
+// Tool is a tool as shown on a meta page.
+type Tool struct {
+	Name        string
+	Title       string
+	Description string
+	Properties  []Property
+	Schema      string // indented JSON
+	Example     string // example arguments (JSON)
+}
+
+// Resource is a resource as shown on a meta page.
+type Resource struct {
+	URI, Name, Description, MimeType string
+}
+
+// PromptArg is an argument of a prompt.
+type PromptArg struct {
+	Name, Description string
+	Required          bool
+}
+
+// Prompt is a prompt as shown on a meta page.
+type Prompt struct {
+	Name, Description string
+	Arguments         []PromptArg
+}
+
+// MetaPage is the data of /mcp/meta/{server}.
+type MetaPage struct {
+	Name        string
+	Title       string
+	Description string
+	Kind        string
+	Enabled     bool
+	Endpoint    string // absolute URL of the MCP endpoint
+	SSE         string // absolute URL of the legacy SSE endpoint
+	Tools       []Tool
+	Resources   []Resource
+	Prompts     []Prompt
+	Desktop     string // desktop-app JSON
+	HTTPClient  string // an HTTP client command line
+	Inspector   string // MCP Inspector CLI command
+	Curl        string // curl command
+}
+
+func setHeaders(w http.ResponseWriter) {
+	h := w.Header()
+	h.Set("Content-Type", "text/html; charset=utf-8")
+	h.Set("Content-Security-Policy", csp)
+	h.Set("X-Content-Type-Options", "nosniff")
+	h.Set("Referrer-Policy", "no-referrer")
+	h.Set("X-Frame-Options", "DENY")
+}
+
+// RenderIndex writes the server list page.
+func RenderIndex(w http.ResponseWriter, p *IndexPage) error {
+	setHeaders(w)
+	return pages.ExecuteTemplate(w, "index.html", p)
+}
+
+// RenderMeta writes a server's page.
+func RenderMeta(w http.ResponseWriter, p *MetaPage) error {
+	setHeaders(w)
+	return pages.ExecuteTemplate(w, "meta.html", p)
+}
+
+// RenderError writes an HTML error page with status code.
+func RenderError(w http.ResponseWriter, code int, msg string) {
+	setHeaders(w)
+	w.WriteHeader(code)
+	pages.ExecuteTemplate(w, "error.html", map[string]any{"Code": code, "Status": http.StatusText(code), "Message": msg})
+}
+
+// Static serves the pages' stylesheet and script under /_mcpbridge/static/.
+func Static() http.Handler {
+	sub, _ := fs.Sub(staticFS, "static")
+	fsrv := http.StripPrefix("/_mcpbridge/static/", http.FileServer(http.FS(sub)))
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Cache-Control", "public, max-age=300")
+		w.Header().Set("X-Content-Type-Options", "nosniff")
+		fsrv.ServeHTTP(w, r)
+	})
+}
