@@ -491,7 +491,10 @@ func Find(root *yaml.Node, path string) *yaml.Node {
 		rest = rest[mlen:]
 		rest = strings.TrimPrefix(rest, ".")
 		if rest == "" {
-			// point at the key for a whole-value problem
+			// point at a scalar value, or at the key of a larger value
+			if match.Kind == yaml.ScalarNode {
+				return match
+			}
 			return key
 		}
 		n = match

@@ -47,6 +47,7 @@ type Gateway struct {
 	cfg     *config.Config
 	opts    Options
 	log     *slog.Logger
+	sdkLog  *slog.Logger // the SDK's chatty per-session logs, at warning level and above
 	reg     registry
 	metrics *metrics
 	origins map[string]bool
@@ -67,6 +68,7 @@ func New(ctx context.Context, cfg *config.Config, opts Options) (*Gateway, error
 		opts.Version = "dev"
 	}
 	g := &Gateway{cfg: cfg, opts: opts, log: opts.Logger, origins: map[string]bool{}}
+	g.sdkLog = slog.New(minLevel{opts.Logger.Handler(), slog.LevelWarn})
 	for _, o := range cfg.Origins {
 		g.origins[strings.ToLower(strings.TrimSuffix(o, "/"))] = true
 	}
@@ -221,4 +223,22 @@ func (g *Gateway) Close() error {
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// minLevel drops records below a level.
+type minLevel struct {
+	slog.Handler
+	min slog.Level
+}
+
+func (h minLevel) Enabled(ctx context.Context, l slog.Level) bool {
+	return l >= h.min && h.Handler.Enabled(ctx, l)
+}
+
+func (h minLevel) WithAttrs(as []slog.Attr) slog.Handler {
+	return minLevel{h.Handler.WithAttrs(as), h.min}
+}
+
+func (h minLevel) WithGroup(name string) slog.Handler {
+	return minLevel{h.Handler.WithGroup(name), h.min}
 }

@@ -117,7 +117,7 @@ func (g *Gateway) buildEntry(ctx context.Context, s *config.Server) (*Entry, err
 	}
 	srv := mcp.NewServer(impl, &mcp.ServerOptions{
 		Instructions: s.Description,
-		Logger:       g.log.With("server", s.Name),
+		Logger:       g.sdkLog.With("server", s.Name),
 		PageSize:     g.cfg.Limits.PageSize,
 		Capabilities: &mcp.ServerCapabilities{
 			Tools:     &mcp.ToolCapabilities{ListChanged: true},
@@ -161,14 +161,14 @@ func (g *Gateway) buildEntry(ctx context.Context, s *config.Server) (*Entry, err
 	}
 	get := func(*http.Request) *mcp.Server { return srv }
 	e.legacy = mcp.NewStreamableHTTPHandler(get, &mcp.StreamableHTTPOptions{
-		Logger:                     g.log.With("server", s.Name),
+		Logger:                     g.sdkLog.With("server", s.Name),
 		SessionTimeout:             g.opts.SessionTimeout,
 		MaxRequestBodyBytes:        g.cfg.Limits.MaxBody,
 		DisableLocalhostProtection: g.opts.DisableLocalhostProtection,
 	})
 	e.modern = mcp.NewStreamableHTTPHandler(get, &mcp.StreamableHTTPOptions{
 		Stateless:                  true,
-		Logger:                     g.log.With("server", s.Name),
+		Logger:                     g.sdkLog.With("server", s.Name),
 		MaxRequestBodyBytes:        g.cfg.Limits.MaxBody,
 		DisableLocalhostProtection: g.opts.DisableLocalhostProtection,
 	})

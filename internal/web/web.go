@@ -24,20 +24,20 @@ const csp = "default-src 'none'; script-src 'self'; style-src 'self'; connect-sr
 
 // ServerSummary is one line of the server list.
 type ServerSummary struct {
-	Name        string
-	Title       string
-	Description string
-	Kind        string
-	Enabled     bool
-	Tools       int
-	Resources   int
-	Prompts     int
+	Name        string `json:"name"`
+	Title       string `json:"title,omitempty"`
+	Description string `json:"description"`
+	Kind        string `json:"kind"`
+	Enabled     bool   `json:"enabled"`
+	Tools       int    `json:"tools"`
+	Resources   int    `json:"resources"`
+	Prompts     int    `json:"prompts"`
 }
 
 // IndexPage is the data of /mcp.
 type IndexPage struct {
-	Version string
-	Servers []ServerSummary
+	Version string          `json:"version"`
+	Servers []ServerSummary `json:"servers"`
 }
 
 // Property is one argument of a tool, for the readable schema table.

@@ -1,0 +1,126 @@
+package cli_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/rogpeppe/go-internal/testscript"
+
+	"github.com/mcpbridge/mcpbridge/internal/cli"
+)
+
+func TestMain(m *testing.M) {
+	testscript.Main(m, map[string]func(){
+		"mcpbridge": func() { os.Exit(cli.Main()) },
+	})
+}
+
+// TestScript runs the CLI scripts in testdata/script (set MCPBRIDGE_UPDATE=1 to rewrite
+// their expected output).
+func TestScript(t *testing.T) {
+	testscript.Run(t, testscript.Params{
+		Dir:                 "testdata/script",
+		RequireExplicitExec: true,
+		RequireUniqueNames:  true,
+		UpdateScripts:       os.Getenv("MCPBRIDGE_UPDATE") != "",
+		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
+			"freeport": freeport,
+			"waithttp": waithttp,
+			"mcpcall":  mcpcall,
+		},
+	})
+}
+
+// freeport VAR sets $VAR to a free loopback port.
+func freeport(ts *testscript.TestScript, neg bool, args []string) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	ts.Check(err)
+	ts.Setenv(args[0], fmt.Sprint(ln.Addr().(*net.TCPAddr).Port))
+	ln.Close()
+}
+
+// waithttp URL waits up to 10s for URL to answer 200.
+func waithttp(ts *testscript.TestScript, neg bool, args []string) {
+	deadline := time.Now().Add(10 * time.Second)
+	for time.Now().Before(deadline) {
+		resp, err := http.Get(args[0])
+		if err == nil {
+			resp.Body.Close()
+			if resp.StatusCode == 200 {
+				return
+			}
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	ts.Fatalf("%s did not answer", args[0])
+}
+
+// mcpcall TARGET VERSION METHOD [NAME [JSON]] connects with the go-sdk client and prints
+// the result as JSON. TARGET is an http:// URL or "stdio:" followed by a command line.
+func mcpcall(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) < 3 {
+		ts.Fatalf("usage: mcpcall TARGET VERSION METHOD [NAME [JSON]]")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	var tr mcp.Transport
+	if strings.HasPrefix(args[0], "stdio:") {
+		f := strings.Fields(strings.TrimPrefix(args[0], "stdio:"))
+		cmd := exec.Command(f[0], f[1:]...)
+		cmd.Dir = ts.Getenv("WORK")
+		cmd.Env = os.Environ()
+		cmd.Env = append(cmd.Env, "PATH="+ts.Getenv("PATH"))
+		tr = &mcp.CommandTransport{Command: cmd}
+	} else {
+		tr = &mcp.StreamableClientTransport{Endpoint: args[0]}
+	}
+	c := mcp.NewClient(&mcp.Implementation{Name: "mcpcall", Version: "1"}, nil)
+	cs, err := c.Connect(ctx, tr, &mcp.ClientSessionOptions{ProtocolVersion: args[1]})
+	if err != nil {
+		ts.Fatalf("connect: %v", err)
+	}
+	defer cs.Close()
+	var out any
+	switch args[2] {
+	case "tools/list":
+		out, err = cs.ListTools(ctx, nil)
+	case "tools/call":
+		a := map[string]any{}
+		if len(args) > 4 {
+			ts.Check(json.Unmarshal([]byte(args[4]), &a))
+		}
+		out, err = cs.CallTool(ctx, &mcp.CallToolParams{Name: args[3], Arguments: a})
+	case "resources/read":
+		out, err = cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: args[3]})
+	case "prompts/get":
+		a := map[string]string{}
+		if len(args) > 4 {
+			ts.Check(json.Unmarshal([]byte(args[4]), &a))
+		}
+		out, err = cs.GetPrompt(ctx, &mcp.GetPromptParams{Name: args[3], Arguments: a})
+	default:
+		ts.Fatalf("unknown method %s", args[2])
+	}
+	if err != nil {
+		if neg {
+			ts.Logf("error (expected): %v", err)
+			fmt.Fprintln(ts.Stderr(), err)
+			return
+		}
+		ts.Fatalf("%s: %v", args[2], err)
+	}
+	if neg {
+		ts.Fatalf("%s succeeded unexpectedly", args[2])
+	}
+	b, _ := json.Marshal(out)
+	fmt.Fprintln(ts.Stdout(), string(b))
+}

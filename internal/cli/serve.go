@@ -1,0 +1,182 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcpbridge/mcpbridge/examples"
+	_ "github.com/mcpbridge/mcpbridge/internal/backend/all"
+	"github.com/mcpbridge/mcpbridge/internal/config"
+	"github.com/mcpbridge/mcpbridge/internal/gateway"
+	"github.com/mcpbridge/mcpbridge/internal/store"
+	"github.com/mcpbridge/mcpbridge/internal/store/openstore"
+)
+
+// defaultConfigFile is read by serve when --config is not given.
+const defaultConfigFile = "mcpbridge.yaml"
+
+// loadConfig reads path, or ./mcpbridge.yaml, or the embedded quickstart.
+func loadConfig(path string, log *slog.Logger) (*config.Config, string, error) {
+	if path == "" {
+		if _, err := os.Stat(defaultConfigFile); err == nil {
+			path = defaultConfigFile
+		}
+	}
+	if path == "" {
+		wd, err := os.Getwd()
+		if err != nil {
+			return nil, "", err
+		}
+		cfg, err := config.Parse("examples/quickstart.yaml (embedded)", wd, examples.Quickstart)
+		if err != nil {
+			return nil, "", fmt.Errorf("embedded quickstart: %w", err)
+		}
+		if log != nil {
+			log.Info("no --config and no ./mcpbridge.yaml: serving the embedded quickstart example")
+		}
+		return cfg, "", nil
+	}
+	cfg, err := config.Load(path)
+	if err != nil {
+		var ps config.Problems
+		if errors.As(err, &ps) {
+			return nil, "", fmt.Errorf("invalid config:\n%w", err)
+		}
+		return nil, "", err
+	}
+	abs, _ := filepath.Abs(path)
+	return cfg, abs, nil
+}
+
+// storeURL picks the store: the flag, then the config, then mcpbridge.db beside the config.
+func storeURL(flagValue string, cfg *config.Config) string {
+	switch {
+	case flagValue != "":
+		return flagValue
+	case cfg.Store != "":
+		if strings.HasPrefix(cfg.Store, "sqlite:") {
+			p := strings.TrimPrefix(strings.TrimPrefix(cfg.Store, "sqlite:"), "//")
+			if !filepath.IsAbs(p) {
+				return "sqlite:" + filepath.Join(cfg.Dir, p)
+			}
+		}
+		return cfg.Store
+	}
+	return "sqlite:" + filepath.Join(cfg.Dir, config.DefaultStoreFile)
+}
+
+func openStore(ctx context.Context, url string, log *slog.Logger) (*store.Store, error) {
+	st, err := openstore.Open(ctx, url, log)
+	if err != nil {
+		return nil, fmt.Errorf("opening store: %w", err)
+	}
+	return st, nil
+}
+
+func runServe(ctx context.Context, e *env, args []string) error {
+	fs := newFlags(e, "serve", "[--config FILE] [--listen ADDR] [--store URL]")
+	cfgPath := fs.String("config", "", "config file (default ./mcpbridge.yaml, else the embedded quickstart)")
+	listen := fs.String("listen", "", "address to listen on (default "+config.DefaultListen+", or listen: in the config)")
+	storeFlag := fs.String("store", "", "store URL: sqlite:PATH or postgres://... (default mcpbridge.db beside the config)")
+	logLevel := fs.String("log-level", "info", "debug, info, warn or error")
+	pos, err := parse(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) > 0 {
+		fmt.Fprintf(e.stderr, "mcpbridge serve: unexpected argument %q\n", pos[0])
+		fs.Usage()
+		return errUsage
+	}
+	log, err := newLogger(e.stderr, *logLevel)
+	if err != nil {
+		return err
+	}
+	cfg, abs, err := loadConfig(*cfgPath, log)
+	if err != nil {
+		return err
+	}
+	addr := *listen
+	if addr == "" {
+		addr = cfg.Listen
+	}
+	if addr == "" {
+		addr = config.DefaultListen
+	}
+	st, err := openStore(ctx, storeURL(*storeFlag, cfg), log)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	g, err := gateway.New(ctx, cfg, gateway.Options{Logger: log, Version: version(), Blobs: st.Blobs, ConfigLabel: abs})
+	if err != nil {
+		return err
+	}
+	defer g.Close()
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return fmt.Errorf("listening on %s: %w", addr, err)
+	}
+	if host, _, _ := net.SplitHostPort(addr); host == "" || host == "0.0.0.0" || host == "::" {
+		log.Warn("listening on all interfaces: anyone who can reach this machine can call its tools", "listen", addr)
+	}
+	log.Info("mcpbridge serving", "url", "http://"+ln.Addr().String()+"/mcp", "servers", len(cfg.Servers), "store", st.Kind)
+	return g.Serve(ctx, ln)
+}
+
+func runStdio(ctx context.Context, e *env, args []string) error {
+	fs := newFlags(e, "stdio", "[--config FILE] [--store URL] SERVER")
+	cfgPath := fs.String("config", "", "config file (default ./mcpbridge.yaml, else the embedded quickstart)")
+	storeFlag := fs.String("store", "", "store URL (default mcpbridge.db beside the config)")
+	logLevel := fs.String("log-level", "warn", "debug, info, warn or error (logs go to stderr)")
+	pos, err := parse(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) != 1 {
+		fs.Usage()
+		return errUsage
+	}
+	name := pos[0]
+	log, err := newLogger(e.stderr, *logLevel)
+	if err != nil {
+		return err
+	}
+	cfg, _, err := loadConfig(*cfgPath, nil)
+	if err != nil {
+		return err
+	}
+	s, ok := cfg.Servers[name]
+	if !ok {
+		return fmt.Errorf("no server named %q in the config (have: %s)", name, strings.Join(cfg.ServerNames(), ", "))
+	}
+	if !s.IsEnabled() {
+		return fmt.Errorf("server %q is disabled (enabled: false)", name)
+	}
+	// Only the requested server is opened.
+	cfg.Servers = map[string]*config.Server{name: s}
+	st, err := openStore(ctx, storeURL(*storeFlag, cfg), log)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	g, err := gateway.New(ctx, cfg, gateway.Options{Logger: log, Version: version(), Blobs: st.Blobs})
+	if err != nil {
+		return err
+	}
+	defer g.Close()
+	t := &mcp.IOTransport{Reader: nopReadCloser{e.stdin}, Writer: nopWriteCloser{e.stdout}}
+	err = g.Entry(name).Server.Run(ctx, t)
+	if err != nil && (errors.Is(err, context.Canceled) || strings.Contains(err.Error(), "EOF") || strings.Contains(err.Error(), "closed")) {
+		return nil
+	}
+	return err
+}
