@@ -1,0 +1,62 @@
+package postgres
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/mcpbridge/mcpbridge/internal/store"
+)
+
+// Audit implements store.Audit.
+type Audit struct{ d *db }
+
+var _ store.Audit = (*Audit)(nil)
+
+// Record implements store.Audit.
+func (s *Audit) Record(ctx context.Context, e store.Entry) error {
+	if e.Time.IsZero() {
+		e.Time = time.Now()
+	}
+	_, err := s.d.pool.Exec(ctx, `INSERT INTO audit (time, server, tool, principal, outcome, duration_ns, error) VALUES ($1, $2, $3, $4, $5, $6, $7)`,
+		store.Normalize(e.Time), e.Server, e.Tool, e.Principal, e.Outcome, int64(e.Duration), e.Error)
+	if err != nil {
+		return fmt.Errorf("recording audit entry for %s/%s: %w", e.Server, e.Tool, err)
+	}
+	return nil
+}
+
+// List implements store.Audit.
+func (s *Audit) List(ctx context.Context, f store.AuditFilter) ([]store.Entry, error) {
+	rows, err := s.d.pool.Query(ctx, `SELECT id, time, server, tool, principal, outcome, duration_ns, error FROM audit
+		WHERE ($1 = '' OR server = $1) AND ($2 = '' OR principal = $2)
+		ORDER BY id DESC LIMIT $3`, f.Server, f.Principal, f.AuditLimit())
+	if err != nil {
+		return nil, fmt.Errorf("listing audit entries: %w", err)
+	}
+	list, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (store.Entry, error) {
+		var e store.Entry
+		var d int64
+		err := r.Scan(&e.ID, &e.Time, &e.Server, &e.Tool, &e.Principal, &e.Outcome, &d, &e.Error)
+		e.Time, e.Duration = store.Normalize(e.Time), time.Duration(d)
+		return e, err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("listing audit entries: %w", err)
+	}
+	if list == nil {
+		list = []store.Entry{}
+	}
+	return list, nil
+}
+
+// Prune implements store.Audit.
+func (s *Audit) Prune(ctx context.Context, before time.Time) (int, error) {
+	tag, err := s.d.pool.Exec(ctx, `DELETE FROM audit WHERE time < $1`, before)
+	if err != nil {
+		return 0, fmt.Errorf("pruning audit entries: %w", err)
+	}
+	return int(tag.RowsAffected()), nil
+}

@@ -1,0 +1,77 @@
+// Package pgtest gives tests a fresh PostgreSQL database on the server named
+// by MCPBRIDGE_TEST_POSTGRES (start one with scripts/setup-postgres.sh).
+package pgtest
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"net/url"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// EnvURL names the variable holding the server URL; EnvSkip, set to 1,
+// turns a missing server into skipped tests instead of failures.
+const (
+	EnvURL  = "MCPBRIDGE_TEST_POSTGRES"
+	EnvSkip = "MCPBRIDGE_TEST_NO_POSTGRES"
+)
+
+// BaseURL returns MCPBRIDGE_TEST_POSTGRES, failing t when it is unset (or
+// skipping when MCPBRIDGE_TEST_NO_POSTGRES=1).
+func BaseURL(t testing.TB) string {
+	t.Helper()
+	u := os.Getenv(EnvURL)
+	if u == "" {
+		if os.Getenv(EnvSkip) == "1" {
+			t.Skipf("%s is unset and %s=1: skipping PostgreSQL tests", EnvURL, EnvSkip)
+		}
+		t.Fatalf("%s is unset: run scripts/setup-postgres.sh and export the URL it prints "+
+			"(eval \"$(scripts/setup-postgres.sh)\"), or set %s=1 to skip PostgreSQL tests", EnvURL, EnvSkip)
+	}
+	return u
+}
+
+// URL creates an empty database for this test, drops it when the test ends,
+// and returns its URL.
+func URL(t testing.TB) string {
+	t.Helper()
+	base := BaseURL(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	admin, err := pgx.Connect(ctx, base)
+	if err != nil {
+		t.Fatalf("connecting to %s (from scripts/setup-postgres.sh): %v", EnvURL, err)
+	}
+	defer admin.Close(context.Background())
+	var b [6]byte
+	_, _ = rand.Read(b[:])
+	name := "mcpb_test_" + strings.ToLower(hex.EncodeToString(b[:]))
+	if _, err := admin.Exec(ctx, "CREATE DATABASE "+pgx.Identifier{name}.Sanitize()+" TEMPLATE template0"); err != nil {
+		t.Fatalf("creating test database %s: %v", name, err)
+	}
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		admin, err := pgx.Connect(ctx, base)
+		if err != nil {
+			t.Errorf("dropping test database %s: %v", name, err)
+			return
+		}
+		defer admin.Close(context.Background())
+		if _, err := admin.Exec(ctx, "DROP DATABASE IF EXISTS "+pgx.Identifier{name}.Sanitize()+" WITH (FORCE)"); err != nil {
+			t.Errorf("dropping test database %s: %v", name, err)
+		}
+	})
+	u, err := url.Parse(base)
+	if err != nil {
+		t.Fatalf("%s is not a URL: %v", EnvURL, err)
+	}
+	u.Path = "/" + name
+	return u.String()
+}

@@ -1,0 +1,89 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/mcpbridge/mcpbridge/internal/store"
+)
+
+// Audit implements store.Audit.
+type Audit struct{ d *db }
+
+var _ store.Audit = (*Audit)(nil)
+
+// Record implements store.Audit.
+func (s *Audit) Record(ctx context.Context, e store.Entry) error {
+	if e.Time.IsZero() {
+		e.Time = time.Now()
+	}
+	err := s.d.write(ctx, func(tx *sql.Tx) error {
+		_, err := tx.ExecContext(ctx, `INSERT INTO audit (time, server, tool, principal, outcome, duration_ns, error) VALUES (?, ?, ?, ?, ?, ?, ?)`,
+			micro(store.Normalize(e.Time)), e.Server, e.Tool, e.Principal, e.Outcome, int64(e.Duration), e.Error)
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("recording audit entry for %s/%s: %w", e.Server, e.Tool, err)
+	}
+	return nil
+}
+
+// List implements store.Audit.
+func (s *Audit) List(ctx context.Context, f store.AuditFilter) ([]store.Entry, error) {
+	var where []string
+	var args []any
+	if f.Server != "" {
+		where = append(where, "server = ?")
+		args = append(args, f.Server)
+	}
+	if f.Principal != "" {
+		where = append(where, "principal = ?")
+		args = append(args, f.Principal)
+	}
+	q := `SELECT id, time, server, tool, principal, outcome, duration_ns, error FROM audit`
+	if len(where) > 0 {
+		q += " WHERE " + strings.Join(where, " AND ")
+	}
+	q += " ORDER BY id DESC LIMIT ?"
+	args = append(args, f.AuditLimit())
+	rows, err := s.d.r.QueryContext(ctx, q, args...)
+	if err != nil {
+		return nil, fmt.Errorf("listing audit entries: %w", err)
+	}
+	defer rows.Close()
+	list := []store.Entry{}
+	for rows.Next() {
+		var e store.Entry
+		var t sql.NullInt64
+		var d int64
+		if err := rows.Scan(&e.ID, &t, &e.Server, &e.Tool, &e.Principal, &e.Outcome, &d, &e.Error); err != nil {
+			return nil, fmt.Errorf("listing audit entries: %w", err)
+		}
+		e.Time, e.Duration = fromMicro(t), time.Duration(d)
+		list = append(list, e)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("listing audit entries: %w", err)
+	}
+	return list, nil
+}
+
+// Prune implements store.Audit.
+func (s *Audit) Prune(ctx context.Context, before time.Time) (int, error) {
+	var n int64
+	err := s.d.write(ctx, func(tx *sql.Tx) error {
+		res, err := tx.ExecContext(ctx, `DELETE FROM audit WHERE time < ?`, before.UnixMicro())
+		if err != nil {
+			return err
+		}
+		n, err = res.RowsAffected()
+		return err
+	})
+	if err != nil {
+		return 0, fmt.Errorf("pruning audit entries: %w", err)
+	}
+	return int(n), nil
+}

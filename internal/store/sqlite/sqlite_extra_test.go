@@ -1,0 +1,112 @@
+package sqlite_test
+
+import (
+	"database/sql"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/mcpbridge/mcpbridge/internal/store"
+	"github.com/mcpbridge/mcpbridge/internal/store/sqlite"
+)
+
+// Data survives closing and reopening, and migrations are not re-applied.
+func TestReopen(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "persist.db")
+	s, err := sqlite.Open(t.Context(), path, sqlite.Options{Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	def, err := s.Definitions.Put(t.Context(), "kept", json.RawMessage(`{"a":1}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	s2 := openAt(t, path)
+	got, err := s2.Definitions.Get(t.Context(), "kept")
+	if err != nil || string(got.Doc) != `{"a":1}` || got.Revision != def.Revision {
+		t.Fatalf("after reopen: %+v, %v", got, err)
+	}
+	next, err := s2.Definitions.Put(t.Context(), "other", json.RawMessage(`{}`))
+	if err != nil || next.Revision <= def.Revision {
+		t.Fatalf("revision after reopen = %d, %v; want > %d", next.Revision, err, def.Revision)
+	}
+
+	db, err := sql.Open("sqlite", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	var n int
+	var mode string
+	if err := db.QueryRow(`SELECT count(*) FROM schema_migrations`).Scan(&n); err != nil || n != 1 {
+		t.Errorf("schema_migrations rows = %d, %v; want 1", n, err)
+	}
+	if err := db.QueryRow(`PRAGMA journal_mode`).Scan(&mode); err != nil || mode != "wal" {
+		t.Errorf("journal_mode = %q, %v; want wal", mode, err)
+	}
+}
+
+// A database migrated by a newer mcpbridge is refused with a clear error.
+func TestNewerSchemaRefused(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "newer.db")
+	openAt(t, path).Close()
+	db, err := sql.Open("sqlite", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Exec(`INSERT INTO schema_migrations (version, name, applied_at) VALUES (99, 'future', 0)`); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	_, err = sqlite.Open(t.Context(), path, sqlite.Options{Logger: slog.New(slog.DiscardHandler)})
+	if err == nil || !strings.Contains(err.Error(), "newer than this mcpbridge") {
+		t.Fatalf("Open of a newer schema: %v; want an error saying to upgrade", err)
+	}
+}
+
+// Two Stores on one file (two writer pools in one process) writing at once:
+// the busy timeout queues them, nothing fails with SQLITE_BUSY.
+func TestConcurrentWritersTwoStores(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "busy.db")
+	stores := []*store.Store{openAt(t, path), openAt(t, path)}
+	var wg sync.WaitGroup
+	errs := make(chan error, 200)
+	for w := range 8 {
+		s := stores[w%2]
+		wg.Go(func() {
+			for i := range 25 {
+				if _, err := s.Definitions.Put(t.Context(), fmt.Sprintf("w%d-%d", w, i), json.RawMessage(`{}`)); err != nil {
+					errs <- err
+				}
+				if err := s.Audit.Record(t.Context(), store.Entry{Server: "s", Tool: "t", Principal: "p", Outcome: "ok"}); err != nil {
+					errs <- err
+				}
+			}
+		})
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Errorf("concurrent write: %v", err)
+	}
+	list, err := stores[0].Definitions.List(t.Context())
+	if err != nil || len(list) != 200 {
+		t.Errorf("List = %d definitions, %v; want 200", len(list), err)
+	}
+}
+
+func TestOpenErrors(t *testing.T) {
+	if _, err := sqlite.Open(t.Context(), "", sqlite.Options{}); err == nil {
+		t.Error("Open(\"\") succeeded")
+	}
+	if _, err := sqlite.Open(t.Context(), filepath.Join(t.TempDir(), "no", "such", "dir.db"), sqlite.Options{}); err == nil || !strings.Contains(err.Error(), "does not exist") {
+		t.Errorf("Open in a missing directory: %v", err)
+	}
+}

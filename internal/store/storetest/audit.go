@@ -1,0 +1,101 @@
+package storetest
+
+import (
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+
+	"github.com/mcpbridge/mcpbridge/internal/store"
+)
+
+func testAudit(t *testing.T, open Opener) {
+	s := open(t)
+	ctx := ctxFor(t)
+	base := time.Now().Add(-time.Hour)
+	var want []store.Entry
+	for i := range 12 {
+		e := store.Entry{
+			Time:      base.Add(time.Duration(i) * time.Minute),
+			Server:    []string{"weather", "crm"}[i%2],
+			Tool:      fmt.Sprintf("tool%d", i),
+			Principal: []string{"alice", "bob", "carol"}[i%3],
+			Outcome:   "ok",
+			Duration:  time.Duration(i)*time.Millisecond + 1234*time.Nanosecond,
+		}
+		if i == 5 {
+			e.Outcome, e.Error = "tool_error", "upstream said 503"
+		}
+		must(t, "Record", s.Audit.Record(ctx, e))
+		e.Time = store.Normalize(e.Time)
+		want = append([]store.Entry{e}, want...) // newest first
+	}
+	ignoreID := cmpopts.IgnoreFields(store.Entry{}, "ID")
+
+	all, err := s.Audit.List(ctx, store.AuditFilter{})
+	must(t, "List", err)
+	if diff := cmp.Diff(want, all, ignoreID); diff != "" {
+		t.Errorf("List (-want +got):\n%s", diff)
+	}
+	for i := 1; i < len(all); i++ {
+		if all[i].ID >= all[i-1].ID {
+			t.Errorf("ids not decreasing: %d then %d", all[i-1].ID, all[i].ID)
+		}
+	}
+
+	filter := func(f store.AuditFilter, keep func(store.Entry) bool) []store.Entry {
+		var out []store.Entry
+		for _, e := range want {
+			if keep(e) && (f.Limit == 0 || len(out) < f.Limit) {
+				out = append(out, e)
+			}
+		}
+		return out
+	}
+	tests := []struct {
+		name string
+		f    store.AuditFilter
+		keep func(store.Entry) bool
+	}{
+		{"limit", store.AuditFilter{Limit: 3}, func(store.Entry) bool { return true }},
+		{"server", store.AuditFilter{Server: "crm"}, func(e store.Entry) bool { return e.Server == "crm" }},
+		{"server and limit", store.AuditFilter{Server: "weather", Limit: 2}, func(e store.Entry) bool { return e.Server == "weather" }},
+		{"principal", store.AuditFilter{Principal: "carol"}, func(e store.Entry) bool { return e.Principal == "carol" }},
+		{"server and principal", store.AuditFilter{Server: "crm", Principal: "bob"}, func(e store.Entry) bool { return e.Server == "crm" && e.Principal == "bob" }},
+		{"unknown server", store.AuditFilter{Server: "nope"}, func(store.Entry) bool { return false }},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := s.Audit.List(ctx, tc.f)
+			must(t, "List", err)
+			if diff := cmp.Diff(filter(tc.f, tc.keep), got, ignoreID, cmpopts.EquateEmpty()); diff != "" {
+				t.Errorf("List(%+v) (-want +got):\n%s", tc.f, diff)
+			}
+		})
+	}
+
+	t.Run("ZeroTimeIsNow", func(t *testing.T) {
+		before := time.Now().Add(-time.Second)
+		must(t, "Record", s.Audit.Record(ctx, store.Entry{Server: "x", Tool: "y", Principal: "z", Outcome: "ok"}))
+		got, err := s.Audit.List(ctx, store.AuditFilter{Server: "x"})
+		must(t, "List", err)
+		if len(got) != 1 || got[0].Time.Before(before) || got[0].Time.After(time.Now().Add(time.Second)) {
+			t.Errorf("entry recorded without time = %+v; want Time ≈ now", got)
+		}
+	})
+
+	t.Run("Prune", func(t *testing.T) {
+		n, err := s.Audit.Prune(ctx, base.Add(5*time.Minute+30*time.Second))
+		must(t, "Prune", err)
+		if n != 6 {
+			t.Errorf("Prune deleted %d, want 6", n)
+		}
+		got, err := s.Audit.List(ctx, store.AuditFilter{Limit: 100})
+		must(t, "List", err)
+		if len(got) != 7 {
+			t.Errorf("after Prune %d entries remain, want 7", len(got))
+		}
+	})
+}
