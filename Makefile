@@ -1,0 +1,18 @@
+# mcpbridge — `make test` installs what the tests need and runs them all.
+.PHONY: test build serve bench fuzz
+
+test:
+	scripts/test.sh
+
+build:
+	go build -o mcpbridge ./cmd/mcpbridge
+
+serve:
+	go run ./cmd/mcpbridge serve
+
+bench:
+	go run ./bench
+
+fuzz:
+	go test -run '^$$' -fuzz FuzzHTTPEntry -fuzztime 60s ./internal/gateway
+	go test -run '^$$' -fuzz FuzzParse -fuzztime 60s ./internal/config

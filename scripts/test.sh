@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# test.sh — install what the test suite needs and run all of it. This is `make test`, and
+# CI's .ci/run calls exactly that. Installs are idempotent and quick when already done:
+# PostgreSQL (Debian) started on a loopback port, Node 22 with the MCP conformance suite,
+# the MCP Inspector and playwright-core (npm, locked), Debian's Chromium, and the Lowdefy
+# oracles (npm, locked).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+step() { printf '\n== %s\n' "$*"; }
+
+step "setup: PostgreSQL"
+eval "$(scripts/setup-postgres.sh)"
+export MCPBRIDGE_TEST_POSTGRES
+step "setup: Node 22, conformance suite, Inspector, playwright-core"
+scripts/setup-node.sh
+step "setup: Chromium"
+scripts/setup-chromium.sh
+for s in setup-lowdefy-oracle setup-lowdefy-build-oracle setup-jslibs-oracle; do
+	if [[ -x scripts/$s.sh ]]; then
+		step "setup: $s"
+		scripts/$s.sh
+	fi
+done
+
+step "go vet"
+go vet ./...
+
+step "go test"
+# -p 2: the machine has two cores; e2e and store tests start servers of their own.
+go test -count=1 -p 2 -timeout 25m ./... 2>&1 | tee /tmp/mcpbridge-test.log
