@@ -1,0 +1,303 @@
+// Command bench measures mcpbridge against a bare go-sdk server in the same run.
+//
+// It serves a no-op tool twice on loopback — once through the full gateway (routing,
+// Origin and envelope checks, era dispatch, argument validation, metrics) and once on a
+// bare go-sdk server with the same raw-schema tool — and drives both with the same go-sdk
+// load client (N workers, each with its own session), in each protocol era. Rounds
+// alternate between the two targets and the medians are reported with their ratio. It also
+// measures the idle RSS of `mcpbridge serve` with ten servers configured.
+//
+//	go run ./bench                     # defaults: 8 workers, 3 rounds of 3s per target and era
+//	go run ./bench -workers 16 -duration 5s -rounds 5
+//	go run ./bench -count 20000        # fixed number of calls per round instead of a duration
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"log"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"sort"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcpbridge/mcpbridge/internal/auth"
+	"github.com/mcpbridge/mcpbridge/internal/backend"
+	_ "github.com/mcpbridge/mcpbridge/internal/backend/all"
+	"github.com/mcpbridge/mcpbridge/internal/config"
+	"github.com/mcpbridge/mcpbridge/internal/gateway"
+)
+
+var (
+	workers  = flag.Int("workers", 8, "concurrent clients, each with its own session")
+	duration = flag.Duration("duration", 3*time.Second, "length of one round (ignored with -count)")
+	count    = flag.Int("count", 0, "calls per round (instead of -duration)")
+	rounds   = flag.Int("rounds", 3, "rounds per target and era; medians are reported")
+	skipRSS  = flag.Bool("skip-rss", false, "skip the idle RSS measurement")
+)
+
+const noopSchema = `{"type":"object","properties":{"x":{"type":"string"}}}`
+
+// noop is a backend kind used only here: its tool returns at once, so what is measured is
+// the gateway and the transport.
+type noop struct{}
+
+func (noop) Catalog(context.Context) (*backend.Catalog, error) {
+	return &backend.Catalog{Tools: []*mcp.Tool{{Name: "noop", Description: "does nothing", InputSchema: json.RawMessage(noopSchema)}}}, nil
+}
+
+func (noop) CallTool(context.Context, auth.Principal, string, json.RawMessage) (*mcp.CallToolResult, error) {
+	return backend.TextResult("ok"), nil
+}
+
+func init() {
+	backend.Register("bench-noop", func(context.Context, *config.Server, backend.Deps) (backend.Backend, error) { return noop{}, nil })
+}
+
+// bareServer is the baseline: a go-sdk server with the same tool, dual-era like the gateway.
+func bareServer() http.Handler {
+	s := mcp.NewServer(&mcp.Implementation{Name: "bare", Version: "1"}, nil)
+	s.AddTool(&mcp.Tool{Name: "noop", Description: "does nothing", InputSchema: json.RawMessage(noopSchema)},
+		func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "ok"}}}, nil
+		})
+	get := func(*http.Request) *mcp.Server { return s }
+	legacy := mcp.NewStreamableHTTPHandler(get, nil)
+	modern := mcp.NewStreamableHTTPHandler(get, &mcp.StreamableHTTPOptions{Stateless: true})
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("Mcp-Protocol-Version") >= "2026-07-28" {
+			modern.ServeHTTP(w, r)
+		} else {
+			legacy.ServeHTTP(w, r)
+		}
+	})
+}
+
+func gatewayServer() http.Handler {
+	cfg, err := config.Parse("bench.yaml", os.TempDir(), []byte("servers: {}\n"))
+	if err != nil {
+		log.Fatal(err)
+	}
+	cfg.Servers = map[string]*config.Server{"noop": {Name: "noop", Kind: "bench-noop", Description: "bench"}}
+	g, err := gateway.New(context.Background(), cfg, gateway.Options{})
+	if err != nil {
+		log.Fatal(err)
+	}
+	return g.Handler()
+}
+
+func serve(h http.Handler) string {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		log.Fatal(err)
+	}
+	go http.Serve(ln, h)
+	return "http://" + ln.Addr().String()
+}
+
+type result struct {
+	calls  int
+	errors int
+	secs   float64
+	lat    []time.Duration
+}
+
+func (r result) rate() float64 { return float64(r.calls) / r.secs }
+
+func (r result) pct(p float64) time.Duration {
+	if len(r.lat) == 0 {
+		return 0
+	}
+	return r.lat[int(float64(len(r.lat)-1)*p)]
+}
+
+// load runs one round against url in protocol version v.
+func load(url, v string) result {
+	tr := &http.Transport{MaxIdleConns: *workers * 2, MaxIdleConnsPerHost: *workers * 2}
+	defer tr.CloseIdleConnections()
+	hc := &http.Client{Transport: tr}
+	sessions := make([]*mcp.ClientSession, *workers)
+	for i := range sessions {
+		c := mcp.NewClient(&mcp.Implementation{Name: "bench", Version: "1"}, nil)
+		cs, err := c.Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: url, HTTPClient: hc, DisableStandaloneSSE: true}, &mcp.ClientSessionOptions{ProtocolVersion: v})
+		if err != nil {
+			log.Fatalf("connect %s %s: %v", url, v, err)
+		}
+		sessions[i] = cs
+	}
+	defer func() {
+		for _, cs := range sessions {
+			cs.Close()
+		}
+	}()
+	var (
+		mu      sync.Mutex
+		all     []time.Duration
+		calls   atomic.Int64
+		errs    atomic.Int64
+		wg      sync.WaitGroup
+		started = time.Now()
+		stopAt  = started.Add(*duration)
+	)
+	budget := int64(*count)
+	for _, cs := range sessions {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			lat := make([]time.Duration, 0, 4096)
+			args := map[string]any{"x": "y"}
+			for {
+				if budget > 0 {
+					if calls.Add(1) > budget {
+						break
+					}
+				} else if time.Now().After(stopAt) {
+					break
+				}
+				t0 := time.Now()
+				res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "noop", Arguments: args})
+				lat = append(lat, time.Since(t0))
+				if err != nil || res.IsError {
+					errs.Add(1)
+				}
+				if budget == 0 {
+					calls.Add(1)
+				}
+			}
+			mu.Lock()
+			all = append(all, lat...)
+			mu.Unlock()
+		}()
+	}
+	wg.Wait()
+	secs := time.Since(started).Seconds()
+	sort.Slice(all, func(i, j int) bool { return all[i] < all[j] })
+	return result{calls: len(all), errors: int(errs.Load()), secs: secs, lat: all}
+}
+
+func median(xs []float64) float64 {
+	s := append([]float64(nil), xs...)
+	sort.Float64s(s)
+	return s[len(s)/2]
+}
+
+func main() {
+	flag.Parse()
+	log.SetFlags(0)
+	gw := serve(gatewayServer()) + "/mcp/noop"
+	bare := serve(bareServer())
+	fmt.Printf("mcpbridge bench: no-op tool, %d workers, %d rounds of %s, GOMAXPROCS=%d\n",
+		*workers, *rounds, roundText(), runtime.GOMAXPROCS(0))
+	fmt.Printf("%-11s %-8s %10s %9s %9s %7s\n", "era", "target", "calls/s", "p50", "p99", "errors")
+	for _, v := range []string{"2025-11-25", "2026-07-28"} {
+		load(gw, v) // warm up both
+		load(bare, v)
+		var rg, rb, p50g, p50b, p99g, p99b []float64
+		errsG, errsB := 0, 0
+		for range *rounds {
+			g := load(gw, v)
+			b := load(bare, v)
+			rg, rb = append(rg, g.rate()), append(rb, b.rate())
+			p50g, p50b = append(p50g, ms(g.pct(.5))), append(p50b, ms(b.pct(.5)))
+			p99g, p99b = append(p99g, ms(g.pct(.99))), append(p99b, ms(b.pct(.99)))
+			errsG += g.errors
+			errsB += b.errors
+		}
+		fmt.Printf("%-11s %-8s %10.0f %7.3fms %7.3fms %7d\n", v, "gateway", median(rg), median(p50g), median(p99g), errsG)
+		fmt.Printf("%-11s %-8s %10.0f %7.3fms %7.3fms %7d\n", v, "bare-sdk", median(rb), median(p50b), median(p99b), errsB)
+		fmt.Printf("%-11s ratio gateway/bare throughput %.2fx (goal >= 0.90x), p50 %+.3fms\n", v, median(rg)/median(rb), median(p50g)-median(p50b))
+	}
+	if !*skipRSS {
+		rss, err := idleRSS()
+		if err != nil {
+			fmt.Printf("idle RSS: %v\n", err)
+			os.Exit(1)
+		}
+		fmt.Printf("idle RSS of `mcpbridge serve` with ten servers: %.1f MB (goal <= 30 MB)\n", rss)
+	}
+}
+
+func roundText() string {
+	if *count > 0 {
+		return fmt.Sprintf("%d calls", *count)
+	}
+	return duration.String()
+}
+
+func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+
+// idleRSS builds mcpbridge, serves ten servers, waits until it is idle and reads VmRSS.
+func idleRSS() (float64, error) {
+	dir, err := os.MkdirTemp("", "mcpbridge-bench")
+	if err != nil {
+		return 0, err
+	}
+	defer os.RemoveAll(dir)
+	bin := filepath.Join(dir, "mcpbridge")
+	if out, err := exec.Command("go", "build", "-o", bin, "./cmd/mcpbridge").CombinedOutput(); err != nil {
+		return 0, fmt.Errorf("building mcpbridge: %v\n%s", err, out)
+	}
+	var cfg strings.Builder
+	cfg.WriteString("servers:\n")
+	for i := range 10 {
+		fmt.Fprintf(&cfg, "  s%d:\n    kind: command\n    description: server %d\n    tools:\n", i, i)
+		for j := range 5 {
+			fmt.Fprintf(&cfg, "      t%d: {description: tool %d, inputSchema: {type: object, properties: {m: {type: string}}}, argv: [echo, {direct: m}]}\n", j, j)
+		}
+	}
+	cfgPath := filepath.Join(dir, "ten.yaml")
+	if err := os.WriteFile(cfgPath, []byte(cfg.String()), 0o644); err != nil {
+		return 0, err
+	}
+	ln, _ := net.Listen("tcp", "127.0.0.1:0")
+	addr := ln.Addr().String()
+	ln.Close()
+	cmd := exec.Command(bin, "serve", "--config", cfgPath, "--listen", addr, "--log-level", "warn")
+	cmd.Stderr = os.Stderr
+	if err := cmd.Start(); err != nil {
+		return 0, err
+	}
+	defer func() { cmd.Process.Signal(os.Interrupt); cmd.Wait() }()
+	for i := 0; ; i++ {
+		resp, err := http.Get("http://" + addr + "/healthz")
+		if err == nil {
+			resp.Body.Close()
+			break
+		}
+		if i > 200 {
+			return 0, errors.New("mcpbridge did not start")
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	// One request to each server's page, then let it settle.
+	for i := range 10 {
+		if resp, err := http.Get(fmt.Sprintf("http://%s/mcp/meta/s%d", addr, i)); err == nil {
+			resp.Body.Close()
+		}
+	}
+	time.Sleep(2 * time.Second)
+	status, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", cmd.Process.Pid))
+	if err != nil {
+		return 0, err
+	}
+	for _, line := range strings.Split(string(status), "\n") {
+		if f := strings.Fields(line); len(f) >= 2 && f[0] == "VmRSS:" {
+			var kb float64
+			fmt.Sscanf(f[1], "%f", &kb)
+			return kb / 1024, nil
+		}
+	}
+	return 0, errors.New("no VmRSS in /proc status")
+}
