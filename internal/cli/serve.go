@@ -116,11 +116,19 @@ func runServe(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	defer st.Close()
-	g, err := gateway.New(ctx, cfg, gateway.Options{Logger: log, Version: version(), Blobs: st.Blobs, ConfigLabel: abs})
+	adminKeys, err := adminKeys(cfg)
+	if err != nil {
+		return err
+	}
+	g, err := gateway.New(ctx, cfg, gateway.Options{Logger: log, Version: version(), Blobs: st.Blobs, ConfigLabel: abs,
+		Definitions: st.Definitions, AdminKeys: adminKeys})
 	if err != nil {
 		return err
 	}
 	defer g.Close()
+	if len(adminKeys) > 0 {
+		log.Info("admin API on", "path", "/admin/api/servers")
+	}
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return fmt.Errorf("listening on %s: %w", addr, err)
@@ -168,7 +176,7 @@ func runStdio(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	defer st.Close()
-	g, err := gateway.New(ctx, cfg, gateway.Options{Logger: log, Version: version(), Blobs: st.Blobs})
+	g, err := gateway.New(ctx, cfg, gateway.Options{Logger: log, Version: version(), Blobs: st.Blobs, Definitions: st.Definitions})
 	if err != nil {
 		return err
 	}
@@ -179,4 +187,58 @@ func runStdio(ctx context.Context, e *env, args []string) error {
 		return nil
 	}
 	return err
+}
+
+// adminKeys returns the admin API keys: MCPBRIDGE_ADMIN_KEY and the config's admin.keys
+// (each a secret reference: secret:NAME, env:NAME or file:PATH).
+func adminKeys(cfg *config.Config) ([]string, error) {
+	var keys []string
+	if k := os.Getenv("MCPBRIDGE_ADMIN_KEY"); k != "" {
+		keys = append(keys, k)
+	}
+	for i, ref := range cfg.Admin.Keys {
+		v, err := resolveSecret(cfg.Dir, ref)
+		if err != nil {
+			return nil, fmt.Errorf("admin.keys[%d]: %w", i, err)
+		}
+		keys = append(keys, v)
+	}
+	for _, k := range keys {
+		if len(k) < 16 {
+			return nil, errors.New("an admin key is shorter than 16 characters; use a long random key (e.g. openssl rand -hex 32)")
+		}
+	}
+	return keys, nil
+}
+
+// resolveSecret reads a secret reference; the value never appears in errors.
+func resolveSecret(dir, ref string) (string, error) {
+	var v string
+	switch {
+	case strings.HasPrefix(ref, "secret:"):
+		name := "MCPBRIDGE_SECRET_" + strings.TrimPrefix(ref, "secret:")
+		v = os.Getenv(name)
+		if v == "" {
+			return "", fmt.Errorf("%s is not set (referenced as %s)", name, ref)
+		}
+	case strings.HasPrefix(ref, "env:"):
+		name := strings.TrimPrefix(ref, "env:")
+		v = os.Getenv(name)
+		if v == "" {
+			return "", fmt.Errorf("environment variable %s is not set", name)
+		}
+	case strings.HasPrefix(ref, "file:"):
+		p := strings.TrimPrefix(ref, "file:")
+		if !filepath.IsAbs(p) {
+			p = filepath.Join(dir, p)
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return "", fmt.Errorf("reading secret file: %w", err)
+		}
+		v = strings.TrimSpace(string(b))
+	default:
+		return "", errors.New("write a reference (secret:NAME, env:NAME or file:PATH), not the key itself")
+	}
+	return v, nil
 }

@@ -23,6 +23,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/mcpbridge/mcpbridge/internal/config"
+	"github.com/mcpbridge/mcpbridge/internal/store"
 	"github.com/mcpbridge/mcpbridge/internal/web"
 )
 
@@ -40,6 +41,11 @@ type Options struct {
 	DisableLocalhostProtection bool
 	// ConfigLabel is how pages refer to the configuration (a path for setup snippets).
 	ConfigLabel string
+	// Definitions, when set, holds servers defined through the admin API; they are served
+	// beside the file's servers and followed live (Watch).
+	Definitions store.Definitions
+	// AdminKeys are the secrets that authorise the admin API; the API is off when empty.
+	AdminKeys []string
 }
 
 // Gateway serves a configuration's servers over HTTP.
@@ -52,6 +58,7 @@ type Gateway struct {
 	metrics *metrics
 	origins map[string]bool
 
+	dyn      dynamic
 	draining atomic.Bool
 	inflight sync.WaitGroup
 }
@@ -74,13 +81,29 @@ func New(ctx context.Context, cfg *config.Config, opts Options) (*Gateway, error
 	}
 	g.metrics = newMetrics(g)
 	for _, name := range cfg.ServerNames() {
-		e, err := g.buildEntry(ctx, cfg.Servers[name])
+		s := cfg.Servers[name]
+		st, err := g.openState(ctx, s)
 		if err != nil {
 			return nil, err
 		}
+		e := g.newEntry(name, s.Title, s.Description)
+		g.apply(e, st)
 		g.reg.put(e)
 	}
+	g.dyn = dynamic{applied: map[string]int64{}, invalid: map[string]string{}}
+	if opts.Definitions != nil {
+		if err := g.loadStored(ctx); err != nil {
+			return nil, err
+		}
+	}
 	return g, nil
+}
+
+// Watch follows changes to stored servers until ctx ends; Serve starts it.
+func (g *Gateway) Watch(ctx context.Context) {
+	if g.opts.Definitions != nil {
+		g.watchStored(ctx)
+	}
 }
 
 // Entry returns the served entry of a server, or nil.
@@ -105,6 +128,7 @@ func (g *Gateway) Handler() http.Handler {
 	})
 	mux.Handle("GET /metrics", promhttp.HandlerFor(g.metrics.reg, promhttp.HandlerOpts{}))
 	mux.Handle("GET /_mcpbridge/static/", web.Static())
+	mux.HandleFunc("/admin/api/", g.serveAdmin)
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path == "/" && r.Method == http.MethodGet {
 			http.Redirect(w, r, "/mcp", http.StatusFound)
@@ -191,6 +215,9 @@ func (g *Gateway) Serve(ctx context.Context, ln net.Listener) error {
 	}
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
+	wctx, stopWatch := context.WithCancel(ctx)
+	defer stopWatch()
+	go g.Watch(wctx)
 	select {
 	case err := <-errc:
 		return err
@@ -218,7 +245,7 @@ func (g *Gateway) Serve(ctx context.Context, ln net.Listener) error {
 func (g *Gateway) Close() error {
 	var errs []error
 	for _, e := range g.reg.all() {
-		if c, ok := e.Backend.(interface{ Close() error }); ok {
+		if c, ok := e.Backend().(interface{ Close() error }); ok {
 			errs = append(errs, c.Close())
 		}
 	}

@@ -57,7 +57,7 @@ func (g *Gateway) serveEndpoint(w http.ResponseWriter, r *http.Request, name str
 		writeRPCError(w, http.StatusNotFound, nil, codeInvalidRequest, fmt.Sprintf("no server named %q; GET /mcp lists the servers", name))
 		return
 	}
-	if !e.Config.IsEnabled() {
+	if !e.Config().IsEnabled() {
 		writeRPCError(w, http.StatusNotFound, nil, codeInvalidRequest, fmt.Sprintf("server %q is disabled (enabled: false in its definition)", name))
 		return
 	}

@@ -14,9 +14,9 @@ import (
 func (g *Gateway) serveIndex(w http.ResponseWriter, r *http.Request) {
 	p := &web.IndexPage{Version: g.opts.Version}
 	for _, e := range g.reg.all() {
-		s := e.Config
+		s := e.Config()
 		sum := web.ServerSummary{Name: s.Name, Title: s.Title, Description: s.Description, Kind: s.Kind, Enabled: s.IsEnabled()}
-		if c := e.catalog; c != nil {
+		if c := e.Catalog(); c != nil {
 			sum.Tools, sum.Resources, sum.Prompts = len(c.Tools), len(c.Resources), len(c.Prompts)
 		}
 		p.Servers = append(p.Servers, sum)
@@ -45,13 +45,13 @@ func (g *Gateway) serveMeta(w http.ResponseWriter, r *http.Request, name string)
 		web.RenderError(w, http.StatusNotFound, fmt.Sprintf("There is no server named %q.", name))
 		return
 	}
-	s := e.Config
+	s := e.Config()
 	endpoint := baseURL(r) + "/mcp/" + name
 	p := &web.MetaPage{
 		Name: name, Title: s.Title, Description: s.Description, Kind: s.Kind, Enabled: s.IsEnabled(),
 		Endpoint: endpoint, SSE: endpoint + "/sse",
 	}
-	if c := e.catalog; c != nil {
+	if c := e.Catalog(); c != nil {
 		for _, t := range c.Tools {
 			p.Tools = append(p.Tools, toolView(t.Name, t.Title, t.Description, t.InputSchema))
 		}

@@ -22,21 +22,42 @@ import (
 	"github.com/mcpbridge/mcpbridge/internal/config"
 )
 
-// An Entry is one served server: its definition, backend, MCP server and HTTP handlers.
+// An Entry is one served server: its go-sdk server and HTTP handlers, which live as long as
+// the server's name is served, and its current state (definition, backend, catalog), which is
+// replaced whole when the definition changes. Connected legacy sessions stay open across
+// changes and are told about them with list_changed notifications.
 type Entry struct {
-	Config  *config.Server
-	Backend backend.Backend
-	Server  *mcp.Server
+	Name   string
+	Server *mcp.Server
 
-	catalog *backend.Catalog
-	schemas map[string]*jsonschema.Resolved
-	legacy  http.Handler // Streamable HTTP, sessions (2024-11-05 … 2025-11-25)
-	modern  http.Handler // Streamable HTTP, stateless (2026-07-28)
-	sse     http.Handler // legacy HTTP+SSE (2024-11-05)
+	legacy http.Handler // Streamable HTTP, sessions (2024-11-05 … 2025-11-25)
+	modern http.Handler // Streamable HTTP, stateless (2026-07-28)
+	sse    http.Handler // legacy HTTP+SSE (2024-11-05)
+
+	state atomic.Pointer[entryState]
 }
 
+// entryState is an immutable snapshot of what an entry serves.
+type entryState struct {
+	cfg     *config.Server
+	backend backend.Backend // nil when disabled
+	catalog *backend.Catalog
+	schemas map[string]*jsonschema.Resolved
+}
+
+// Config returns the entry's current definition.
+func (e *Entry) Config() *config.Server { return e.state.Load().cfg }
+
+// Backend returns the entry's current backend (nil when the server is disabled).
+func (e *Entry) Backend() backend.Backend { return e.state.Load().backend }
+
 // Catalog returns the tools, resources and prompts the entry serves (as listed to clients).
-func (e *Entry) Catalog() *backend.Catalog { return e.catalog }
+func (e *Entry) Catalog() *backend.Catalog {
+	if c := e.state.Load().catalog; c != nil {
+		return c
+	}
+	return &backend.Catalog{}
+}
 
 // registry maps server names to entries. Readers never block: the map is replaced whole.
 type registry struct {
@@ -61,7 +82,7 @@ func (r *registry) all() []*Entry {
 	for _, e := range *m {
 		es = append(es, e)
 	}
-	sort.Slice(es, func(i, j int) bool { return es[i].Config.Name < es[j].Config.Name })
+	sort.Slice(es, func(i, j int) bool { return es[i].Name < es[j].Name })
 	return es
 }
 
@@ -74,8 +95,8 @@ func (r *registry) put(e *Entry) (old *Entry) {
 			next[k] = v
 		}
 	}
-	old = next[e.Config.Name]
-	next[e.Config.Name] = e
+	old = next[e.Name]
+	next[e.Name] = e
 	r.entries.Store(&next)
 	return old
 }
@@ -95,29 +116,15 @@ func (r *registry) remove(name string) (old *Entry) {
 	return old
 }
 
-// buildEntry opens the backend of s and builds its MCP server and handlers.
-func (g *Gateway) buildEntry(ctx context.Context, s *config.Server) (*Entry, error) {
-	e := &Entry{Config: s}
-	if !s.IsEnabled() {
-		return e, nil
+// newEntry creates the go-sdk server and handlers of a server name; apply gives it content.
+func (g *Gateway) newEntry(name, title, instructions string) *Entry {
+	e := &Entry{Name: name}
+	if title == "" {
+		title = name
 	}
-	b, err := backend.Open(ctx, s, backend.Deps{Dir: g.cfg.Dir, Variables: g.cfg.Variables})
-	if err != nil {
-		return nil, err
-	}
-	e.Backend = b
-	cat, err := b.Catalog(ctx)
-	if err != nil {
-		return nil, fmt.Errorf("server %s: listing tools: %w", s.Name, err)
-	}
-	e.catalog = &backend.Catalog{Tools: cat.Tools, Templates: cat.Templates}
-	impl := &mcp.Implementation{Name: "mcpbridge-" + s.Name, Title: s.Title, Version: g.opts.Version}
-	if impl.Title == "" {
-		impl.Title = s.Name
-	}
-	srv := mcp.NewServer(impl, &mcp.ServerOptions{
-		Instructions: s.Description,
-		Logger:       g.sdkLog.With("server", s.Name),
+	srv := mcp.NewServer(&mcp.Implementation{Name: "mcpbridge-" + name, Title: title, Version: g.opts.Version}, &mcp.ServerOptions{
+		Instructions: instructions,
+		Logger:       g.sdkLog.With("server", name),
 		PageSize:     g.cfg.Limits.PageSize,
 		Capabilities: &mcp.ServerCapabilities{
 			Tools:     &mcp.ToolCapabilities{ListChanged: true},
@@ -127,14 +134,48 @@ func (g *Gateway) buildEntry(ctx context.Context, s *config.Server) (*Entry, err
 		},
 	})
 	e.Server = srv
-	e.schemas = map[string]*jsonschema.Resolved{}
+	get := func(*http.Request) *mcp.Server { return srv }
+	e.legacy = mcp.NewStreamableHTTPHandler(get, &mcp.StreamableHTTPOptions{
+		Logger:                     g.sdkLog.With("server", name),
+		SessionTimeout:             g.opts.SessionTimeout,
+		MaxRequestBodyBytes:        g.cfg.Limits.MaxBody,
+		DisableLocalhostProtection: g.opts.DisableLocalhostProtection,
+	})
+	e.modern = mcp.NewStreamableHTTPHandler(get, &mcp.StreamableHTTPOptions{
+		Stateless:                  true,
+		Logger:                     g.sdkLog.With("server", name),
+		MaxRequestBodyBytes:        g.cfg.Limits.MaxBody,
+		DisableLocalhostProtection: g.opts.DisableLocalhostProtection,
+	})
+	e.sse = mcp.NewSSEHandler(get, nil)
+	e.state.Store(&entryState{cfg: &config.Server{Name: name}, catalog: &backend.Catalog{}})
+	return e
+}
+
+// openState opens the backend of s and computes what it serves, without touching any entry.
+func (g *Gateway) openState(ctx context.Context, s *config.Server) (*entryState, error) {
+	st := &entryState{cfg: s, catalog: &backend.Catalog{}, schemas: map[string]*jsonschema.Resolved{}}
+	if !s.IsEnabled() {
+		return st, nil
+	}
+	b, err := backend.Open(ctx, s, backend.Deps{Dir: g.cfg.Dir, Variables: g.cfg.Variables})
+	if err != nil {
+		return nil, err
+	}
+	cat, err := b.Catalog(ctx)
+	if err != nil {
+		closeBackend(b)
+		return nil, fmt.Errorf("server %s: listing tools: %w", s.Name, err)
+	}
+	st.backend = b
+	st.catalog = &backend.Catalog{Tools: cat.Tools, Templates: cat.Templates}
 	for _, t := range cat.Tools {
 		rs, err := resolveToolSchema(t)
 		if err != nil {
+			closeBackend(b)
 			return nil, fmt.Errorf("server %s: tool %s: %w", s.Name, t.Name, err)
 		}
-		e.schemas[t.Name] = rs
-		srv.AddTool(t, g.toolHandler(e, t.Name))
+		st.schemas[t.Name] = rs
 	}
 	for _, name := range s.ResourceNames() {
 		r := s.Resources[name]
@@ -144,11 +185,7 @@ func (g *Gateway) buildEntry(ctx context.Context, s *config.Server) (*Entry, err
 		} else if r.Blob != nil {
 			res.Size = int64(len(r.Blob))
 		}
-		srv.AddResource(res, g.resourceHandler(s, r))
-		e.catalog.Resources = append(e.catalog.Resources, res)
-	}
-	for _, r := range cat.Resources {
-		e.catalog.Resources = append(e.catalog.Resources, r)
+		st.catalog.Resources = append(st.catalog.Resources, res)
 	}
 	for _, name := range s.PromptNames() {
 		p := s.Prompts[name]
@@ -156,24 +193,76 @@ func (g *Gateway) buildEntry(ctx context.Context, s *config.Server) (*Entry, err
 		for _, a := range p.Arguments {
 			mp.Arguments = append(mp.Arguments, &mcp.PromptArgument{Name: a.Name, Description: a.Description, Required: a.Required})
 		}
-		srv.AddPrompt(mp, promptHandler(name, p))
-		e.catalog.Prompts = append(e.catalog.Prompts, mp)
+		st.catalog.Prompts = append(st.catalog.Prompts, mp)
 	}
-	get := func(*http.Request) *mcp.Server { return srv }
-	e.legacy = mcp.NewStreamableHTTPHandler(get, &mcp.StreamableHTTPOptions{
-		Logger:                     g.sdkLog.With("server", s.Name),
-		SessionTimeout:             g.opts.SessionTimeout,
-		MaxRequestBodyBytes:        g.cfg.Limits.MaxBody,
-		DisableLocalhostProtection: g.opts.DisableLocalhostProtection,
-	})
-	e.modern = mcp.NewStreamableHTTPHandler(get, &mcp.StreamableHTTPOptions{
-		Stateless:                  true,
-		Logger:                     g.sdkLog.With("server", s.Name),
-		MaxRequestBodyBytes:        g.cfg.Limits.MaxBody,
-		DisableLocalhostProtection: g.opts.DisableLocalhostProtection,
-	})
-	e.sse = mcp.NewSSEHandler(get, nil)
-	return e, nil
+	return st, nil
+}
+
+// apply makes e serve st: it swaps the state, then brings the go-sdk server's tools,
+// resources and prompts in line (which notifies connected sessions), and closes the old
+// backend.
+func (g *Gateway) apply(e *Entry, st *entryState) {
+	old := e.state.Swap(st)
+	srv := e.Server
+	// Remove what is gone.
+	keep := map[string]bool{}
+	for _, t := range st.catalog.Tools {
+		keep[t.Name] = true
+	}
+	var gone []string
+	for _, t := range old.catalog.Tools {
+		if !keep[t.Name] {
+			gone = append(gone, t.Name)
+		}
+	}
+	if len(gone) > 0 {
+		srv.RemoveTools(gone...)
+	}
+	keep = map[string]bool{}
+	for _, r := range st.catalog.Resources {
+		keep[r.URI] = true
+	}
+	gone = gone[:0]
+	for _, r := range old.catalog.Resources {
+		if !keep[r.URI] {
+			gone = append(gone, r.URI)
+		}
+	}
+	if len(gone) > 0 {
+		srv.RemoveResources(gone...)
+	}
+	keep = map[string]bool{}
+	for _, p := range st.catalog.Prompts {
+		keep[p.Name] = true
+	}
+	gone = gone[:0]
+	for _, p := range old.catalog.Prompts {
+		if !keep[p.Name] {
+			gone = append(gone, p.Name)
+		}
+	}
+	if len(gone) > 0 {
+		srv.RemovePrompts(gone...)
+	}
+	// Add (or replace) what is served now.
+	for _, t := range st.catalog.Tools {
+		srv.AddTool(t, g.toolHandler(e, t.Name))
+	}
+	for _, res := range st.catalog.Resources {
+		srv.AddResource(res, g.resourceHandler(e, res.URI))
+	}
+	for _, p := range st.catalog.Prompts {
+		srv.AddPrompt(p, g.promptHandler(e, p.Name))
+	}
+	if old.backend != nil && old.backend != st.backend {
+		closeBackend(old.backend)
+	}
+}
+
+func closeBackend(b backend.Backend) {
+	if c, ok := b.(interface{ Close() error }); ok {
+		c.Close()
+	}
 }
 
 func resolveToolSchema(t *mcp.Tool) (*jsonschema.Resolved, error) {
@@ -194,7 +283,7 @@ func resolveToolSchema(t *mcp.Tool) (*jsonschema.Resolved, error) {
 
 // toolHandler validates arguments, calls the backend and records the outcome.
 func (g *Gateway) toolHandler(e *Entry, name string) mcp.ToolHandler {
-	server := e.Config.Name
+	server := e.Name
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		start := time.Now()
 		res, outcome, err := g.callTool(ctx, e, name, req)
@@ -204,8 +293,13 @@ func (g *Gateway) toolHandler(e *Entry, name string) mcp.ToolHandler {
 }
 
 func (g *Gateway) callTool(ctx context.Context, e *Entry, name string, req *mcp.CallToolRequest) (*mcp.CallToolResult, string, error) {
+	st := e.state.Load()
+	schema, ok := st.schemas[name]
+	if !ok || st.backend == nil {
+		return nil, "unknown_tool", &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("unknown tool %q", name)}
+	}
 	raw := req.Params.Arguments
-	args, msg := validateArgs(e.schemas[name], raw)
+	args, msg := validateArgs(schema, raw)
 	if msg != "" {
 		return backend.ErrorResult("invalid arguments for tool %s: %s", name, msg), "invalid_arguments", nil
 	}
@@ -215,10 +309,10 @@ func (g *Gateway) callTool(ctx context.Context, e *Entry, name string, req *mcp.
 			_ = sess.NotifyProgress(ctx, &mcp.ProgressNotificationParams{ProgressToken: tok, Progress: p, Total: total, Message: m})
 		})
 	}
-	res, err := e.Backend.CallTool(ctx, auth.FromContext(ctx), name, args)
+	res, err := st.backend.CallTool(ctx, auth.FromContext(ctx), name, args)
 	if err != nil {
 		id := requestID(ctx)
-		g.log.ErrorContext(ctx, "tool call failed", "server", e.Config.Name, "tool", name, "error", err, "request_id", id)
+		g.log.ErrorContext(ctx, "tool call failed", "server", e.Name, "tool", name, "error", err, "request_id", id)
 		return nil, "gateway_error", &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: fmt.Sprintf("internal error while calling %s (request id %s); the gateway log has the details", name, id)}
 	}
 	if res == nil {
@@ -251,8 +345,12 @@ func validateArgs(rs *jsonschema.Resolved, raw json.RawMessage) (json.RawMessage
 	return raw, ""
 }
 
-func promptHandler(name string, p *config.Prompt) mcp.PromptHandler {
+func (g *Gateway) promptHandler(e *Entry, name string) mcp.PromptHandler {
 	return func(ctx context.Context, req *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
+		p := e.Config().Prompts[name]
+		if p == nil {
+			return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("unknown prompt %q", name)}
+		}
 		args := req.Params.Arguments
 		for _, a := range p.Arguments {
 			if a.Required && args[a.Name] == "" {

@@ -25,8 +25,18 @@ type BlobGetter interface {
 }
 
 // resourceHandler reads one configured resource, lazily, at request time.
-func (g *Gateway) resourceHandler(s *config.Server, r *config.Resource) mcp.ResourceHandler {
+func (g *Gateway) resourceHandler(e *Entry, uri string) mcp.ResourceHandler {
 	return func(ctx context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+		s := e.Config()
+		var r *config.Resource
+		for _, x := range s.Resources {
+			if x.URI == uri {
+				r = x
+			}
+		}
+		if r == nil {
+			return nil, mcp.ResourceNotFoundError(uri)
+		}
 		c, err := g.readResource(ctx, s, r)
 		if err != nil {
 			return nil, err
@@ -86,7 +96,7 @@ func (g *Gateway) readResource(ctx context.Context, s *config.Server, r *config.
 func (g *Gateway) readServerOutput(ctx context.Context, uri string, u *url.URL) (*mcp.ResourceContents, error) {
 	e := g.reg.get(u.Host)
 	tool := strings.Trim(u.Path, "/")
-	if e == nil || e.Backend == nil {
+	if e == nil || e.Backend() == nil {
 		return nil, resourceError(uri, "server %q does not exist or is disabled", u.Host)
 	}
 	args := map[string]any{}
@@ -98,14 +108,16 @@ func (g *Gateway) readServerOutput(ctx context.Context, uri string, u *url.URL) 
 		}
 	}
 	raw, _ := json.Marshal(args)
-	if _, ok := e.schemas[tool]; !ok {
+	st := e.state.Load()
+	schema, ok := st.schemas[tool]
+	if !ok {
 		return nil, resourceError(uri, "server %s has no tool %q", u.Host, tool)
 	}
-	valid, msg := validateArgs(e.schemas[tool], raw)
+	valid, msg := validateArgs(schema, raw)
 	if msg != "" {
 		return nil, resourceError(uri, "%s", msg)
 	}
-	res, err := e.Backend.CallTool(ctx, auth.FromContext(ctx), tool, valid)
+	res, err := st.backend.CallTool(ctx, auth.FromContext(ctx), tool, valid)
 	if err != nil {
 		g.log.ErrorContext(ctx, "server resource", "uri", uri, "error", err)
 		return nil, resourceError(uri, "the tool failed inside the gateway")

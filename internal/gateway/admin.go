@@ -1,0 +1,301 @@
+package gateway
+
+import (
+	"crypto/subtle"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/mcpbridge/mcpbridge/internal/config"
+	"github.com/mcpbridge/mcpbridge/internal/store"
+)
+
+// The admin API manages servers stored in the database:
+//
+//	GET    /admin/api/servers          list every server (file and stored)
+//	POST   /admin/api/servers          create: {"slug": "...", "definition": {...}}
+//	GET    /admin/api/servers/{slug}   one server, with its definition when stored
+//	PUT    /admin/api/servers/{slug}   create or replace: the definition itself
+//	DELETE /admin/api/servers/{slug}   remove a stored server
+//
+// Definitions are the JSON form of a server's YAML, validated by the same rules. Requests
+// need "Authorization: Bearer KEY" with an admin key; without configured keys the API is off.
+
+type adminServer struct {
+	Slug       string          `json:"slug"`
+	Source     string          `json:"source"` // "file" or "store"
+	Kind       string          `json:"kind,omitempty"`
+	Enabled    bool            `json:"enabled"`
+	Revision   int64           `json:"revision,omitempty"`
+	UpdatedAt  *time.Time      `json:"updated_at,omitempty"`
+	Endpoint   string          `json:"endpoint"`
+	Invalid    string          `json:"invalid,omitempty"`
+	Definition json.RawMessage `json:"definition,omitempty"`
+}
+
+type adminProblem struct {
+	Path    string `json:"path,omitempty"`
+	Line    int    `json:"line,omitempty"`
+	Column  int    `json:"column,omitempty"`
+	Message string `json:"message"`
+}
+
+func adminError(w http.ResponseWriter, status int, msg string, problems ...adminProblem) {
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Content-Type-Options", "nosniff")
+	w.WriteHeader(status)
+	body := map[string]any{"error": msg}
+	if len(problems) > 0 {
+		body["problems"] = problems
+	}
+	json.NewEncoder(w).Encode(body)
+}
+
+func adminJSON(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Cache-Control", "no-store")
+	w.WriteHeader(status)
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	enc.Encode(v)
+}
+
+// adminAuthorized checks the bearer token against the admin keys in constant time.
+func (g *Gateway) adminAuthorized(r *http.Request) bool {
+	tok, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+	if !ok || tok == "" {
+		return false
+	}
+	match := 0
+	for _, k := range g.opts.AdminKeys {
+		match |= subtle.ConstantTimeCompare([]byte(tok), []byte(k))
+	}
+	return match == 1
+}
+
+func (g *Gateway) serveAdmin(w http.ResponseWriter, r *http.Request) {
+	if len(g.opts.AdminKeys) == 0 || g.opts.Definitions == nil {
+		adminError(w, http.StatusNotFound, "the admin API is off: set MCPBRIDGE_ADMIN_KEY (or admin.keys in the config) to turn it on")
+		return
+	}
+	if r.Header.Get("Origin") != "" && !g.originAllowed(r) {
+		adminError(w, http.StatusForbidden, "origin not allowed")
+		return
+	}
+	if !g.adminAuthorized(r) {
+		w.Header().Set("WWW-Authenticate", `Bearer realm="mcpbridge admin"`)
+		adminError(w, http.StatusUnauthorized, "send an admin key as Authorization: Bearer KEY")
+		return
+	}
+	rest := strings.Trim(strings.TrimPrefix(r.URL.Path, "/admin/api/"), "/")
+	parts := strings.Split(rest, "/")
+	switch {
+	case rest == "servers" && r.Method == http.MethodGet:
+		g.adminList(w, r)
+	case rest == "servers" && r.Method == http.MethodPost:
+		g.adminCreate(w, r)
+	case len(parts) == 2 && parts[0] == "servers":
+		slug := parts[1]
+		switch r.Method {
+		case http.MethodGet:
+			g.adminGet(w, r, slug)
+		case http.MethodPut:
+			g.adminPut(w, r, slug)
+		case http.MethodDelete:
+			g.adminDelete(w, r, slug)
+		default:
+			w.Header().Set("Allow", "GET, PUT, DELETE")
+			adminError(w, http.StatusMethodNotAllowed, "use GET, PUT or DELETE on /admin/api/servers/{slug}")
+		}
+	case rest == "servers":
+		w.Header().Set("Allow", "GET, POST")
+		adminError(w, http.StatusMethodNotAllowed, "use GET or POST on /admin/api/servers")
+	default:
+		adminError(w, http.StatusNotFound, "unknown admin API path; see /admin/api/servers")
+	}
+}
+
+func (g *Gateway) summary(r *http.Request, e *Entry) adminServer {
+	s := e.Config()
+	return adminServer{Slug: e.Name, Source: s.Source, Kind: s.Kind, Enabled: s.IsEnabled(), Endpoint: baseURL(r) + "/mcp/" + e.Name}
+}
+
+func (g *Gateway) adminList(w http.ResponseWriter, r *http.Request) {
+	out := []adminServer{}
+	seen := map[string]bool{}
+	for _, e := range g.reg.all() {
+		if e.Config().Source == "file" {
+			out = append(out, g.summary(r, e))
+			seen[e.Name] = true
+		}
+	}
+	defs, err := g.opts.Definitions.List(r.Context())
+	if err != nil {
+		g.log.Error("admin: listing stored servers", "error", err)
+		adminError(w, http.StatusInternalServerError, "listing stored servers failed; see the gateway log")
+		return
+	}
+	for _, d := range defs {
+		if seen[d.Slug] {
+			continue
+		}
+		out = append(out, g.storedView(r, d, false))
+	}
+	adminJSON(w, http.StatusOK, map[string]any{"servers": out})
+}
+
+func (g *Gateway) storedView(r *http.Request, d store.Definition, withDoc bool) adminServer {
+	v := adminServer{Slug: d.Slug, Source: "store", Revision: d.Revision, Endpoint: baseURL(r) + "/mcp/" + d.Slug}
+	t := d.UpdatedAt
+	v.UpdatedAt = &t
+	if e := g.reg.get(d.Slug); e != nil && e.Config().Source == "store" {
+		v.Kind, v.Enabled = e.Config().Kind, e.Config().IsEnabled()
+	}
+	g.dyn.mu.Lock()
+	v.Invalid = g.dyn.invalid[d.Slug]
+	g.dyn.mu.Unlock()
+	if withDoc {
+		v.Definition = d.Doc
+	}
+	return v
+}
+
+func (g *Gateway) adminGet(w http.ResponseWriter, r *http.Request, slug string) {
+	if e := g.reg.get(slug); e != nil && e.Config().Source == "file" {
+		adminJSON(w, http.StatusOK, g.summary(r, e))
+		return
+	}
+	d, err := g.opts.Definitions.Get(r.Context(), slug)
+	if errors.Is(err, store.ErrNotFound) || errors.Is(err, store.ErrInvalid) {
+		adminError(w, http.StatusNotFound, fmt.Sprintf("no server %q", slug))
+		return
+	}
+	if err != nil {
+		g.log.Error("admin: reading stored server", "server", slug, "error", err)
+		adminError(w, http.StatusInternalServerError, "reading the server failed; see the gateway log")
+		return
+	}
+	adminJSON(w, http.StatusOK, g.storedView(r, d, true))
+}
+
+// readDefinition reads and validates a definition body; on failure it has answered.
+func (g *Gateway) readDefinition(w http.ResponseWriter, r *http.Request) ([]byte, bool) {
+	if mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type")); err != nil || mt != "application/json" {
+		adminError(w, http.StatusUnsupportedMediaType, "send the definition as Content-Type: application/json")
+		return nil, false
+	}
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, g.cfg.Limits.MaxBody))
+	if err != nil {
+		adminError(w, http.StatusRequestEntityTooLarge, fmt.Sprintf("the definition is larger than %d bytes", g.cfg.Limits.MaxBody))
+		return nil, false
+	}
+	if !json.Valid(body) {
+		adminError(w, http.StatusBadRequest, "the body is not valid JSON")
+		return nil, false
+	}
+	return body, true
+}
+
+// validate checks a definition as the config file's servers are checked.
+func (g *Gateway) validate(w http.ResponseWriter, slug string, doc []byte) bool {
+	if e := g.reg.get(slug); e != nil && e.Config().Source == "file" {
+		adminError(w, http.StatusConflict, fmt.Sprintf("server %q is defined in the config file; edit the file instead", slug))
+		return false
+	}
+	if !config.NamePattern.MatchString(slug) {
+		adminError(w, http.StatusBadRequest, fmt.Sprintf("slug %q is not allowed: use 1-63 lowercase letters, digits, '-' or '_', starting with a letter or digit", slug))
+		return false
+	}
+	_, err := config.ParseServer("definition", slug, doc)
+	var ps config.Problems
+	if errors.As(err, &ps) {
+		var out []adminProblem
+		for _, p := range ps {
+			out = append(out, adminProblem{Path: p.Path, Line: p.Line, Column: p.Column, Message: p.Msg})
+		}
+		adminError(w, http.StatusBadRequest, "the definition is invalid: "+ps[0].Path+": "+ps[0].Msg, out...)
+		return false
+	}
+	if err != nil {
+		adminError(w, http.StatusBadRequest, "the definition is invalid: "+err.Error())
+		return false
+	}
+	return true
+}
+
+func (g *Gateway) adminCreate(w http.ResponseWriter, r *http.Request) {
+	body, ok := g.readDefinition(w, r)
+	if !ok {
+		return
+	}
+	var req struct {
+		Slug       string          `json:"slug"`
+		Definition json.RawMessage `json:"definition"`
+	}
+	dec := json.NewDecoder(strings.NewReader(string(body)))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&req); err != nil || req.Slug == "" || len(req.Definition) == 0 {
+		adminError(w, http.StatusBadRequest, `send {"slug": "name", "definition": {...}} (or PUT the definition to /admin/api/servers/{slug})`)
+		return
+	}
+	if !g.validate(w, req.Slug, req.Definition) {
+		return
+	}
+	d, err := g.opts.Definitions.Create(r.Context(), req.Slug, req.Definition)
+	if errors.Is(err, store.ErrExists) {
+		adminError(w, http.StatusConflict, fmt.Sprintf("server %q exists; PUT /admin/api/servers/%s replaces it", req.Slug, req.Slug))
+		return
+	}
+	if err != nil {
+		g.log.Error("admin: creating server", "server", req.Slug, "error", err)
+		adminError(w, http.StatusInternalServerError, "storing the server failed; see the gateway log")
+		return
+	}
+	g.applyStored(r.Context(), req.Slug)
+	w.Header().Set("Location", "/admin/api/servers/"+req.Slug)
+	adminJSON(w, http.StatusCreated, g.storedView(r, d, true))
+}
+
+func (g *Gateway) adminPut(w http.ResponseWriter, r *http.Request, slug string) {
+	body, ok := g.readDefinition(w, r)
+	if !ok || !g.validate(w, slug, body) {
+		return
+	}
+	_, existed := g.opts.Definitions.Get(r.Context(), slug)
+	d, err := g.opts.Definitions.Put(r.Context(), slug, body)
+	if err != nil {
+		g.log.Error("admin: storing server", "server", slug, "error", err)
+		adminError(w, http.StatusInternalServerError, "storing the server failed; see the gateway log")
+		return
+	}
+	g.applyStored(r.Context(), slug)
+	status := http.StatusOK
+	if existed != nil {
+		status = http.StatusCreated
+	}
+	adminJSON(w, status, g.storedView(r, d, true))
+}
+
+func (g *Gateway) adminDelete(w http.ResponseWriter, r *http.Request, slug string) {
+	if e := g.reg.get(slug); e != nil && e.Config().Source == "file" {
+		adminError(w, http.StatusConflict, fmt.Sprintf("server %q is defined in the config file; remove it there", slug))
+		return
+	}
+	err := g.opts.Definitions.Delete(r.Context(), slug)
+	if errors.Is(err, store.ErrNotFound) || errors.Is(err, store.ErrInvalid) {
+		adminError(w, http.StatusNotFound, fmt.Sprintf("no stored server %q", slug))
+		return
+	}
+	if err != nil {
+		g.log.Error("admin: deleting server", "server", slug, "error", err)
+		adminError(w, http.StatusInternalServerError, "deleting the server failed; see the gateway log")
+		return
+	}
+	g.applyStored(r.Context(), slug)
+	w.WriteHeader(http.StatusNoContent)
+}

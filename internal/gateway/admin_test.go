@@ -1,0 +1,223 @@
+package gateway_test
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcpbridge/mcpbridge/internal/config"
+	"github.com/mcpbridge/mcpbridge/internal/gateway"
+	"github.com/mcpbridge/mcpbridge/internal/store"
+	"github.com/mcpbridge/mcpbridge/internal/store/postgres"
+	"github.com/mcpbridge/mcpbridge/internal/store/postgres/pgtest"
+	"github.com/mcpbridge/mcpbridge/internal/store/sqlite"
+)
+
+const adminKey = "test-admin-key-0123456789"
+
+const fileConfig = `
+servers:
+  filed:
+    kind: command
+    description: from the file
+    tools:
+      echo: {description: Echo, inputSchema: {type: object, properties: {m: {type: string}}}, argv: [echo, {direct: m}]}
+`
+
+func startGateway(t *testing.T, st *store.Store) (*gateway.Gateway, string) {
+	t.Helper()
+	cfg, err := config.Parse("c.yaml", t.TempDir(), []byte(fileConfig))
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := gateway.New(context.Background(), cfg, gateway.Options{Definitions: st.Definitions, AdminKeys: []string{adminKey}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	go g.Watch(ctx)
+	srv := httptest.NewServer(g.Handler())
+	t.Cleanup(func() { cancel(); srv.Close() })
+	return g, srv.URL
+}
+
+func admin(t *testing.T, method, url, key, body string) (int, map[string]any) {
+	t.Helper()
+	req, _ := http.NewRequest(method, url, strings.NewReader(body))
+	if key != "" {
+		req.Header.Set("Authorization", "Bearer "+key)
+	}
+	if body != "" {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	var m map[string]any
+	json.Unmarshal(b, &m)
+	return resp.StatusCode, m
+}
+
+const echoDef = `{"kind":"command","description":"stored","tools":{"shout":{"description":"Upper-case","inputSchema":{"type":"object","properties":{"t":{"type":"string"}},"required":["t"]},"argv":["tr","a-z","A-Z"],"stdin":{"direct":"t"}}}}`
+
+func TestAdminAPIRoundTrip(t *testing.T) {
+	st, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "s.db"), sqlite.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	_, base := startGateway(t, st)
+	api := base + "/admin/api/servers"
+
+	if code, _ := admin(t, "GET", api, "", ""); code != 401 {
+		t.Errorf("no key: %d", code)
+	}
+	if code, _ := admin(t, "GET", api, "wrong-key-wrong-key", ""); code != 401 {
+		t.Errorf("wrong key: %d", code)
+	}
+	// Invalid definitions are refused with problems naming the field.
+	code, m := admin(t, "PUT", api+"/notes", adminKey, `{"kind":"command","description":"x","tools":{"t":{"description":"d","argvv":["echo"]}}}`)
+	if code != 400 || !strings.Contains(m["error"].(string), `tools.t.argvv: unknown field "argvv"`) {
+		t.Errorf("invalid: %d %v", code, m)
+	}
+	// A file-defined server cannot be overwritten or deleted.
+	if code, _ := admin(t, "PUT", api+"/filed", adminKey, echoDef); code != 409 {
+		t.Errorf("overwrite file server: %d", code)
+	}
+	if code, _ := admin(t, "DELETE", api+"/filed", adminKey, ""); code != 409 {
+		t.Errorf("delete file server: %d", code)
+	}
+	// Create, then it is served at once.
+	code, m = admin(t, "POST", api, adminKey, `{"slug":"notes","definition":`+echoDef+`}`)
+	if code != 201 || m["slug"] != "notes" {
+		t.Fatalf("create: %d %v", code, m)
+	}
+	if code, _ := admin(t, "POST", api, adminKey, `{"slug":"notes","definition":`+echoDef+`}`); code != 409 {
+		t.Errorf("create twice: %d", code)
+	}
+	cs := connect(t, base+"/mcp/notes", "2025-11-25")
+	r := call(t, cs, "shout", map[string]any{"t": "hi"})
+	if text(t, r) != "HI" {
+		t.Errorf("stored tool: %q", text(t, r))
+	}
+	// A legacy session hears list_changed when the definition changes, and keeps working.
+	changed := make(chan struct{}, 4)
+	c := mcp.NewClient(&mcp.Implementation{Name: "t", Version: "1"}, &mcp.ClientOptions{
+		ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) { changed <- struct{}{} },
+	})
+	cs2, err := c.Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: base + "/mcp/notes"}, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs2.Close()
+	newDef := strings.Replace(echoDef, `"shout"`, `"yell"`, 1)
+	if code, m := admin(t, "PUT", api+"/notes", adminKey, newDef); code != 200 {
+		t.Fatalf("put: %d %v", code, m)
+	}
+	select {
+	case <-changed:
+	case <-time.After(3 * time.Second):
+		t.Error("no tools/list_changed notification")
+	}
+	tools, err := cs2.ListTools(context.Background(), nil)
+	if err != nil || len(tools.Tools) != 1 || tools.Tools[0].Name != "yell" {
+		t.Errorf("after update: %v %v", tools, err)
+	}
+	// Reads and lists.
+	code, m = admin(t, "GET", api+"/notes", adminKey, "")
+	if code != 200 || m["source"] != "store" || m["definition"] == nil {
+		t.Errorf("get: %d %v", code, m)
+	}
+	code, m = admin(t, "GET", api, adminKey, "")
+	if code != 200 || len(m["servers"].([]any)) != 2 {
+		t.Errorf("list: %d %v", code, m)
+	}
+	// Delete: the endpoint is gone.
+	if code, _ := admin(t, "DELETE", api+"/notes", adminKey, ""); code != 204 {
+		t.Errorf("delete: %d", code)
+	}
+	resp, _ := post(t, base+"/mcp/notes", nil, `{"jsonrpc":"2.0","id":1,"method":"ping"}`)
+	if resp.StatusCode != 404 {
+		t.Errorf("deleted server still served: %d", resp.StatusCode)
+	}
+}
+
+func TestAdminAPIOffWithoutKeys(t *testing.T) {
+	cfg, _ := config.Parse("c.yaml", t.TempDir(), []byte(fileConfig))
+	g, err := gateway.New(context.Background(), cfg, gateway.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(g.Handler())
+	defer srv.Close()
+	code, m := admin(t, "GET", srv.URL+"/admin/api/servers", "anything-anything", "")
+	if code != 404 || !strings.Contains(m["error"].(string), "MCPBRIDGE_ADMIN_KEY") {
+		t.Errorf("%d %v", code, m)
+	}
+}
+
+// Two gateways on one PostgreSQL database: a server created through one is served by the
+// other within 2 seconds (LISTEN/NOTIFY, not polling).
+func TestReplicasShareServersOnPostgres(t *testing.T) {
+	if os.Getenv("MCPBRIDGE_TEST_POSTGRES") == "" && os.Getenv("MCPBRIDGE_TEST_NO_POSTGRES") == "1" {
+		t.Skip("MCPBRIDGE_TEST_NO_POSTGRES=1")
+	}
+	url := pgtest.URL(t)
+	var stores []*store.Store
+	for range 2 {
+		st, err := postgres.Open(context.Background(), url, postgres.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer st.Close()
+		stores = append(stores, st)
+	}
+	_, a := startGateway(t, stores[0])
+	_, b := startGateway(t, stores[1])
+	start := time.Now()
+	if code, m := admin(t, "PUT", a+"/admin/api/servers/shared", adminKey, echoDef); code != 201 {
+		t.Fatalf("create on a: %d %v", code, m)
+	}
+	for {
+		resp, _ := post(t, b+"/mcp/shared", nil, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"x","version":"1"}}}`)
+		if resp.StatusCode == 200 {
+			break
+		}
+		if time.Since(start) > 2*time.Second {
+			t.Fatalf("replica b does not serve the new server after %s", time.Since(start))
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	t.Logf("replica b served the new server after %s", time.Since(start))
+	cs := connect(t, b+"/mcp/shared", "2026-07-28")
+	if r := call(t, cs, "shout", map[string]any{"t": "replica"}); text(t, r) != "REPLICA" {
+		t.Errorf("call on b: %q", text(t, r))
+	}
+	// Delete on b: gone on a.
+	if code, _ := admin(t, "DELETE", b+"/admin/api/servers/shared", adminKey, ""); code != 204 {
+		t.Fatal("delete on b")
+	}
+	deadline := time.Now().Add(2 * time.Second)
+	for {
+		resp, _ := post(t, a+"/mcp/shared", nil, `{"jsonrpc":"2.0","id":1,"method":"ping"}`)
+		if resp.StatusCode == 404 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("replica a still serves the deleted server")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
