@@ -10,6 +10,7 @@
 //	go run ./bench                     # defaults: 8 workers, 3 rounds of 3s per target and era
 //	go run ./bench -workers 16 -duration 5s -rounds 5
 //	go run ./bench -count 20000        # fixed number of calls per round instead of a duration
+//	go run ./bench -suite http         # only the HTTP-tool comparison (direct REST vs through mcpbridge)
 package main
 
 import (
@@ -46,6 +47,7 @@ var (
 	count    = flag.Int("count", 0, "calls per round (instead of -duration)")
 	rounds   = flag.Int("rounds", 3, "rounds per target and era; medians are reported")
 	skipRSS  = flag.Bool("skip-rss", false, "skip the idle RSS measurement")
+	suite    = flag.String("suite", "all", "gateway (no-op tool vs bare SDK), http (HTTP tool vs direct REST) or all")
 )
 
 const noopSchema = `{"type":"object","properties":{"x":{"type":"string"}}}`
@@ -196,6 +198,10 @@ func median(xs []float64) float64 {
 func main() {
 	flag.Parse()
 	log.SetFlags(0)
+	if *suite == "http" {
+		runHTTP()
+		return
+	}
 	gw := serve(gatewayServer()) + "/mcp/noop"
 	bare := serve(bareServer())
 	fmt.Printf("mcpbridge bench: no-op tool, %d workers, %d rounds of %s, GOMAXPROCS=%d\n",
@@ -218,6 +224,9 @@ func main() {
 		fmt.Printf("%-11s %-8s %10.0f %7.3fms %7.3fms %7d\n", v, "gateway", median(rg), median(p50g), median(p99g), errsG)
 		fmt.Printf("%-11s %-8s %10.0f %7.3fms %7.3fms %7d\n", v, "bare-sdk", median(rb), median(p50b), median(p99b), errsB)
 		fmt.Printf("%-11s ratio gateway/bare throughput %.2fx (goal >= 0.90x), p50 %+.3fms\n", v, median(rg)/median(rb), median(p50g)-median(p50b))
+	}
+	if *suite == "all" {
+		runHTTP()
 	}
 	if !*skipRSS {
 		rss, err := idleRSS()

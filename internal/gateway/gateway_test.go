@@ -419,10 +419,22 @@ func TestT12_ProtocolErrors(t *testing.T) {
 	if resp.StatusCode != 413 || rpcCode(m) != -32600 {
 		t.Errorf("413: %d %v", resp.StatusCode, m)
 	}
-	// An allowed origin passes.
+	// T9.6, T14.4: an allowed origin passes and gets CORS headers; preflight is answered.
 	resp, _ = post(t, u, map[string]string{"Origin": "https://allowed.example"}, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"x","version":"1"}}}`)
-	if resp.StatusCode != 200 {
-		t.Errorf("allowed origin: %d", resp.StatusCode)
+	if resp.StatusCode != 200 || resp.Header.Get("Access-Control-Allow-Origin") != "https://allowed.example" || !strings.Contains(resp.Header.Get("Access-Control-Expose-Headers"), "Mcp-Session-Id") {
+		t.Errorf("allowed origin: %d %v", resp.StatusCode, resp.Header)
+	}
+	pre, _ := http.NewRequest("OPTIONS", u, nil)
+	pre.Header.Set("Origin", "https://allowed.example")
+	pre.Header.Set("Access-Control-Request-Method", "POST")
+	presp, err := http.DefaultClient.Do(pre)
+	if err != nil || presp.StatusCode != 204 || !strings.Contains(presp.Header.Get("Access-Control-Allow-Headers"), "Mcp-Session-Id") {
+		t.Errorf("preflight: %v %v", presp, err)
+	}
+	pre.Header.Set("Origin", "https://evil.example")
+	presp, _ = http.DefaultClient.Do(pre)
+	if presp.StatusCode != 403 || presp.Header.Get("Access-Control-Allow-Origin") != "" {
+		t.Errorf("evil preflight: %d", presp.StatusCode)
 	}
 	// T12.2: unknown method in a session is -32601.
 	resp, _ = post(t, u, nil, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"x","version":"1"}}}`)

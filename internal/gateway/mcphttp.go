@@ -65,6 +65,19 @@ func (g *Gateway) serveEndpoint(w http.ResponseWriter, r *http.Request, name str
 		writeRPCError(w, http.StatusForbidden, nil, codeInvalidRequest, "origin not allowed: add it to origins in the config to call this server from a browser page")
 		return
 	}
+	if o := r.Header.Get("Origin"); o != "" {
+		h := w.Header()
+		h.Set("Access-Control-Allow-Origin", o)
+		h.Add("Vary", "Origin")
+		h.Set("Access-Control-Expose-Headers", "Mcp-Session-Id, Mcp-Protocol-Version, X-Request-Id")
+		if r.Method == http.MethodOptions {
+			h.Set("Access-Control-Allow-Methods", "GET, POST, DELETE")
+			h.Set("Access-Control-Allow-Headers", "Content-Type, Accept, Authorization, Mcp-Session-Id, Mcp-Protocol-Version, Mcp-Method, Mcp-Name, Last-Event-ID")
+			h.Set("Access-Control-Max-Age", "600")
+			w.WriteHeader(http.StatusNoContent)
+			return
+		}
+	}
 	if r.Method == http.MethodGet && !sse && wantsHTML(r) {
 		http.Redirect(w, r, "/mcp/meta/"+name, http.StatusSeeOther)
 		return
