@@ -611,3 +611,59 @@ servers:
 		t.Errorf("progress = %v, want at least two increasing values", got)
 	}
 }
+
+func initBody(v string) string {
+	return `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"` + v + `","capabilities":{},"clientInfo":{"name":"x","version":"1"}}}`
+}
+
+// sseResult extracts the JSON-RPC message from a (possibly event-stream) response body.
+func sseResult(t *testing.T, resp *http.Response) map[string]any {
+	t.Helper()
+	b, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	s := string(b)
+	if i := strings.Index(s, "data: "); i >= 0 {
+		s = s[i+6:]
+		if j := strings.Index(s, "\n"); j >= 0 {
+			s = s[:j]
+		}
+	}
+	var m map[string]any
+	if err := json.Unmarshal([]byte(s), &m); err != nil {
+		t.Fatalf("not JSON-RPC: %q", b)
+	}
+	return m
+}
+
+// T3: initialize returns server info and capabilities, and negotiates the version.
+func TestT3_Initialize(t *testing.T) {
+	_, srv := newTestGateway(t)
+	u := srv.URL + "/mcp/demo"
+	do := func(v string) map[string]any {
+		req, _ := http.NewRequest("POST", u, strings.NewReader(initBody(v)))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return sseResult(t, resp)["result"].(map[string]any)
+	}
+	r := do("2025-06-18")
+	caps := r["capabilities"].(map[string]any)
+	for _, c := range []string{"tools", "resources", "prompts"} {
+		if caps[c] == nil {
+			t.Errorf("T3.3: capability %s missing: %v", c, caps)
+		}
+	}
+	if r["serverInfo"].(map[string]any)["name"] != "mcpbridge-demo" || r["protocolVersion"] != "2025-06-18" {
+		t.Errorf("T3.1/T3.2: %v", r)
+	}
+	if !strings.Contains(r["instructions"].(string), "Demo <b>tools</b>") {
+		t.Errorf("instructions: %v", r["instructions"])
+	}
+	// T3.2: an unknown version negotiates a supported one.
+	if got := do("1999-01-01")["protocolVersion"]; got == "1999-01-01" || got == nil {
+		t.Errorf("T3.2 unknown version: %v", got)
+	}
+}
