@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 
 	"github.com/mcpbridge/mcpbridge/internal/config"
+	"github.com/mcpbridge/mcpbridge/internal/openapi"
 )
 
 type nopReadCloser struct{ io.Reader }
@@ -105,6 +106,48 @@ func runApp(ctx context.Context, e *env, args []string) error {
 }
 
 func runImport(ctx context.Context, e *env, args []string) error {
-	fmt.Fprintln(e.stderr, "mcpbridge import: not in this build yet")
-	return exitError{1}
+	if len(args) == 0 || args[0] != "openapi" {
+		fmt.Fprintln(e.stderr, "Usage: mcpbridge import openapi SPEC --server NAME [--base-url URL] [--out FILE]")
+		return errUsage
+	}
+	fs := newFlags(e, "import openapi", "SPEC --server NAME [--base-url URL] [--out FILE]")
+	name := fs.String("server", "", "server name for the generated definition (default: from the spec's title)")
+	baseURL := fs.String("base-url", "", "base URL of the API (default: the spec's first server)")
+	desc := fs.String("description", "", "server description (default: from the spec)")
+	out := fs.String("out", "", "write the config here instead of standard output")
+	pos, err := parse(fs, args[1:])
+	if err != nil {
+		return err
+	}
+	if len(pos) != 1 {
+		fs.Usage()
+		return errUsage
+	}
+	spec, err := os.ReadFile(pos[0])
+	if err != nil {
+		return err
+	}
+	if *name != "" && !config.NamePattern.MatchString(*name) {
+		return fmt.Errorf("--server %q: use 1-63 lowercase letters, digits, '-' or '_'", *name)
+	}
+	res, err := openapi.Import(spec, openapi.Options{ServerName: *name, BaseURL: *baseURL, Description: *desc})
+	if err != nil {
+		return fmt.Errorf("importing %s: %w", pos[0], err)
+	}
+	doc, err := res.YAML()
+	if err != nil {
+		return err
+	}
+	for _, w := range res.Warnings {
+		fmt.Fprintf(e.stderr, "warning: %s\n", w)
+	}
+	if *out == "" {
+		_, err = e.stdout.Write(doc)
+		return err
+	}
+	if err := os.WriteFile(*out, doc, 0o644); err != nil {
+		return err
+	}
+	fmt.Fprintf(e.stderr, "wrote %d tools of server %s to %s; check it with: mcpbridge check --config %s\n", len(res.Server.Tools), res.Name, *out, *out)
+	return nil
 }

@@ -1,0 +1,212 @@
+package openapi
+
+import (
+	"errors"
+	"fmt"
+	"net/url"
+	"regexp"
+	"strings"
+)
+
+// Options adjust an import.
+type Options struct {
+	// ServerName is the key of the server in the generated config. Empty: derived from the
+	// spec's info.title (lower case, [a-z0-9_]), or "api".
+	ServerName string
+	// BaseURL overrides the base URL. Empty: the spec's first servers[].url with server
+	// variables replaced by their defaults.
+	BaseURL string
+	// Description overrides the server description. Empty: the spec's info.title.
+	Description string
+}
+
+// methods lists the HTTP methods a path item can hold, in the order OpenAPI lists them.
+var methods = map[string]bool{"get": true, "put": true, "post": true, "delete": true, "options": true, "head": true, "patch": true, "trace": true}
+
+// Import reads an OpenAPI 3.0 or 3.1 document (YAML or JSON) and generates a `kind: http`
+// server with one tool per operation. Operations that cannot be expressed are skipped with a
+// warning; only an unreadable document or an unsupported version is an error.
+func Import(spec []byte, opts Options) (*Result, error) {
+	tree, err := parseDocument(spec)
+	if err != nil {
+		return nil, fmt.Errorf("reading OpenAPI document: %w", err)
+	}
+	root, ok := tree.(*Object)
+	if !ok {
+		return nil, fmt.Errorf("reading OpenAPI document: the top level is %s, expected an object with an \"openapi\" field", describe(tree))
+	}
+	version, err := specVersion(root)
+	if err != nil {
+		return nil, err
+	}
+	im := &importer{root: root, version: version, names: uniqueNames{}, warned: map[string]bool{}, schemes: map[string]bool{}}
+	if strings.HasPrefix(root.str("openapi"), "3.2") {
+		im.warnf("OpenAPI %s is read as 3.1; features new in 3.2 are ignored", root.str("openapi"))
+	}
+
+	name := opts.ServerName
+	if name == "" {
+		name = strings.ToLower(sanitizeName(strings.NewReplacer("-", "_", ".", "_").Replace(root.obj("info").str("title"))))
+		if name == "" {
+			name = "api"
+		}
+	} else if err := checkServerName(name); err != nil {
+		return nil, err
+	}
+	desc := strings.TrimSpace(opts.Description)
+	if desc == "" {
+		desc = truncateText(root.obj("info").str("title"), maxToolDescLen)
+	}
+	server := &Server{Kind: "http", Description: desc, BaseURL: im.baseURL(opts.BaseURL)}
+	im.base = server.BaseURL
+	res := &Result{Name: name, Server: server}
+
+	if paths, ok := root.Get("paths"); ok {
+		pathsObj, isObj := paths.(*Object)
+		if !isObj {
+			return nil, fmt.Errorf("reading OpenAPI document: paths is %s, expected an object", describe(paths))
+		}
+		for path, item := range pathsObj.All {
+			res.Operations += im.importPath(path, item, server)
+		}
+	}
+	if root.Has("webhooks") {
+		im.warnf("webhooks are not imported (they are requests the API sends, not operations an agent can call)")
+	}
+	if len(server.Tools) == 0 {
+		im.warnf("the document has no operations that could be imported")
+	}
+	server.Notes = im.securityNotes()
+	res.Warnings = im.warnings
+	return res, nil
+}
+
+var serverNameRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$`)
+
+func checkServerName(name string) error {
+	if !serverNameRE.MatchString(name) {
+		return fmt.Errorf("server name %q: use 1-64 characters from [A-Za-z0-9_.-], starting with a letter or digit", name)
+	}
+	return nil
+}
+
+// specVersion checks the openapi field and returns "3.0" or "3.1".
+func specVersion(root *Object) (string, error) {
+	if v, ok := root.Get("swagger"); ok {
+		return "", fmt.Errorf("this is a Swagger %v document, which is not supported: convert it to OpenAPI 3 first (for example with swagger2openapi or https://converter.swagger.io) and import the result", v)
+	}
+	v, ok := root.Get("openapi")
+	if !ok {
+		return "", errors.New(`reading OpenAPI document: no "openapi" version field; is this an OpenAPI 3 description?`)
+	}
+	s, _ := v.(string)
+	if n, isNum := v.(Number); isNum {
+		s = string(n) // openapi: 3.0 written without quotes
+	}
+	switch {
+	case strings.HasPrefix(s, "3.0"):
+		return "3.0", nil
+	case strings.HasPrefix(s, "3.1"), strings.HasPrefix(s, "3.2"):
+		return "3.1", nil
+	default:
+		return "", fmt.Errorf("OpenAPI version %v is not supported: use an OpenAPI 3.0 or 3.1 document", v)
+	}
+}
+
+// importer holds the state of one import.
+type importer struct {
+	root     *Object
+	version  string
+	names    uniqueNames
+	warnings []string
+	warned   map[string]bool
+	schemes  map[string]bool // security schemes referenced by imported operations
+	order    []string        // schemes in first-use order
+	base     string          // the server's base URL
+}
+
+func (im *importer) warnf(format string, args ...any) {
+	w := fmt.Sprintf(format, args...)
+	if im.warned[w] {
+		return
+	}
+	im.warned[w] = true
+	im.warnings = append(im.warnings, w)
+}
+
+// baseURL picks the override or the first server URL with its variables substituted.
+func (im *importer) baseURL(override string) string {
+	if override != "" {
+		return strings.TrimRight(override, "/")
+	}
+	servers := im.root.list("servers")
+	if len(servers) == 0 {
+		servers = im.firstOperationServers()
+		if len(servers) == 0 {
+			im.warnf("the document lists no servers: set base_url (or pass a base URL) before using the tools")
+			return ""
+		}
+	}
+	srv, _ := servers[0].(*Object)
+	u := im.serverURL(srv)
+	if u == "" {
+		im.warnf("servers[0] has no url: set base_url before using the tools")
+		return ""
+	}
+	if parsed, err := url.Parse(u); err != nil || !parsed.IsAbs() {
+		im.warnf("server URL %q is not an absolute URL: set base_url to where the API is served", u)
+	}
+	if len(servers) > 1 {
+		im.warnf("the document lists %d servers; using the first (%s)", len(servers), u)
+	}
+	return u
+}
+
+// firstOperationServers returns the servers of the first path item or operation that has
+// some, for documents that declare servers only below the top level.
+func (im *importer) firstOperationServers() []any {
+	for _, item := range im.root.obj("paths").All {
+		pi, err := deref(im.root, item)
+		if err != nil {
+			continue
+		}
+		if l := pi.list("servers"); len(l) > 0 {
+			return l
+		}
+		for key, op := range pi.All {
+			if o, ok := op.(*Object); ok && methods[key] {
+				if l := o.list("servers"); len(l) > 0 {
+					return l
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// serverURL returns a server object's URL with its variables replaced by their defaults,
+// without a trailing slash.
+func (im *importer) serverURL(srv *Object) string {
+	raw := srv.str("url")
+	if raw == "" {
+		return ""
+	}
+	vars := srv.obj("variables")
+	u := serverVarRE.ReplaceAllStringFunc(raw, func(m string) string {
+		name := m[1 : len(m)-1]
+		v := vars.obj(name)
+		def, ok := v.Get("default")
+		if !ok {
+			if enum := v.list("enum"); len(enum) > 0 {
+				def = enum[0]
+			} else {
+				im.warnf("server variable %q in %s has no default: edit base_url", name, raw)
+				return m
+			}
+		}
+		return fmt.Sprint(def)
+	})
+	return strings.TrimRight(u, "/")
+}
+
+var serverVarRE = regexp.MustCompile(`\{[^{}]*\}`)
