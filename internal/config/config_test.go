@@ -56,7 +56,7 @@ func TestProblems(t *testing.T) {
 		{"missing argv and description", "servers:\n  a:\n    kind: command\n    tools:\n      t: {inputSchema: {type: object}}\n", []string{"servers.a.tools.t.description: missing description", "servers.a.tools.t.argv: missing argv"}},
 		{"schema not object", "servers:\n  a:\n    kind: command\n    tools:\n      t: {description: x, argv: [x], inputSchema: {type: string}}\n", []string{"inputSchema.type: an inputSchema must have type: object"}},
 		{"direct names no property", "servers:\n  a:\n    kind: command\n    tools:\n      t: {description: x, argv: [x, {direct: nope}], inputSchema: {type: object}}\n", []string{`c.yaml:5:46: servers.a.tools.t.argv[1].direct: argument "nope" is not a property of inputSchema`}},
-		{"expression reserved", "servers:\n  a:\n    kind: command\n    tools:\n      t: {description: x, argv: [x, {expression: args.a}]}\n", []string{"needs the expression engine"}},
+		{"expression syntax", "servers:\n  a:\n    kind: command\n    tools:\n      t: {description: x, argv: [x, {expression: 'args.a +* 2'}]}\n", []string{"servers.a.tools.t.argv[1].expression: invalid expression: SyntaxError", "at 1:"}},
 		{"arg with two keys", "servers:\n  a:\n    kind: command\n    tools:\n      t: {description: x, argv: [{direct: a, constant: b}]}\n", []string{"expected exactly one of constant, direct or expression"}},
 		{"field of other kind", "servers:\n  a:\n    kind: command\n    base_url: http://x\n", []string{`servers.a.base_url: field "base_url" belongs to kind http, not command`}},
 		{"duplicate key", "servers:\n  a:\n    kind: command\n    kind: http\n", []string{`c.yaml:4:5: servers.a.kind: duplicate key "kind"`}},

@@ -2,6 +2,7 @@ package config
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net"
 	"net/url"
@@ -11,6 +12,8 @@ import (
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"go.yaml.in/yaml/v3"
+
+	"github.com/mcpbridge/mcpbridge/internal/expr"
 )
 
 // Kinds lists the server kinds the config accepts, with the server-level and tool-level fields
@@ -26,9 +29,25 @@ var kinds = map[string]struct{ server, tool []string }{
 	},
 }
 
-// ExpressionsSupported reports whether {expression: ...} may be used; it is set by the
-// expression engine when it is linked in.
-var ExpressionsSupported = false
+// ExpressionsSupported reports whether {expression: ...} may be used. It is true: the
+// sandboxed expression engine (internal/expr) is always built in, and every expression is
+// compiled when the config is checked so syntax errors are reported with their position.
+var ExpressionsSupported = true
+
+// checkExpression compiles src and returns a problem message, or "".
+func checkExpression(path, src string) string {
+	if !ExpressionsSupported {
+		return "{expression: ...} needs the expression engine, which this build does not include; use {direct: ARG} or a constant"
+	}
+	if _, err := expr.Compile(path, src); err != nil {
+		var ee *expr.Error
+		if errors.As(err, &ee) {
+			return fmt.Sprintf("invalid expression: %s: %s at %d:%d of the expression", ee.Name, ee.Msg, ee.Line, ee.Column)
+		}
+		return "invalid expression: " + err.Error()
+	}
+	return ""
+}
 
 func (c *Config) validate(file string, root *yaml.Node) Problems {
 	var ps Problems
@@ -240,8 +259,10 @@ func Expand(text string, args map[string]string) string {
 }
 
 func validateArg(file, path string, a Arg) Problems {
-	if a.Source == ArgExpression && !ExpressionsSupported {
-		return Problems{{File: file, Path: path, Msg: "{expression: ...} needs the expression engine, which this build does not include; use {direct: ARG} or a constant"}}
+	if a.Source == ArgExpression {
+		if msg := checkExpression(path, a.Expression); msg != "" {
+			return Problems{{File: file, Path: path + ".expression", Msg: msg}}
+		}
 	}
 	return nil
 }
@@ -347,8 +368,8 @@ func validateHTTPTool(file, tp string, t *Tool) Problems {
 		}
 		if m.Expression != "" {
 			n++
-			if !ExpressionsSupported {
-				add(mp+".expression", "expressions need the expression engine, which this build does not include")
+			if msg := checkExpression(mp+".expression", m.Expression); msg != "" {
+				add(mp+".expression", "%s", msg)
 			}
 		}
 		if n != 1 {
@@ -362,6 +383,11 @@ func validateHTTPTool(file, tp string, t *Tool) Problems {
 		}
 		if m.In == "body" && t.Body == "" {
 			add(mp+".in", "a body mapping needs body: json or body: form on the tool")
+		}
+	}
+	if t.Response != nil && t.Response.Expression != "" {
+		if msg := checkExpression(tp+".response.expression", t.Response.Expression); msg != "" {
+			add(tp+".response.expression", "%s", msg)
 		}
 	}
 	for _, seg := range pathVar.FindAllStringSubmatch(t.Path, -1) {

@@ -63,6 +63,14 @@ servers:
         description: prints its args one per line
         inputSchema: {type: object, properties: {list: {type: array, items: {type: string}}, obj: {type: object}, flag: {type: boolean}, num: {type: number}}}
         argv: [printf, '%s\n', {direct: list}, {direct: obj}, {direct: flag}, {direct: num}]
+      shout:
+        description: upper-cases through an expression
+        inputSchema: {type: object, properties: {a: {type: string}}, required: [a]}
+        argv: [echo, {expression: "args.a.toUpperCase() + '!'"}]
+      badexpr:
+        description: an expression that throws
+        inputSchema: {type: object}
+        argv: [echo, {expression: "args.missing.deeper"}]
       envtool:
         description: prints env
         inputSchema: {type: object, properties: {v: {type: string}}}
@@ -154,7 +162,7 @@ func TestT8_FullFlowEveryEra(t *testing.T) {
 				}
 				names = append(names, tool.Name)
 			}
-			want := "args big binary count echo envtool fail slow"
+			want := "args badexpr big binary count echo envtool fail shout slow"
 			if strings.Join(names, " ") != want {
 				t.Errorf("tools = %v, want %s", names, want)
 			}
@@ -230,6 +238,14 @@ func TestT5_ToolCalls(t *testing.T) {
 			r = call(t, cs, "args", map[string]any{})
 			if r.IsError || text(t, r) != "\n" {
 				t.Errorf("empty args = %q", text(t, r))
+			}
+			r = call(t, cs, "shout", map[string]any{"a": "hey"})
+			if text(t, r) != "HEY!\n" {
+				t.Errorf("expression argv: %q", text(t, r))
+			}
+			r = call(t, cs, "badexpr", map[string]any{})
+			if !r.IsError || !strings.Contains(text(t, r), "TypeError") || !strings.Contains(text(t, r), "1:") {
+				t.Errorf("expression error: %q", text(t, r))
 			}
 			r = call(t, cs, "count", map[string]any{"text": "one two three"})
 			if strings.TrimSpace(text(t, r)) != "3" {

@@ -26,23 +26,13 @@ import (
 	"github.com/mcpbridge/mcpbridge/internal/auth"
 	"github.com/mcpbridge/mcpbridge/internal/backend"
 	"github.com/mcpbridge/mcpbridge/internal/config"
+	"github.com/mcpbridge/mcpbridge/internal/expr"
 )
 
 func init() { backend.Register("command", Open) }
 
 // stderrTail is how much of the end of stderr a failed call reports.
 const stderrTail = 2048
-
-// Evaluator evaluates {expression: ...} argv elements. It is nil until an expression engine
-// is linked in (see SetEvaluator).
-type Evaluator interface {
-	Eval(ctx context.Context, src string, vars map[string]any) (any, error)
-}
-
-var evaluator Evaluator
-
-// SetEvaluator installs the engine that evaluates {expression: ...} elements.
-func SetEvaluator(e Evaluator) { evaluator = e }
 
 // Backend runs the tools of one command server.
 type Backend struct {
@@ -54,6 +44,7 @@ type Backend struct {
 
 type tool struct {
 	name      string
+	programs  map[string]*expr.Program // compiled {expression: ...} elements, by source
 	argv      []config.Arg
 	stdin     *config.Arg
 	env       map[string]config.Arg
@@ -75,6 +66,11 @@ func Open(ctx context.Context, s *config.Server, deps backend.Deps) (backend.Bac
 			maxOutput: firstInt(t.MaxOutput, config.DefaultMaxOutput),
 		}
 		b.list = append(b.list, backend.ToolFromConfig(name, t))
+	}
+	for name, t := range b.tools {
+		if err := t.compile(); err != nil {
+			return nil, fmt.Errorf("tool %s: %w", name, err)
+		}
 	}
 	if s.AutoDiscover {
 		desc := s.Description
@@ -156,6 +152,29 @@ func (b *Backend) CallTool(ctx context.Context, _ auth.Principal, name string, r
 	return b.run(ctx, t, argv, stdin, env), nil
 }
 
+// compile compiles the tool's {expression: ...} elements once.
+func (t *tool) compile() error {
+	t.programs = map[string]*expr.Program{}
+	all := append([]config.Arg{}, t.argv...)
+	if t.stdin != nil {
+		all = append(all, *t.stdin)
+	}
+	for _, a := range t.env {
+		all = append(all, a)
+	}
+	for _, a := range all {
+		if a.Source != config.ArgExpression || t.programs[a.Expression] != nil {
+			continue
+		}
+		p, err := expr.Compile(t.name, a.Expression)
+		if err != nil {
+			return err
+		}
+		t.programs[a.Expression] = p
+	}
+	return nil
+}
+
 // buildArgv maps the argv elements to strings.
 func (t *tool) buildArgv(ctx context.Context, args map[string]any) ([]string, error) {
 	var out []string
@@ -194,12 +213,13 @@ func (t *tool) value(ctx context.Context, a config.Arg, args map[string]any) ([]
 		}
 		v = x
 	case config.ArgExpression:
-		if evaluator == nil {
-			return nil, errors.New("expressions are not supported by this build")
+		p := t.programs[a.Expression]
+		if p == nil {
+			return nil, errors.New("expression was not compiled")
 		}
-		x, err := evaluator.Eval(ctx, a.Expression, map[string]any{"args": args})
+		x, err := p.Eval(ctx, map[string]any{"args": args}, expr.Limits{})
 		if err != nil {
-			return nil, fmt.Errorf("expression: %w", err)
+			return nil, fmt.Errorf("%w", err)
 		}
 		if x == nil {
 			return nil, nil

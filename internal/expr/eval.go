@@ -1,0 +1,288 @@
+package expr
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/dop251/goja"
+)
+
+// Default limits used when a field of [Limits] is zero.
+const (
+	DefaultTimeout   = 100 * time.Millisecond
+	DefaultMaxMemory = 32 << 20
+)
+
+// Limits bounds one evaluation. The zero value means the defaults.
+type Limits struct {
+	// Timeout bounds the wall-clock time of one evaluation. If zero, DefaultTimeout is used.
+	// The context deadline, if earlier, applies too.
+	Timeout time.Duration
+	// MaxMemory bounds the heap growth during one evaluation, in bytes. If zero,
+	// DefaultMaxMemory is used. See the package documentation for how it is enforced.
+	MaxMemory int64
+}
+
+func (l Limits) withDefaults() Limits {
+	if l.Timeout <= 0 {
+		l.Timeout = DefaultTimeout
+	}
+	if l.MaxMemory <= 0 {
+		l.MaxMemory = DefaultMaxMemory
+	}
+	return l
+}
+
+// Eval runs the program with vars as its variables and returns the result as a JSON-like Go
+// value (nil, bool, int64, float64, string, time.Time, []any, map[string]any).
+//
+// vars must hold JSON-like values (nil, bool, any Go integer or float, json.Number, string,
+// time.Time, []any, map[string]any, other slices and string-keyed maps of those) or [Func]
+// values; they are copied into plain JavaScript values, so the program cannot modify the
+// caller's data. For a [Compile] program every key must be a JavaScript identifier; for a
+// [CompileFunction] program every key must be one of its parameters.
+//
+// Every failure is an [*Error]. Eval is safe for concurrent use.
+func (p *Program) Eval(ctx context.Context, vars map[string]any, lim Limits) (any, error) {
+	lim = lim.withDefaults()
+	if err := ctx.Err(); err != nil {
+		return nil, p.contextError(err)
+	}
+	c, err := p.compiledFor(vars)
+	if err != nil {
+		return nil, err
+	}
+	e, err := getEnv()
+	if err != nil {
+		return nil, &Error{Program: p.name, Kind: KindRuntime, Msg: err.Error(), Err: err}
+	}
+	res, clean, err := p.run(ctx, e, c, vars, lim)
+	if clean {
+		putEnv(e)
+	}
+	if err != nil {
+		if _, ok := err.(*Error); !ok {
+			err = &Error{Program: p.name, Kind: KindRuntime, Msg: err.Error(), Err: err}
+		}
+	}
+	return res, err
+}
+
+// compiledFor returns the compilation matching the variable names of vars.
+func (p *Program) compiledFor(vars map[string]any) (*compiled, error) {
+	if p.mode == modeFunction {
+		for k := range vars {
+			if !slices.Contains(p.params, k) {
+				return nil, &Error{Program: p.name, Kind: KindInput, Msg: fmt.Sprintf("variable %q is not a parameter of this function (parameters: %v)", k, p.params)}
+			}
+		}
+		return p.fixed, nil
+	}
+	if c := p.last.Load(); c != nil && sameNames(c.names, vars) {
+		return c, nil
+	}
+	names := make([]string, 0, len(vars))
+	for k := range vars {
+		names = append(names, k)
+	}
+	slices.Sort(names)
+	c, err := p.forNames(names)
+	if err != nil {
+		return nil, err
+	}
+	p.last.Store(c)
+	return c, nil
+}
+
+func sameNames(names []string, vars map[string]any) bool {
+	if len(names) != len(vars) {
+		return false
+	}
+	for _, n := range names {
+		if _, ok := vars[n]; !ok {
+			return false
+		}
+	}
+	return true
+}
+
+// run evaluates c on e. clean reports whether e can go back to the pool.
+func (p *Program) run(ctx context.Context, e *env, c *compiled, vars map[string]any, lim Limits) (res any, clean bool, err error) {
+	fn, ferr := e.function(c)
+	if ferr != nil {
+		return nil, false, &Error{Program: p.name, Kind: KindRuntime, Msg: ferr.Error(), Err: ferr}
+	}
+	conv := converter{e: e}
+	args := make([]goja.Value, len(c.names))
+	for i, n := range c.names {
+		v, ok := vars[n]
+		if !ok {
+			args[i] = goja.Undefined()
+			continue
+		}
+		jv, cerr := conv.toJS(v, 0)
+		if cerr != nil {
+			return nil, true, &Error{Program: p.name, Kind: KindInput, Msg: "variable " + n + cerr.Error(), Err: cerr}
+		}
+		args[i] = jv
+	}
+
+	// Arm the guards: the timer, the context and the memory watchdog.
+	e.mu.Lock()
+	e.done, e.cause = false, nil
+	e.mu.Unlock()
+	e.maxBytes = lim.MaxMemory
+	e.timer.Reset(lim.Timeout)
+	stopCtx := func() bool { return true }
+	if ctx.Done() != nil {
+		stopCtx = context.AfterFunc(ctx, func() { e.interrupt(p.contextError(ctx.Err())) })
+	}
+	watch.add(e, lim.MaxMemory)
+
+	res, err, panicked := p.safeCall(e, fn, args)
+
+	// Disarm. Once done is set no guard can interrupt any more, so ClearInterrupt (in
+	// putEnv) cannot race with a late Interrupt.
+	watch.remove(e)
+	timerStopped := e.timer.Stop()
+	ctxStopped := stopCtx()
+	e.mu.Lock()
+	e.done = true
+	cause := e.cause
+	e.mu.Unlock()
+	clean = cause == nil && timerStopped && ctxStopped && !panicked
+	if cause != nil {
+		if cause.Kind == KindTimeout && cause.Err == nil {
+			cause.Msg = fmt.Sprintf("exceeded the time limit of %v", lim.Timeout)
+		}
+		var ie *goja.InterruptedError
+		errors.As(err, &ie)
+		res, err = nil, p.withStackPosition(cause, ie)
+	}
+	return res, clean, err
+}
+
+// safeCall is call with panics turned into errors; a runtime that panicked is not reused.
+func (p *Program) safeCall(e *env, fn goja.Callable, args []goja.Value) (res any, err error, panicked bool) {
+	defer func() {
+		if r := recover(); r != nil {
+			res, err, panicked = nil, &Error{Program: p.name, Kind: KindRuntime, Msg: fmt.Sprintf("internal error: %v", r)}, true
+		}
+	}()
+	res, err = p.call(e, fn, args)
+	return res, err, false
+}
+
+// call invokes the wrapper function and converts its result inside the guarded region.
+func (p *Program) call(e *env, fn goja.Callable, args []goja.Value) (any, error) {
+	v, err := fn(goja.Undefined(), args...)
+	if err != nil {
+		return nil, p.jsError(err)
+	}
+	var out any
+	var cerr error
+	if ex := e.rt.Try(func() { out, cerr = (&converter{e: e}).fromJS(v, 0, nil) }); ex != nil {
+		return nil, p.jsError(ex)
+	}
+	if cerr != nil {
+		var ie *goja.InterruptedError
+		if errors.As(cerr, &ie) {
+			return nil, cerr
+		}
+		return nil, &Error{Program: p.name, Kind: KindResult, Msg: "result" + cerr.Error(), Err: cerr}
+	}
+	return out, nil
+}
+
+// onTimeout is the timer callback of env.
+func (e *env) onTimeout() {
+	e.interrupt(&Error{Kind: KindTimeout, Msg: "exceeded the time limit"})
+}
+
+// interrupt stops the current evaluation with cause, unless it already finished or was
+// already interrupted.
+func (e *env) interrupt(cause *Error) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.done || e.cause != nil {
+		return
+	}
+	e.cause = cause
+	e.rt.Interrupt(cause)
+}
+
+func (p *Program) contextError(err error) *Error {
+	if errors.Is(err, context.DeadlineExceeded) {
+		return &Error{Program: p.name, Kind: KindTimeout, Msg: "exceeded the context deadline", Err: err}
+	}
+	return &Error{Program: p.name, Kind: KindCanceled, Msg: "evaluation canceled", Err: err}
+}
+
+// withStackPosition returns a copy of cause with the program name and the position where
+// the evaluation was interrupted.
+func (p *Program) withStackPosition(cause *Error, ie *goja.InterruptedError) *Error {
+	out := *cause
+	out.Program = p.name
+	if ie != nil {
+		out.Line, out.Column, out.SourceLine = p.stackPosition(ie.Stack())
+	}
+	return &out
+}
+
+// stackPosition returns the position of the innermost frame inside this program.
+func (p *Program) stackPosition(frames []goja.StackFrame) (int, int, string) {
+	for _, f := range frames {
+		if f.SrcName() != p.name {
+			continue
+		}
+		pos := f.Position()
+		if pos.Line > 0 {
+			return p.position(pos.Line, pos.Column)
+		}
+	}
+	return 0, 0, ""
+}
+
+// jsError converts an error returned by goja into an *Error.
+func (p *Program) jsError(err error) error {
+	var ie *goja.InterruptedError
+	if errors.As(err, &ie) {
+		return ie // the caller replaces it with the recorded cause
+	}
+	var so *goja.StackOverflowError
+	if errors.As(err, &so) {
+		e := &Error{Program: p.name, Kind: KindRuntime, Name: "RangeError", Msg: "Maximum call stack size exceeded", Err: err}
+		e.Line, e.Column, e.SourceLine = p.stackPosition(so.Stack())
+		return e
+	}
+	var ex *goja.Exception
+	if errors.As(err, &ex) {
+		e := &Error{Program: p.name, Kind: KindRuntime}
+		e.Name, e.Msg = describeThrown(ex.Value())
+		e.Line, e.Column, e.SourceLine = p.stackPosition(ex.Stack())
+		return e
+	}
+	return &Error{Program: p.name, Kind: KindRuntime, Msg: err.Error(), Err: err}
+}
+
+// describeThrown returns the name and message of a thrown value.
+func describeThrown(v goja.Value) (name, msg string) {
+	defer func() {
+		if recover() != nil {
+			name, msg = "", "uncaught exception"
+		}
+	}()
+	if v == nil {
+		return "", "undefined"
+	}
+	if obj, ok := v.(*goja.Object); ok {
+		n, m := obj.Get("name"), obj.Get("message")
+		if n != nil && !goja.IsUndefined(n) && m != nil && !goja.IsUndefined(m) {
+			return n.String(), m.String()
+		}
+	}
+	return "", "uncaught " + v.String()
+}

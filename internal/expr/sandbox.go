@@ -1,0 +1,233 @@
+package expr
+
+import (
+	"fmt"
+	"runtime"
+	"sync"
+	"time"
+
+	"github.com/dop251/goja"
+)
+
+// maxCallStack bounds JavaScript recursion; deeper calls fail with a RangeError instead of
+// growing the Go stack until the process dies.
+const maxCallStack = 2048
+
+// maxCachedFuncs bounds the per-runtime cache of instantiated program functions.
+const maxCachedFuncs = 512
+
+// removedGlobals are the globals taken out of the sandbox: eval (code from strings), and the
+// binary buffers whose constructors allocate their whole size in one uninterruptible call.
+var removedGlobals = []string{
+	"eval", "ArrayBuffer", "SharedArrayBuffer", "DataView", "Int8Array", "Uint8Array",
+	"Uint8ClampedArray", "Int16Array", "Uint16Array", "Int32Array", "Uint32Array",
+	"Float32Array", "Float64Array", "BigInt64Array", "BigUint64Array", "WebAssembly",
+}
+
+// hardenJS makes the built-ins immutable: a few prototype properties that scripts commonly
+// shadow by assignment (err.name = ..., obj.toString = ...) become accessors that define an own
+// property on the receiver, then every object reachable from the global object and the hidden
+// intrinsics (generator, async and iterator prototypes) is frozen, the global object last.
+// Together with strict mode this means no evaluation can leave state for the next one.
+const hardenJS = `(function () {
+  "use strict";
+  const hasOwn = Object.prototype.hasOwnProperty;
+  const defineProperty = Object.defineProperty;
+  function enableOverride(obj, key) {
+    const d = Object.getOwnPropertyDescriptor(obj, key);
+    if (!d || !("value" in d)) return;
+    const value = d.value;
+    defineProperty(obj, key, {
+      get: function () { return value; },
+      set: function (v) {
+        if (this === obj) throw new TypeError("Cannot assign to read only property '" + String(key) + "' of a built-in object");
+        if (hasOwn.call(this, key)) { this[key] = v; return; }
+        defineProperty(this, key, { value: v, writable: true, enumerable: true, configurable: true });
+      },
+      enumerable: d.enumerable,
+      configurable: false,
+    });
+  }
+  for (const k of ["constructor", "toString", "valueOf", "toLocaleString"]) enableOverride(Object.prototype, k);
+  for (const E of [Error, TypeError, RangeError, SyntaxError, ReferenceError, EvalError, URIError]) {
+    for (const k of ["constructor", "name", "message", "toString"]) enableOverride(E.prototype, k);
+  }
+  for (const k of ["constructor", "toString"]) enableOverride(Function.prototype, k);
+
+  const roots = [
+    globalThis,
+    Object.getPrototypeOf(function* () {}),
+    Object.getPrototypeOf((function* () {})()),
+    Object.getPrototypeOf(async function () {}),
+    Object.getPrototypeOf([][Symbol.iterator]()),
+    Object.getPrototypeOf(new Map()[Symbol.iterator]()),
+    Object.getPrototypeOf(new Set()[Symbol.iterator]()),
+    Object.getPrototypeOf(""[Symbol.iterator]()),
+    Object.getPrototypeOf(/x/[Symbol.matchAll]("x")),
+    Object.getPrototypeOf(function () { return arguments; }()),
+  ];
+  const seen = new Set();
+  const todo = roots.slice();
+  const order = [];
+  while (todo.length > 0) {
+    const o = todo.pop();
+    if (o === null || (typeof o !== "object" && typeof o !== "function") || seen.has(o)) continue;
+    seen.add(o);
+    order.push(o);
+    todo.push(Object.getPrototypeOf(o));
+    const keys = Reflect.ownKeys(o);
+    for (let i = 0; i < keys.length; i++) {
+      const d = Reflect.getOwnPropertyDescriptor(o, keys[i]);
+      if (d === undefined) continue;
+      if ("value" in d) todo.push(d.value); else { todo.push(d.get); todo.push(d.set); }
+    }
+  }
+  for (let i = 0; i < order.length; i++) if (order[i] !== globalThis) Object.freeze(order[i]);
+  Object.freeze(globalThis);
+})()`
+
+// hardenProgram is compiled once for all runtimes.
+var hardenProgram = goja.MustCompile("harden.js", hardenJS, true)
+
+// env is one pooled goja runtime with its per-runtime state. An env is used by one
+// evaluation at a time.
+type env struct {
+	rt    *goja.Runtime
+	date  goja.Value                      // the Date constructor, for time.Time inputs
+	funcs map[*goja.Program]goja.Callable // instantiated wrapper functions
+
+	// maxBytes bounds single-call string growth (repeat, padStart, padEnd) for the
+	// current evaluation.
+	maxBytes int64
+
+	// Interruption state of the current evaluation.
+	mu    sync.Mutex
+	done  bool
+	cause *Error
+	timer *time.Timer
+
+	// Watchdog bookkeeping, guarded by the watchdog's mutex.
+	limit    int64
+	sampled  bool
+	baseLive uint64
+	baseHeap uint64
+}
+
+// envPool holds idle runtimes. It is a bounded free list rather than a sync.Pool because a
+// runtime is expensive to build (the hardening walk) and sync.Pool drops its contents at
+// every other garbage collection.
+var envPool = make(chan *env, max(8, 4*runtime.GOMAXPROCS(0)))
+
+// getEnv returns a pooled runtime or a new one.
+func getEnv() (*env, error) {
+	select {
+	case e := <-envPool:
+		return e, nil
+	default:
+		return newEnv()
+	}
+}
+
+// putEnv returns a runtime that finished cleanly to the pool (or drops it when the pool is
+// full).
+func putEnv(e *env) {
+	e.rt.ClearInterrupt()
+	select {
+	case envPool <- e:
+	default:
+	}
+}
+
+func newEnv() (*env, error) {
+	rt := goja.New()
+	rt.SetMaxCallStackSize(maxCallStack)
+	e := &env{rt: rt, funcs: make(map[*goja.Program]goja.Callable)}
+	global := rt.GlobalObject()
+	for _, n := range removedGlobals {
+		if err := global.Delete(n); err != nil {
+			return nil, fmt.Errorf("preparing sandbox: removing %s: %w", n, err)
+		}
+	}
+	if err := e.guardStringGrowth(); err != nil {
+		return nil, fmt.Errorf("preparing sandbox: %w", err)
+	}
+	e.date = rt.Get("Date")
+	if _, err := rt.RunProgram(hardenProgram); err != nil {
+		return nil, fmt.Errorf("preparing sandbox: freezing built-ins: %w", err)
+	}
+	e.timer = time.AfterFunc(time.Hour, e.onTimeout)
+	e.timer.Stop()
+	return e, nil
+}
+
+// guardStringGrowth wraps the String methods that allocate a whole result in one native call
+// (which Runtime.Interrupt cannot stop) so results larger than the memory limit throw.
+func (e *env) guardStringGrowth() error {
+	proto := e.rt.Get("String").ToObject(e.rt).Get("prototype").ToObject(e.rt)
+	type sizer func(this string, args []goja.Value) float64
+	guards := map[string]sizer{
+		"repeat": func(this string, args []goja.Value) float64 {
+			return float64(len(this)) * argFloat(args, 0)
+		},
+		"padStart": func(_ string, args []goja.Value) float64 { return argFloat(args, 0) },
+		"padEnd":   func(_ string, args []goja.Value) float64 { return argFloat(args, 0) },
+	}
+	for name, size := range guards {
+		orig, ok := goja.AssertFunction(proto.Get(name))
+		if !ok {
+			return fmt.Errorf("String.prototype.%s is not a function", name)
+		}
+		fn := func(call goja.FunctionCall) goja.Value {
+			if goja.IsUndefined(call.This) || goja.IsNull(call.This) {
+				panic(e.rt.NewTypeError("String.prototype.%s called on null or undefined", name))
+			}
+			if n := size(call.This.String(), call.Arguments); n > float64(e.maxBytes) {
+				panic(e.rangeError(fmt.Sprintf("Invalid string length: String.prototype.%s would build %.0f bytes, over the memory limit of %d bytes", name, n, e.maxBytes)))
+			}
+			v, err := orig(call.This, call.Arguments...)
+			if err != nil {
+				panic(err)
+			}
+			return v
+		}
+		if err := proto.DefineDataProperty(name, e.rt.ToValue(fn), goja.FLAG_TRUE, goja.FLAG_TRUE, goja.FLAG_FALSE); err != nil {
+			return fmt.Errorf("wrapping String.prototype.%s: %w", name, err)
+		}
+	}
+	return nil
+}
+
+func argFloat(args []goja.Value, i int) float64 {
+	if i >= len(args) {
+		return 0
+	}
+	return args[i].ToFloat()
+}
+
+func (e *env) rangeError(msg string) *goja.Object {
+	obj, err := e.rt.New(e.rt.Get("RangeError"), e.rt.ToValue(msg))
+	if err != nil {
+		return e.rt.NewTypeError(msg)
+	}
+	return obj
+}
+
+// function returns the wrapper function of c instantiated in this runtime.
+func (e *env) function(c *compiled) (goja.Callable, error) {
+	if fn, ok := e.funcs[c.prog]; ok {
+		return fn, nil
+	}
+	v, err := e.rt.RunProgram(c.prog)
+	if err != nil {
+		return nil, fmt.Errorf("instantiating program: %w", err)
+	}
+	fn, ok := goja.AssertFunction(v)
+	if !ok {
+		return nil, fmt.Errorf("instantiating program: wrapper is %s, not a function", v)
+	}
+	if len(e.funcs) >= maxCachedFuncs {
+		clear(e.funcs)
+	}
+	e.funcs[c.prog] = fn
+	return fn, nil
+}
