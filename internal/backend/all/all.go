@@ -3,4 +3,5 @@ package all
 
 import (
 	_ "github.com/mcpbridge/mcpbridge/internal/backend/command" // kind: command
+	_ "github.com/mcpbridge/mcpbridge/internal/backend/httpapi" // kind: http
 )

@@ -1,0 +1,190 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log"
+	"net/http"
+	"os"
+	"sort"
+	"sync"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcpbridge/mcpbridge/internal/config"
+	"github.com/mcpbridge/mcpbridge/internal/gateway"
+)
+
+// restServer is the upstream REST endpoint: GET /users/{id} answers a small JSON object.
+func restServer() string {
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /users/{id}", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		json.NewEncoder(w).Encode(map[string]any{"id": r.PathValue("id"), "name": "Ada", "verbose": r.URL.Query().Get("verbose") == "true"})
+	})
+	return serve(mux)
+}
+
+func httpGateway(upstream string) string {
+	cfg, err := config.Parse("bench-http.yaml", os.TempDir(), []byte(fmt.Sprintf(`
+servers:
+  users:
+    kind: http
+    description: Users API
+    base_url: %s
+    allow_private: true
+    tools:
+      get_user:
+        description: Get a user by id
+        inputSchema: {type: object, properties: {id: {type: string}, verbose: {type: boolean}}, required: [id]}
+        method: GET
+        path: /users/{id}
+        mappings:
+          - {field: id, in: path, direct: id}
+          - {field: verbose, in: query, direct: verbose}
+`, upstream)))
+	if err != nil {
+		log.Fatalf("http bench config: %v", err)
+	}
+	g, err := gateway.New(context.Background(), cfg, gateway.Options{})
+	if err != nil {
+		log.Fatalf("http bench gateway: %v", err)
+	}
+	return serve(g.Handler()) + "/mcp/users"
+}
+
+// runHTTP compares an HTTP tool through mcpbridge with calling the REST endpoint directly,
+// at 1 and 16 concurrent clients, and checks that open descriptors return to baseline.
+func runHTTP() {
+	up := restServer()
+	gw := httpGateway(up)
+	fmt.Printf("\nHTTP tool (GET /users/{id} on loopback), %d rounds, median of rounds\n", *rounds)
+	fmt.Printf("%-7s %-26s %10s %9s %9s %7s\n", "clients", "target", "calls/s", "p50", "p99", "errors")
+	for _, n := range []int{1, 16} {
+		direct := func() result { return loadFunc(n, directCaller(up)) }
+		through := func() result { return loadFunc(n, mcpCaller(gw, n)) }
+		direct()
+		through()
+		var rd, rg, p50d, p50g, p99d, p99g []float64
+		errsD, errsG := 0, 0
+		for range *rounds {
+			d := direct()
+			g := through()
+			rd, rg = append(rd, d.rate()), append(rg, g.rate())
+			p50d, p50g = append(p50d, ms(d.pct(.5))), append(p50g, ms(g.pct(.5)))
+			p99d, p99g = append(p99d, ms(d.pct(.99))), append(p99g, ms(g.pct(.99)))
+			errsD += d.errors
+			errsG += g.errors
+		}
+		fmt.Printf("%-7d %-26s %10.0f %7.3fms %7.3fms %7d\n", n, "direct REST", median(rd), median(p50d), median(p99d), errsD)
+		fmt.Printf("%-7d %-26s %10.0f %7.3fms %7.3fms %7d\n", n, "mcpbridge (2026-07-28)", median(rg), median(p50g), median(p99g), errsG)
+		fmt.Printf("%-7d added p50 %.3fms (goal <= 0.3ms with 1 client); throughput %.0f calls/s (goal >= 3000 with 16)\n",
+			n, median(p50g)-median(p50d), median(rg))
+	}
+	before := openFDs()
+	call := mcpCaller(gw, 16)
+	r := loadCount(16, 20000, call)
+	time.Sleep(200 * time.Millisecond)
+	after := openFDs()
+	fmt.Printf("descriptors: %d before, %d after 20,000 calls through mcpbridge (%d errors)\n", before, after, r.errors)
+}
+
+type caller func(worker int) error
+
+func directCaller(base string) caller {
+	c := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 64}}
+	return func(int) error {
+		resp, err := c.Get(base + "/users/42?verbose=true")
+		if err != nil {
+			return err
+		}
+		_, err = io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != 200 {
+			return fmt.Errorf("status %d", resp.StatusCode)
+		}
+		return err
+	}
+}
+
+// mcpCaller returns a caller with one stateless (2026-07-28) session per worker.
+func mcpCaller(url string, workers int) caller {
+	hc := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 64}}
+	sessions := make([]*mcp.ClientSession, workers)
+	for i := range sessions {
+		c := mcp.NewClient(&mcp.Implementation{Name: "bench", Version: "1"}, nil)
+		cs, err := c.Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: url, HTTPClient: hc, DisableStandaloneSSE: true}, &mcp.ClientSessionOptions{ProtocolVersion: "2026-07-28"})
+		if err != nil {
+			log.Fatalf("connect %s: %v", url, err)
+		}
+		sessions[i] = cs
+	}
+	args := map[string]any{"id": "42", "verbose": true}
+	return func(w int) error {
+		res, err := sessions[w].CallTool(context.Background(), &mcp.CallToolParams{Name: "get_user", Arguments: args})
+		if err != nil {
+			return err
+		}
+		if res.IsError {
+			return fmt.Errorf("tool error")
+		}
+		return nil
+	}
+}
+
+func loadFunc(workers int, call caller) result {
+	return loadRun(workers, 0, *duration, call)
+}
+
+func loadCount(workers, n int, call caller) result {
+	return loadRun(workers, n, 0, call)
+}
+
+func loadRun(workers, n int, d time.Duration, call caller) result {
+	var mu sync.Mutex
+	var all []time.Duration
+	errs := 0
+	var wg sync.WaitGroup
+	start := time.Now()
+	per := 0
+	if n > 0 {
+		per = n / workers
+	}
+	for w := range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			var lat []time.Duration
+			e := 0
+			for i := 0; ; i++ {
+				if n > 0 && i >= per || n == 0 && time.Since(start) > d {
+					break
+				}
+				t0 := time.Now()
+				if err := call(w); err != nil {
+					e++
+				}
+				lat = append(lat, time.Since(t0))
+			}
+			mu.Lock()
+			all = append(all, lat...)
+			errs += e
+			mu.Unlock()
+		}()
+	}
+	wg.Wait()
+	sort.Slice(all, func(i, j int) bool { return all[i] < all[j] })
+	return result{calls: len(all), errors: errs, secs: time.Since(start).Seconds(), lat: all}
+}
+
+func openFDs() int {
+	ents, err := os.ReadDir("/proc/self/fd")
+	if err != nil {
+		return -1
+	}
+	return len(ents)
+}
+
