@@ -259,7 +259,16 @@ type minLevel struct {
 }
 
 func (h minLevel) Enabled(ctx context.Context, l slog.Level) bool {
-	return l >= h.min && h.Handler.Enabled(ctx, l)
+	return l >= h.min && h.Handler.Enabled(ctx, min(l, slog.LevelWarn))
+}
+
+// Handle logs the SDK's errors as warnings: they are mostly about what a client sent (a
+// method from another protocol era, a bad session), not faults of the gateway.
+func (h minLevel) Handle(ctx context.Context, r slog.Record) error {
+	if r.Level > slog.LevelWarn {
+		r.Level = slog.LevelWarn
+	}
+	return h.Handler.Handle(ctx, r)
 }
 
 func (h minLevel) WithAttrs(as []slog.Attr) slog.Handler {

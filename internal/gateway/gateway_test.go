@@ -683,3 +683,34 @@ func TestT3_Initialize(t *testing.T) {
 		t.Errorf("T3.2 unknown version: %v", got)
 	}
 }
+
+// /metrics exposes call counts by outcome, durations and open sessions; /healthz answers ok.
+func TestMetricsAndHealth(t *testing.T) {
+	_, srv := newTestGateway(t)
+	cs := connect(t, srv.URL+"/mcp/demo", "2025-11-25")
+	call(t, cs, "echo", map[string]any{"message": "x"})
+	call(t, cs, "fail", map[string]any{})
+	call(t, cs, "echo", map[string]any{})
+	resp, err := http.Get(srv.URL + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	for _, want := range []string{
+		`mcpbridge_tool_calls_total{outcome="ok",server="demo",tool="echo"} 1`,
+		`mcpbridge_tool_calls_total{outcome="tool_error",server="demo",tool="fail"} 1`,
+		`mcpbridge_tool_calls_total{outcome="invalid_arguments",server="demo",tool="echo"} 1`,
+		`mcpbridge_tool_call_duration_seconds_count{server="demo",tool="echo"} 2`,
+		`mcpbridge_open_sessions 1`,
+	} {
+		if !strings.Contains(string(b), want) {
+			t.Errorf("metrics lack %s", want)
+		}
+	}
+	resp, _ = http.Get(srv.URL + "/healthz")
+	hb, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode != 200 || strings.TrimSpace(string(hb)) != "ok" || resp.Header.Get("X-Request-Id") == "" {
+		t.Errorf("healthz: %d %q", resp.StatusCode, hb)
+	}
+}
