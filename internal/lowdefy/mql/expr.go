@@ -1,0 +1,182 @@
+package mql
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+)
+
+// opts carries the evaluation context (mingo ComputeOptions).
+type opts struct {
+	root  any
+	vars  map[string]any
+	now   time.Time
+	depth *int // shared nesting counter (deep recursion guard)
+}
+
+func newOpts(root any) *opts { return &opts{root: root, now: time.Now().UTC(), depth: new(int)} }
+
+func (o *opts) withVars(vars map[string]any) *opts {
+	merged := map[string]any{}
+	for k, v := range o.vars {
+		merged[k] = v
+	}
+	for k, v := range vars {
+		merged[k] = v
+	}
+	return &opts{root: o.root, vars: merged, now: o.now, depth: o.depth}
+}
+
+func (o *opts) withRoot(root any) *opts {
+	return &opts{root: root, vars: o.vars, now: o.now, depth: o.depth}
+}
+
+type exprOp func(obj, expr any, o *opts) (any, error)
+type accumOp func(coll []any, expr any, o *opts) (any, error)
+
+var (
+	exprOps  map[string]exprOp
+	accumOps map[string]accumOp
+)
+
+func sortedKeys(m map[string]any) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+const maxDepth = 1000
+
+// computeValue is mingo's computeValue.
+func computeValue(obj, expr any, operator string, o *opts) (any, error) {
+	*o.depth++
+	defer func() { *o.depth-- }()
+	if *o.depth > maxDepth {
+		return nil, fmt.Errorf("expression nested more than %d levels deep", maxDepth)
+	}
+	if isOperator(operator) {
+		if fn, ok := exprOps[operator]; ok {
+			return fn(obj, expr, o)
+		}
+		if fn, ok := accumOps[operator]; ok {
+			if _, isArr := obj.([]any); !isArr {
+				v, err := computeValue(obj, expr, "", o)
+				if err != nil {
+					return nil, err
+				}
+				obj, expr = v, nil
+			}
+			coll, ok := obj.([]any)
+			if !ok {
+				return nil, fmt.Errorf("'%s' target must be an array", operator)
+			}
+			return fn(coll, expr, o.withRoot(nil))
+		}
+		return nil, fmt.Errorf("operator '%s' is not registered", operator)
+	}
+	switch x := expr.(type) {
+	case string:
+		if len(x) > 0 && x[0] == '$' {
+			return resolveVariable(obj, x, o)
+		}
+		return x, nil
+	case []any:
+		out := make([]any, len(x))
+		for i, item := range x {
+			v, err := computeValue(obj, item, "", o)
+			if err != nil {
+				return nil, err
+			}
+			out[i] = v
+		}
+		return out, nil
+	case map[string]any:
+		result := make(map[string]any, len(x))
+		for _, k := range sortedKeys(x) {
+			_, isExpr := exprOps[k]
+			_, isAcc := accumOps[k]
+			if (isExpr || isAcc) && len(x) != 1 {
+				return nil, fmt.Errorf("Invalid aggregation expression '%s'", jsonish(x))
+			}
+			v, err := computeValue(obj, x[k], k, o)
+			if err != nil {
+				return nil, err
+			}
+			if isExpr || isAcc {
+				return v, nil
+			}
+			result[k] = v
+		}
+		return result, nil
+	}
+	return expr, nil
+}
+
+var redactVars = map[string]bool{"$$KEEP": true, "$$PRUNE": true, "$$DESCEND": true}
+
+// resolveVariable evaluates "$path", "$$ROOT.path", "$$var.path".
+func resolveVariable(obj any, x string, o *opts) (any, error) {
+	if redactVars[x] {
+		return x, nil
+	}
+	context := o.root
+	head, _, _ := strings.Cut(x, ".")
+	path := ""
+	switch head {
+	case "$$ROOT":
+		context = o.root
+		path = strings.TrimPrefix(x[len(head):], ".")
+	case "$$CURRENT":
+		context = obj
+		path = strings.TrimPrefix(x[len(head):], ".")
+	case "$$REMOVE":
+		context = missing
+		path = strings.TrimPrefix(x[len(head):], ".")
+	case "$$NOW":
+		context = o.now
+		path = strings.TrimPrefix(x[len(head):], ".")
+	default:
+		if strings.HasPrefix(head, "$$") {
+			name := head[2:]
+			ctx := map[string]any{"this": obj}
+			for k, v := range o.vars {
+				ctx[k] = v
+			}
+			if _, ok := ctx[name]; !ok {
+				return nil, fmt.Errorf("Use of undefined variable: %s", name)
+			}
+			context = ctx
+			path = x[2:]
+		} else {
+			path = x[1:]
+		}
+	}
+	if path == "" {
+		return context, nil
+	}
+	return resolve(context, path, false), nil
+}
+
+// args evaluates expr and requires an array result.
+func args(obj, expr any, o *opts, op string) ([]any, error) {
+	v, err := computeValue(obj, expr, "", o)
+	if err != nil {
+		return nil, err
+	}
+	arr, ok := v.([]any)
+	if !ok {
+		return nil, fmt.Errorf("%s: expression must resolve to an array, got %s", op, jsonish(v))
+	}
+	return arr, nil
+}
+
+func argN(a []any, i int) any {
+	if i < len(a) {
+		return a[i]
+	}
+	return missing
+}

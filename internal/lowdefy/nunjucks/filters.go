@@ -1,0 +1,458 @@
+package nunjucks
+
+import (
+	"encoding/json"
+	"math"
+	"net/url"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"unicode"
+)
+
+// filterFunc is a built-in filter: v is the piped value.
+type filterFunc func(r *renderer, v any, args []any) (any, error)
+
+var filters map[string]filterFunc
+
+// applyFilter evaluates the filter's arguments and applies it to v.
+func (r *renderer) applyFilter(f *frame, fx *filterExpr, v any) (any, error) {
+	fn, ok := filters[fx.name]
+	if !ok {
+		return nil, newError(r.t.name, fx.line, fx.col, "filter not found: %s", fx.name)
+	}
+	args, err := r.evalList(f, fx.args)
+	if err != nil {
+		return nil, err
+	}
+	if len(fx.kwargs) > 0 {
+		kw := map[string]any{}
+		for _, k := range fx.kwargs {
+			kv, err := r.eval(f, k.val)
+			if err != nil {
+				return nil, err
+			}
+			kw[k.name] = kv
+		}
+		args = applyKwargs(fx.name, args, kw)
+	}
+	out, err := fn(r, v, args)
+	if err != nil {
+		return nil, r.wrapErr(fx.pos, errorf("%s filter: %s", fx.name, err.Error()))
+	}
+	return out, nil
+}
+
+// filterParams names the parameters of filters that accept keyword arguments.
+var filterParams = map[string][]string{
+	"sort":     {"reverse", "case_sensitive", "attribute"},
+	"int":      {"default", "base"},
+	"round":    {"precision", "method"},
+	"truncate": {"length", "killwords", "end"},
+	"indent":   {"width", "indentfirst"},
+	"default":  {"default_value", "boolean"},
+	"d":        {"default_value", "boolean"},
+	"join":     {"d", "attribute"},
+}
+
+// applyKwargs places keyword arguments by parameter name; unknown ones are
+// appended as a trailing object, as nunjucks does.
+func applyKwargs(name string, args []any, kw map[string]any) []any {
+	params := filterParams[name]
+	var rest map[string]any
+	for k, v := range kw {
+		idx := -1
+		for i, p := range params {
+			if p == k {
+				idx = i
+			}
+		}
+		if idx < 0 {
+			if rest == nil {
+				rest = map[string]any{}
+			}
+			rest[k] = v
+			continue
+		}
+		for len(args) <= idx {
+			args = append(args, undef)
+		}
+		args[idx] = v
+	}
+	if rest != nil {
+		args = append(args, rest)
+	}
+	return args
+}
+
+// normalize is nunjucks' normalize: null, undefined and false become def.
+func normalize(v, def any) any {
+	if isNone(v) || v == false {
+		return def
+	}
+	return v
+}
+
+// keepSafe is nunjucks' copySafeness.
+func keepSafe(in any, s string) any {
+	if _, ok := in.(SafeString); ok {
+		return SafeString(s)
+	}
+	return s
+}
+
+// needString returns v as a string or the TypeError JavaScript would raise
+// when calling a string method on it.
+func needString(v any, method string) (string, error) {
+	if s, ok := asString(v); ok {
+		return s, nil
+	}
+	return "", errorf("str.%s is not a function", method)
+}
+
+// needArray returns v as an array or a TypeError.
+func needArray(v any) ([]any, error) {
+	switch x := v.(type) {
+	case []any:
+		return x, nil
+	case string, SafeString:
+		return utf16Chars(recvString(x)), nil
+	}
+	return nil, errorf("expected an array, got %s", typeName(v))
+}
+
+func typeName(v any) string {
+	switch normNum(v).(type) {
+	case nil:
+		return "null"
+	case undefinedT:
+		return "undefined"
+	case bool:
+		return "boolean"
+	case float64:
+		return "number"
+	case string, SafeString:
+		return "string"
+	case []any:
+		return "array"
+	}
+	return "object"
+}
+
+var (
+	stripTagsRe   = regexp.MustCompile(`(?i)</?([a-z][a-z0-9]*)\b[^>]*>|<!--[\s\S]*?-->`)
+	spaceRunRe    = regexp.MustCompile(`[\s\x{a0}\x{feff}\x{2028}\x{2029}]+`)
+	lineEdgeSpRe  = regexp.MustCompile(`(?m)^ +| +$`)
+	multiSpaceRe  = regexp.MustCompile(` +`)
+	manyNewlineRe = regexp.MustCompile(`\n\n\n+`)
+	wordRe        = regexp.MustCompile(`[A-Za-z0-9_]+`)
+)
+
+func jsTrim(s string) string { return strings.TrimFunc(s, jsSpace) }
+
+func jsSpace(r rune) bool { return unicode.IsSpace(r) || r == 0xFEFF }
+
+func capitalize(v any) (any, error) {
+	s, err := needString(normalize(v, ""), "toLowerCase")
+	if err != nil {
+		return nil, err
+	}
+	u := utf16Units(strings.ToLower(s))
+	if len(u) == 0 {
+		return keepSafe(v, ""), nil
+	}
+	return keepSafe(v, jsUpper(fromUnits(u[:1]))+fromUnits(u[1:])), nil
+}
+
+// attrOf reads item[attr] for the *attr filters.
+func attrOf(item any, attr any) any { return memberLookup(item, attr) }
+
+// attrPath follows a dotted attribute path like nunjucks' getAttrGetter.
+func attrPath(item any, attr any) any {
+	if _, ok := normNum(attr).(float64); ok {
+		return memberLookup(item, attr)
+	}
+	cur := item
+	for _, part := range strings.Split(toStr(attr), ".") {
+		switch c := cur.(type) {
+		case map[string]any, *Object:
+			v, ok := objGet(c, part)
+			if !ok {
+				return undef
+			}
+			cur = v
+		case []any:
+			i, ok := arrayIndex(part)
+			if !ok || i >= len(c) {
+				return undef
+			}
+			cur = c[i]
+		default:
+			return undef
+		}
+	}
+	return cur
+}
+
+// encodeURIComponent matches JavaScript's encodeURIComponent.
+func encodeURIComponent(s string) string {
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.IndexByte("-_.!~*'()", c) >= 0 {
+			b.WriteByte(c)
+		} else {
+			b.WriteString("%" + jsUpper(strconv.FormatUint(uint64(c)|0x100, 16)[1:]))
+		}
+	}
+	return b.String()
+}
+
+var _ = url.QueryEscape
+
+// jsonStringify implements JSON.stringify(v, null, spaces) (keys sorted).
+func jsonStringify(v any, indent string) (any, error) {
+	if isUndef(v) {
+		return undef, nil
+	}
+	var b strings.Builder
+	writeJSON(&b, v, indent, "")
+	return b.String(), nil
+}
+
+func writeJSON(b *strings.Builder, v any, indent, cur string) {
+	switch x := normNum(v).(type) {
+	case nil, undefinedT, *macroFunc:
+		b.WriteString("null")
+	case bool:
+		b.WriteString(strconv.FormatBool(x))
+	case float64:
+		if math.IsNaN(x) || math.IsInf(x, 0) {
+			b.WriteString("null")
+		} else {
+			b.WriteString(numString(x))
+		}
+	case string:
+		writeJSONString(b, x)
+	case SafeString:
+		// JSON.stringify of nunjucks' SafeString object: own props val, length
+		inner := cur + indent
+		sep, colon := "", ":"
+		if indent != "" {
+			sep, colon = "\n"+inner, ": "
+		}
+		b.WriteString("{" + sep + `"val"` + colon)
+		writeJSONString(b, string(x))
+		b.WriteString("," + sep + `"length"` + colon + strconv.Itoa(utf16Len(string(x))))
+		if indent != "" {
+			b.WriteString("\n" + cur)
+		}
+		b.WriteString("}")
+	case []any:
+		if len(x) == 0 {
+			b.WriteString("[]")
+			return
+		}
+		b.WriteByte('[')
+		inner := cur + indent
+		for i, e := range x {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			if indent != "" {
+				b.WriteString("\n" + inner)
+			}
+			writeJSON(b, e, indent, inner)
+		}
+		if indent != "" {
+			b.WriteString("\n" + cur)
+		}
+		b.WriteByte(']')
+	case map[string]any, *Object:
+		keys, _ := objKeys(x)
+		n := 0
+		inner := cur + indent
+		for _, k := range keys {
+			val, _ := objGet(x, k)
+			if isUndef(val) {
+				continue
+			}
+			if _, ok := val.(*macroFunc); ok {
+				continue
+			}
+			if n == 0 {
+				b.WriteByte('{')
+			} else {
+				b.WriteByte(',')
+			}
+			n++
+			if indent != "" {
+				b.WriteString("\n" + inner)
+			}
+			writeJSONString(b, k)
+			b.WriteByte(':')
+			if indent != "" {
+				b.WriteByte(' ')
+			}
+			writeJSON(b, val, indent, inner)
+		}
+		if n == 0 {
+			b.WriteString("{}")
+			return
+		}
+		if indent != "" {
+			b.WriteString("\n" + cur)
+		}
+		b.WriteByte('}')
+	default:
+		if t, ok := timeOf(v); ok {
+			writeJSONString(b, t.UTC().Format("2006-01-02T15:04:05.000Z"))
+			return
+		}
+		data, err := json.Marshal(v)
+		if err != nil {
+			b.WriteString("null")
+			return
+		}
+		b.Write(data)
+	}
+}
+
+func writeJSONString(b *strings.Builder, s string) {
+	b.WriteByte('"')
+	for _, c := range s {
+		switch c {
+		case '"':
+			b.WriteString(`\"`)
+		case '\\':
+			b.WriteString(`\\`)
+		case '\n':
+			b.WriteString(`\n`)
+		case '\r':
+			b.WriteString(`\r`)
+		case '\t':
+			b.WriteString(`\t`)
+		case '\b':
+			b.WriteString(`\b`)
+		case '\f':
+			b.WriteString(`\f`)
+		default:
+			if c < 0x20 {
+				b.WriteString(`\u00`)
+				b.WriteString(strconv.FormatUint(uint64(c)|0x100, 16)[1:])
+			} else {
+				b.WriteRune(c)
+			}
+		}
+	}
+	b.WriteByte('"')
+}
+
+// jsParseFloat implements parseFloat: the longest numeric prefix.
+func jsParseFloat(v any) float64 {
+	s := strings.TrimLeftFunc(toStr(v), jsSpace)
+	for _, p := range []string{"Infinity", "+Infinity", "-Infinity"} {
+		if strings.HasPrefix(s, p) {
+			if p[0] == '-' {
+				return math.Inf(-1)
+			}
+			return math.Inf(1)
+		}
+	}
+	m := floatPrefixRe.FindString(s)
+	if m == "" {
+		return math.NaN()
+	}
+	f, err := strconv.ParseFloat(m, 64)
+	if err != nil {
+		return math.NaN()
+	}
+	return f
+}
+
+var floatPrefixRe = regexp.MustCompile(`^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?`)
+
+// jsParseInt implements parseInt(s, base).
+func jsParseInt(v any, base int) float64 {
+	s := strings.TrimLeftFunc(toStr(v), jsSpace)
+	neg := false
+	if s != "" && (s[0] == '+' || s[0] == '-') {
+		neg = s[0] == '-'
+		s = s[1:]
+	}
+	if base == 0 {
+		base = 10
+		if len(s) > 1 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X') {
+			base, s = 16, s[2:]
+		}
+	} else if base == 16 && len(s) > 1 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X') {
+		s = s[2:]
+	}
+	if base < 2 || base > 36 {
+		return math.NaN()
+	}
+	n := 0.0
+	digits := 0
+	for _, c := range s {
+		d := -1
+		switch {
+		case c >= '0' && c <= '9':
+			d = int(c - '0')
+		case c >= 'a' && c <= 'z':
+			d = int(c-'a') + 10
+		case c >= 'A' && c <= 'Z':
+			d = int(c-'A') + 10
+		}
+		if d < 0 || d >= base {
+			break
+		}
+		n = n*float64(base) + float64(d)
+		digits++
+	}
+	if digits == 0 {
+		return math.NaN()
+	}
+	if neg {
+		return -n
+	}
+	return n
+}
+
+// jsRound is Math.round (half up toward +Infinity).
+func jsRound(f float64) float64 {
+	if math.IsNaN(f) || math.IsInf(f, 0) {
+		return f
+	}
+	r := math.Floor(f)
+	if f-r >= 0.5 {
+		r++
+	}
+	return r
+}
+
+// sortValues sorts a copy of arr like nunjucks' sort filter.
+func sortValues(arr []any, reversed, caseSens bool, attr any) []any {
+	out := append([]any{}, arr...)
+	key := func(v any) any {
+		if truthy(attr) {
+			v = attrPath(v, attr)
+		}
+		return v
+	}
+	sort.SliceStable(out, func(i, j int) bool {
+		x, y := key(out[i]), key(out[j])
+		if !caseSens {
+			xs, ok1 := asString(x)
+			ys, ok2 := asString(y)
+			if ok1 && ok2 {
+				x, y = strings.ToLower(xs), strings.ToLower(ys)
+			}
+		}
+		if reversed {
+			return compareOp("<", y, x)
+		}
+		return compareOp("<", x, y)
+	})
+	return out
+}

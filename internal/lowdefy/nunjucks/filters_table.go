@@ -1,0 +1,601 @@
+package nunjucks
+
+import (
+	"math"
+	"strings"
+	"time"
+)
+
+func timeOf(v any) (time.Time, bool) {
+	t, ok := v.(time.Time)
+	return t, ok
+}
+
+func init() {
+	filters = map[string]filterFunc{
+		"abs": func(_ *renderer, v any, _ []any) (any, error) { return math.Abs(toNum(toPrimitive(v))), nil },
+		"batch": func(_ *renderer, v any, args []any) (any, error) {
+			arr, err := needArray(v)
+			if err != nil {
+				return nil, err
+			}
+			n := toNum(arg(args, 0))
+			if !(n >= 1) {
+				n = 1
+			}
+			line := int(math.Min(n, 1e9))
+			var res []any
+			var tmp []any
+			for i, e := range arr {
+				if i%line == 0 && len(tmp) > 0 {
+					res = append(res, tmp)
+					tmp = nil
+				}
+				tmp = append(tmp, e)
+			}
+			if len(tmp) > 0 {
+				if fill := arg(args, 1); truthy(fill) && line <= 1e6 {
+					for i := len(tmp); i < line; i++ {
+						tmp = append(tmp, fill)
+					}
+				}
+				res = append(res, tmp)
+			}
+			if res == nil {
+				res = []any{}
+			}
+			return res, nil
+		},
+		"capitalize": func(_ *renderer, v any, _ []any) (any, error) { return capitalize(v) },
+		"center": func(_ *renderer, v any, args []any) (any, error) {
+			s, err := needString(normalize(v, ""), "length")
+			if err != nil {
+				s = toStr(v)
+			}
+			w := int(toNum(arg(args, 0)))
+			if !truthy(arg(args, 0)) {
+				w = 80
+			}
+			l := utf16Len(s)
+			if l >= w || w > 1e6 {
+				return v, nil
+			}
+			sp := w - l
+			pre := int(math.Max(0, math.Ceil(float64(sp)/2-float64(sp%2))))
+			post := int(math.Ceil(float64(sp) / 2))
+			return keepSafe(v, strings.Repeat(" ", pre)+s+strings.Repeat(" ", post)), nil
+		},
+		"default": defaultFilter,
+		"d":       defaultFilter,
+		"dictsort": func(_ *renderer, v any, args []any) (any, error) {
+			keys, ok := objKeys(v)
+			if !ok {
+				return nil, errorf("val must be an object")
+			}
+			by := arg(args, 1)
+			si := 0
+			switch {
+			case isUndef(by) || by == "key":
+			case by == "value":
+				si = 1
+			default:
+				return nil, errorf("You can only sort by either key or value")
+			}
+			var pairs []any
+			for _, k := range keys {
+				val, _ := objGet(v, k)
+				pairs = append(pairs, []any{k, val})
+			}
+			cs := truthy(arg(args, 0))
+			return sortValues(pairs, false, cs, float64(si)), nil
+		},
+		"dump": func(_ *renderer, v any, args []any) (any, error) {
+			indent := ""
+			switch sp := normNum(arg(args, 0)).(type) {
+			case float64:
+				if sp >= 1 {
+					indent = strings.Repeat(" ", int(math.Min(sp, 10)))
+				}
+			case string:
+				if len(sp) > 10 {
+					sp = sp[:10]
+				}
+				indent = sp
+			}
+			return jsonStringify(v, indent)
+		},
+		"escape": func(_ *renderer, v any, _ []any) (any, error) {
+			if s, ok := v.(SafeString); ok {
+				return s, nil
+			}
+			if isNone(v) {
+				return SafeString(""), nil
+			}
+			return SafeString(escapeHTML(toStr(v))), nil
+		},
+		"e": func(r *renderer, v any, args []any) (any, error) { return filters["escape"](r, v, args) },
+		"forceescape": func(_ *renderer, v any, _ []any) (any, error) {
+			if isNone(v) {
+				return SafeString(""), nil
+			}
+			return SafeString(escapeHTML(toStr(v))), nil
+		},
+		"safe": func(_ *renderer, v any, _ []any) (any, error) {
+			if s, ok := v.(SafeString); ok {
+				return s, nil
+			}
+			if isNone(v) {
+				return SafeString(""), nil
+			}
+			return SafeString(toStr(v)), nil
+		},
+		"first": func(_ *renderer, v any, _ []any) (any, error) {
+			if isNone(v) {
+				return nil, errorf("Cannot read properties of %s (reading '0')", toStr(v))
+			}
+			return memberLookup(v, 0.0), nil
+		},
+		"last": func(_ *renderer, v any, _ []any) (any, error) {
+			if isNone(v) {
+				return nil, errorf("Cannot read properties of %s (reading 'length')", toStr(v))
+			}
+			n, ok := jsLength(v)
+			if !ok {
+				return undef, nil
+			}
+			return memberLookup(v, float64(n-1)), nil
+		},
+		"float": func(_ *renderer, v any, args []any) (any, error) {
+			f := jsParseFloat(v)
+			if math.IsNaN(f) {
+				return arg(args, 0), nil
+			}
+			return f, nil
+		},
+		"int": func(_ *renderer, v any, args []any) (any, error) {
+			base := 10
+			if b := arg(args, 1); !isUndef(b) {
+				base = int(toNum(b))
+			}
+			f := jsParseInt(v, base)
+			if math.IsNaN(f) {
+				return arg(args, 0), nil
+			}
+			return f, nil
+		},
+		"groupby": func(_ *renderer, v any, args []any) (any, error) {
+			arr, err := needArray(v)
+			if err != nil {
+				return nil, err
+			}
+			res := NewObject()
+			for _, item := range arr {
+				k := toStr(attrPath(item, arg(args, 0)))
+				prev, _ := res.Get(k)
+				p, _ := prev.([]any)
+				res.Set(k, append(p, item))
+			}
+			return res, nil
+		},
+		"indent": func(_ *renderer, v any, args []any) (any, error) {
+			s, err := needString(normalize(v, ""), "split")
+			if err != nil {
+				return nil, err
+			}
+			if s == "" {
+				return "", nil
+			}
+			w := int(math.Min(toNum(arg(args, 0)), 1e4))
+			if !truthy(arg(args, 0)) {
+				w = 4
+			}
+			sp := strings.Repeat(" ", max(w, 0))
+			lines := strings.Split(s, "\n")
+			for i := range lines {
+				if i > 0 || truthy(arg(args, 1)) {
+					lines[i] = sp + lines[i]
+				}
+			}
+			return keepSafe(v, strings.Join(lines, "\n")), nil
+		},
+		"join": func(_ *renderer, v any, args []any) (any, error) {
+			arr, ok := v.([]any)
+			if !ok {
+				return nil, errorf("arr.join is not a function")
+			}
+			del := ""
+			if truthy(arg(args, 0)) {
+				del = toStr(arg(args, 0))
+			}
+			if attr := arg(args, 1); truthy(attr) {
+				mapped := make([]any, len(arr))
+				for i, e := range arr {
+					mapped[i] = attrOf(e, attr)
+				}
+				arr = mapped
+			}
+			return joinValues(arr, del), nil
+		},
+		"length": func(_ *renderer, v any, _ []any) (any, error) {
+			v = normalize(v, "")
+			if m, ok := v.(map[string]any); ok {
+				return float64(len(m)), nil
+			}
+			if o, ok := v.(*Object); ok {
+				return float64(o.Len()), nil
+			}
+			if n, ok := jsLength(v); ok {
+				return float64(n), nil
+			}
+			return undef, nil
+		},
+		"list": func(_ *renderer, v any, _ []any) (any, error) {
+			switch x := v.(type) {
+			case SafeString: // an object with own properties val and length
+				return []any{map[string]any{"key": "val", "value": string(x)}, map[string]any{"key": "length", "value": float64(utf16Len(string(x)))}}, nil
+			case string:
+				return utf16Chars(x), nil
+			case map[string]any, *Object:
+				out := []any{}
+				keys, _ := objKeys(x)
+				for _, k := range keys {
+					val, _ := objGet(x, k)
+					out = append(out, map[string]any{"key": k, "value": val})
+				}
+				return out, nil
+			case []any:
+				return x, nil
+			}
+			return nil, errorf("type not iterable")
+		},
+		"lower": func(_ *renderer, v any, _ []any) (any, error) {
+			s, err := needString(normalize(v, ""), "toLowerCase")
+			if err != nil {
+				return nil, err
+			}
+			return strings.ToLower(s), nil
+		},
+		"upper": func(_ *renderer, v any, _ []any) (any, error) {
+			s, err := needString(normalize(v, ""), "toUpperCase")
+			if err != nil {
+				return nil, err
+			}
+			return jsUpper(s), nil
+		},
+		"nl2br": func(_ *renderer, v any, _ []any) (any, error) {
+			if isNone(v) {
+				return "", nil
+			}
+			s, err := needString(v, "replace")
+			if err != nil {
+				return nil, err
+			}
+			return keepSafe(v, strings.ReplaceAll(strings.ReplaceAll(s, "\r\n", "\n"), "\n", "<br />\n")), nil
+		},
+		"random": func(_ *renderer, v any, _ []any) (any, error) {
+			// deterministic: templates must render the same way every time
+			return memberLookup(v, 0.0), nil
+		},
+		"reject": selectOrReject(false),
+		"select": selectOrReject(true),
+		"rejectattr": func(_ *renderer, v any, args []any) (any, error) {
+			return filterAttr(v, arg(args, 0), false)
+		},
+		"selectattr": func(_ *renderer, v any, args []any) (any, error) {
+			return filterAttr(v, arg(args, 0), true)
+		},
+		"replace": replaceFilter,
+		"reverse": func(_ *renderer, v any, _ []any) (any, error) {
+			if s, ok := v.(SafeString); ok {
+				// nunjucks maps over the SafeString object: length items, all undefined
+				return make([]any, utf16Len(string(s))), nil
+			}
+			if s, ok := asString(v); ok {
+				u := utf16Units(s)
+				for i, j := 0, len(u)-1; i < j; i, j = i+1, j-1 {
+					u[i], u[j] = u[j], u[i]
+				}
+				return keepSafe(v, fromUnits(u)), nil
+			}
+			arr, ok := v.([]any)
+			if !ok {
+				return []any{}, nil
+			}
+			out := make([]any, len(arr))
+			for i, e := range arr {
+				out[len(arr)-1-i] = e
+			}
+			return out, nil
+		},
+		"round": func(_ *renderer, v any, args []any) (any, error) {
+			prec := toNum(arg(args, 0))
+			if !truthy(arg(args, 0)) {
+				prec = 0
+			}
+			factor := jsPow(10, prec)
+			x := toNum(toPrimitive(v)) * factor
+			switch arg(args, 1) {
+			case "ceil":
+				x = math.Ceil(x)
+			case "floor":
+				x = math.Floor(x)
+			default:
+				x = jsRound(x)
+			}
+			return x / factor, nil
+		},
+		"slice": func(_ *renderer, v any, args []any) (any, error) {
+			arr, err := needArray(v)
+			if err != nil {
+				return nil, err
+			}
+			slices := int(toNum(arg(args, 0)))
+			if slices <= 0 || slices > 1e6 {
+				return []any{}, nil
+			}
+			size := len(arr) / slices
+			extra := len(arr) % slices
+			res := []any{}
+			offset := 0
+			for i := 0; i < slices; i++ {
+				start := offset + i*size
+				if i < extra {
+					offset++
+				}
+				end := min(offset+(i+1)*size, len(arr))
+				cur := append([]any{}, arr[min(start, end):end]...)
+				if fill := arg(args, 1); truthy(fill) && i >= extra {
+					cur = append(cur, fill)
+				}
+				res = append(res, cur)
+			}
+			return res, nil
+		},
+		"sort": func(_ *renderer, v any, args []any) (any, error) {
+			arr, ok := v.([]any)
+			if !ok {
+				if s, isStr := asString(v); isStr {
+					arr = utf16Chars(s)
+				} else {
+					return []any{}, nil
+				}
+			}
+			return sortValues(arr, truthy(arg(args, 0)), truthy(arg(args, 1)), arg(args, 2)), nil
+		},
+		"string": func(_ *renderer, v any, _ []any) (any, error) {
+			if isNone(v) {
+				return nil, errorf("Cannot read properties of %s (reading 'toString')", toStr(v))
+			}
+			return keepSafe(v, toStr(v)), nil
+		},
+		"striptags": func(_ *renderer, v any, args []any) (any, error) {
+			s, err := needString(normalize(v, ""), "replace")
+			if err != nil {
+				return nil, err
+			}
+			s = jsTrim(stripTagsRe.ReplaceAllString(s, ""))
+			if truthy(arg(args, 0)) {
+				s = lineEdgeSpRe.ReplaceAllString(s, "")
+				s = multiSpaceRe.ReplaceAllString(s, " ")
+				s = strings.ReplaceAll(s, "\r\n", "\n")
+				s = manyNewlineRe.ReplaceAllString(s, "\n\n")
+			} else {
+				s = spaceRunRe.ReplaceAllString(s, " ")
+			}
+			return keepSafe(v, s), nil
+		},
+		"sum": func(_ *renderer, v any, args []any) (any, error) {
+			arr, ok := v.([]any)
+			if !ok {
+				return nil, errorf("arr.reduce is not a function")
+			}
+			var acc any = 0.0
+			for _, e := range arr {
+				if attr := arg(args, 0); truthy(attr) {
+					e = attrOf(e, attr)
+				}
+				acc = jsAdd(acc, e)
+			}
+			start := arg(args, 1)
+			if isUndef(start) {
+				start = 0.0
+			}
+			return jsAdd(start, acc), nil
+		},
+		"title": func(_ *renderer, v any, _ []any) (any, error) {
+			s, err := needString(normalize(v, ""), "split")
+			if err != nil {
+				return nil, err
+			}
+			words := strings.Split(s, " ")
+			for i, w := range words {
+				c, _ := capitalize(w)
+				words[i] = c.(string)
+			}
+			return keepSafe(v, strings.Join(words, " ")), nil
+		},
+		"trim": func(_ *renderer, v any, _ []any) (any, error) {
+			s, err := needString(v, "replace")
+			if err != nil {
+				return nil, err
+			}
+			return keepSafe(v, jsTrim(s)), nil
+		},
+		"truncate": func(_ *renderer, v any, args []any) (any, error) {
+			length := int(math.Min(toNum(arg(args, 0)), 1e9))
+			if !truthy(arg(args, 0)) {
+				length = 255
+			}
+			if arr, ok := normalize(v, "").([]any); ok && len(arr) <= length {
+				return arr, nil
+			}
+			s, err := needString(normalize(v, ""), "substring")
+			if err != nil {
+				return nil, err
+			}
+			u := utf16Units(s)
+			if len(u) <= length {
+				return normalize(v, ""), nil
+			}
+			if length < 0 {
+				length = 0
+			}
+			if truthy(arg(args, 1)) {
+				s = fromUnits(u[:length])
+			} else {
+				idx := -1
+				for i := min(length, len(u)-1); i >= 0; i-- {
+					if u[i] == ' ' {
+						idx = i
+						break
+					}
+				}
+				if idx == -1 {
+					idx = length
+				}
+				s = fromUnits(u[:idx])
+			}
+			if end := arg(args, 2); !isNone(end) {
+				s += toStr(end)
+			} else {
+				s += "..."
+			}
+			return keepSafe(v, s), nil
+		},
+		"urlencode": func(_ *renderer, v any, _ []any) (any, error) {
+			if s, ok := v.(string); ok {
+				return encodeURIComponent(s), nil
+			}
+			var parts []string
+			switch x := v.(type) {
+			case []any:
+				for _, e := range x {
+					parts = append(parts, encodeURIComponent(toStr(memberLookup(e, 0.0)))+"="+encodeURIComponent(toStr(memberLookup(e, 1.0))))
+				}
+			case map[string]any, *Object:
+				keys, _ := objKeys(x)
+				for _, k := range keys {
+					val, _ := objGet(x, k)
+					parts = append(parts, encodeURIComponent(k)+"="+encodeURIComponent(toStr(val)))
+				}
+			}
+			return strings.Join(parts, "&"), nil
+		},
+		"urlize": func(_ *renderer, v any, _ []any) (any, error) { return v, nil },
+		"wordcount": func(_ *renderer, v any, _ []any) (any, error) {
+			nv := normalize(v, "")
+			if !truthy(nv) {
+				return nil, nil
+			}
+			s, err := needString(nv, "match")
+			if err != nil {
+				return nil, err
+			}
+			n := len(wordRe.FindAllString(s, -1))
+			if n == 0 {
+				return nil, nil
+			}
+			return float64(n), nil
+		},
+		"date": dateFilter,
+	}
+}
+
+func defaultFilter(_ *renderer, v any, args []any) (any, error) {
+	if truthy(arg(args, 1)) {
+		if truthy(v) {
+			return v, nil
+		}
+		return arg(args, 0), nil
+	}
+	if !isUndef(v) {
+		return v, nil
+	}
+	return arg(args, 0), nil
+}
+
+func selectOrReject(want bool) filterFunc {
+	return func(_ *renderer, v any, args []any) (any, error) {
+		name := "truthy"
+		if t := arg(args, 0); !isUndef(t) {
+			name = toStr(t)
+		}
+		test, ok := tests[name]
+		if !ok {
+			return nil, errorf("test not found: %s", name)
+		}
+		arr, err := needArray(v)
+		if err != nil {
+			return []any{}, nil
+		}
+		out := []any{}
+		for _, e := range arr {
+			if test(e, []any{arg(args, 1)}) == want {
+				out = append(out, e)
+			}
+		}
+		return out, nil
+	}
+}
+
+func filterAttr(v, attr any, want bool) (any, error) {
+	arr, ok := v.([]any)
+	if !ok {
+		return nil, errorf("arr.filter is not a function")
+	}
+	out := []any{}
+	for _, e := range arr {
+		if isNone(e) {
+			return nil, errorf("Cannot read properties of %s (reading '%s')", toStr(e), toStr(attr))
+		}
+		if truthy(attrOf(e, attr)) == want {
+			out = append(out, e)
+		}
+	}
+	return out, nil
+}
+
+func replaceFilter(_ *renderer, v any, args []any) (any, error) {
+	old, repl := arg(args, 0), arg(args, 1)
+	maxCount := -1.0
+	if mc := arg(args, 2); !isUndef(mc) {
+		maxCount = toNum(mc)
+	}
+	var oldS string
+	switch o := normNum(old).(type) {
+	case float64:
+		oldS = numString(o)
+	case string:
+		oldS = o
+	default:
+		return v, nil
+	}
+	var s string
+	switch x := normNum(v).(type) {
+	case float64:
+		s = numString(x)
+	case string:
+		s = x
+	case SafeString:
+		s = string(x)
+	default:
+		return v, nil
+	}
+	r := toStr(repl)
+	if oldS == "" {
+		chars := utf16Chars(s)
+		parts := make([]string, len(chars))
+		for i, c := range chars {
+			parts[i] = c.(string)
+		}
+		return keepSafe(v, r+strings.Join(parts, r)+r), nil
+	}
+	if maxCount == 0 || !strings.Contains(s, oldS) {
+		return s, nil
+	}
+	n := -1
+	if maxCount > 0 {
+		n = int(math.Min(maxCount, 1e9))
+	}
+	return keepSafe(v, strings.Replace(s, oldS, r, n)), nil
+}

@@ -1,0 +1,43 @@
+package nunjucks
+
+// init adds nunjucks' cycler and joiner globals.
+func init() {
+	globals["cycler"] = &macroFunc{name: "cycler", call: func(_ *renderer, args []any, _ map[string]any) (any, error) {
+		items := append([]any(nil), args...)
+		index := -1
+		c := NewObject()
+		c.Set("current", nil)
+		c.Set("next", &macroFunc{name: "next", call: func(_ *renderer, _ []any, _ map[string]any) (any, error) {
+			index++
+			if index >= len(items) {
+				index = 0
+			}
+			var cur any = undef
+			if index < len(items) {
+				cur = items[index]
+			}
+			c.Set("current", cur)
+			return cur, nil
+		}})
+		c.Set("reset", &macroFunc{name: "reset", call: func(_ *renderer, _ []any, _ map[string]any) (any, error) {
+			index = -1
+			c.Set("current", nil)
+			return undef, nil
+		}})
+		return c, nil
+	}}
+	globals["joiner"] = &macroFunc{name: "joiner", call: func(_ *renderer, args []any, _ map[string]any) (any, error) {
+		sep := ","
+		if s := arg(args, 0); truthy(s) {
+			sep = toStr(s)
+		}
+		first := true
+		return &macroFunc{name: "joiner", call: func(_ *renderer, _ []any, _ map[string]any) (any, error) {
+			if first {
+				first = false
+				return "", nil
+			}
+			return sep, nil
+		}}, nil
+	}}
+}

@@ -1,0 +1,67 @@
+package nunjucks
+
+import (
+	"math"
+	"strings"
+	"time"
+)
+
+// tests are the `is` tests of nunjucks' tests.js.
+var tests = map[string]func(v any, args []any) bool{}
+
+func arg(args []any, i int) any {
+	if i < len(args) {
+		return args[i]
+	}
+	return undef
+}
+
+func init() {
+	cmp := func(op string) func(v any, args []any) bool {
+		return func(v any, args []any) bool { return compareOp(op, v, arg(args, 0)) }
+	}
+	eq := func(v any, args []any) bool { return strictEq(v, arg(args, 0)) }
+	for name, fn := range map[string]func(v any, args []any) bool{
+		"callable":  func(v any, _ []any) bool { _, ok := v.(*macroFunc); return ok },
+		"defined":   func(v any, _ []any) bool { return !isUndef(v) },
+		"undefined": func(v any, _ []any) bool { return isUndef(v) },
+		"divisibleby": func(v any, args []any) bool {
+			return math.Mod(toNum(v), toNum(arg(args, 0))) == 0
+		},
+		"escaped": func(v any, _ []any) bool { _, ok := v.(SafeString); return ok },
+		"equalto": eq, "eq": eq, "sameas": eq,
+		"even":   func(v any, _ []any) bool { return math.Mod(toNum(v), 2) == 0 },
+		"odd":    func(v any, _ []any) bool { return math.Mod(toNum(v), 2) == 1 },
+		"falsy":  func(v any, _ []any) bool { return !truthy(v) },
+		"truthy": func(v any, _ []any) bool { return truthy(v) },
+		"ge":     cmp(">="), "gt": cmp(">"), "greaterthan": cmp(">"),
+		"le": cmp("<="), "lt": cmp("<"), "lessthan": cmp("<"), "ne": cmp("!=="),
+		"null":   func(v any, _ []any) bool { return v == nil },
+		"number": func(v any, _ []any) bool { _, ok := normNum(v).(float64); return ok },
+		"string": func(v any, _ []any) bool { _, ok := v.(string); return ok },
+		"lower": func(v any, _ []any) bool {
+			s, ok := asString(v)
+			return ok && strings.ToLower(s) == s
+		},
+		"upper": func(v any, _ []any) bool {
+			s, ok := asString(v)
+			return ok && jsUpper(s) == s
+		},
+		"iterable": func(v any, _ []any) bool {
+			switch v.(type) {
+			case []any, string, SafeString:
+				return true
+			}
+			return false
+		},
+		"mapping": func(v any, _ []any) bool {
+			switch v.(type) {
+			case map[string]any, *Object, time.Time, SafeString:
+				return true
+			}
+			return false
+		},
+	} {
+		tests[name] = fn
+	}
+}
