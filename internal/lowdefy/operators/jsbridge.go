@@ -1,0 +1,313 @@
+package operators
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"sync"
+	"time"
+
+	"github.com/dlclark/regexp2/v2"
+	"github.com/dop251/goja"
+
+	"github.com/mcpbridge/mcpbridge/internal/lowdefy/serial"
+)
+
+// The built-in JavaScript methods behind _string, _array, _number, _math and
+// _date (String.prototype.replace, Array.prototype.splice, Date setters, …)
+// run on goja, so their corner cases follow ECMAScript exactly. No user code
+// is compiled here: only built-in methods are called, on values converted
+// from Go, with _function callbacks converted to JavaScript functions.
+
+// jsRegExp is a RegExp argument to build inside the engine
+// (new RegExp(pattern, flags)).
+type jsRegExp struct{ pattern, flags any }
+
+// jsCallLimit bounds one built-in call (for example a pathological regular
+// expression).
+const jsCallLimit = 2 * time.Second
+
+func init() {
+	// goja runs regular expressions that RE2 cannot (backreferences,
+	// lookaround) on regexp2, which backtracks and does not see goja's
+	// interrupt. Bound every match so a hostile pattern in config cannot hang
+	// the process; a timed-out match counts as no match. This is process-wide
+	// and only replaces regexp2's "forever" default.
+	if regexp2.DefaultMatchTimeout == time.Duration(math.MaxInt64) {
+		regexp2.DefaultMatchTimeout = jsCallLimit
+	}
+}
+
+type jsEngine struct {
+	rt     *goja.Runtime
+	date   goja.Value
+	regexp goja.Value
+	errCtr goja.Value
+	funcs  map[*goja.Object]serial.Func
+}
+
+var enginePool = sync.Pool{New: func() any {
+	rt := goja.New()
+	return &jsEngine{
+		rt:     rt,
+		date:   rt.Get("Date"),
+		regexp: rt.Get("RegExp"),
+		errCtr: rt.Get("Error"),
+		funcs:  map[*goja.Object]serial.Func{},
+	}
+}}
+
+// withJS runs fn on a pooled engine, turning JavaScript exceptions and
+// interrupts into errors.
+func withJS(fn func(e *jsEngine) (any, error)) (res any, err error) {
+	e := enginePool.Get().(*jsEngine)
+	timer := time.AfterFunc(jsCallLimit, func() { e.rt.Interrupt("time limit exceeded") })
+	defer func() {
+		timer.Stop()
+		e.rt.ClearInterrupt()
+		clear(e.funcs)
+		if r := recover(); r != nil {
+			res, err = nil, jsPanicError(r)
+			return // do not reuse an engine that panicked
+		}
+		enginePool.Put(e)
+	}()
+	res, err = fn(e)
+	if err != nil {
+		err = jsError(err)
+	}
+	return res, err
+}
+
+func jsPanicError(r any) error {
+	switch x := r.(type) {
+	case *goja.Exception:
+		return jsError(x)
+	case goja.Value:
+		return errors.New(x.String())
+	case error:
+		return x
+	}
+	return fmt.Errorf("%v", r)
+}
+
+// jsError converts a goja exception to an error with the JavaScript message.
+func jsError(err error) error {
+	var ex *goja.Exception
+	if errors.As(err, &ex) {
+		if obj, ok := ex.Value().(*goja.Object); ok {
+			name, msg := obj.Get("name"), obj.Get("message")
+			if name != nil && msg != nil && !goja.IsUndefined(msg) {
+				return errors.New(name.String() + ": " + msg.String())
+			}
+		}
+		return errors.New(ex.Value().String())
+	}
+	var ie *goja.InterruptedError
+	if errors.As(err, &ie) {
+		return fmt.Errorf("evaluation stopped: %v", ie.Value())
+	}
+	return err
+}
+
+// toJS converts a Lowdefy value to a goja value.
+func (e *jsEngine) toJS(v any) goja.Value {
+	rt := e.rt
+	switch x := v.(type) {
+	case nil:
+		return goja.Null()
+	case bool, string:
+		return rt.ToValue(x)
+	case float64:
+		return rt.ToValue(x)
+	case int:
+		return rt.ToValue(float64(x))
+	case []any:
+		items := make([]any, len(x))
+		for i, item := range x {
+			items[i] = e.toJS(item)
+		}
+		return rt.NewArray(items...)
+	case map[string]any:
+		obj := rt.NewObject()
+		for _, k := range serial.Keys(x) {
+			_ = obj.Set(k, e.toJS(x[k]))
+		}
+		return obj
+	case time.Time:
+		obj, err := rt.New(e.date, rt.ToValue(serial.Millis(x)))
+		if err != nil {
+			panic(err)
+		}
+		return obj
+	case *serial.Error:
+		obj, err := rt.New(e.errCtr, rt.ToValue(x.Message))
+		if err != nil {
+			panic(err)
+		}
+		_ = obj.Set("name", x.Name)
+		return obj
+	case serial.Func:
+		f := x
+		val := rt.ToValue(func(fc goja.FunctionCall) goja.Value {
+			args := make([]any, len(fc.Arguments))
+			for i, a := range fc.Arguments {
+				args[i] = e.fromJS(a)
+			}
+			res, err := f(args...)
+			if err != nil {
+				panic(rt.NewGoError(err))
+			}
+			return e.toJS(res)
+		})
+		e.funcs[val.(*goja.Object)] = f
+		return val
+	case jsRegExp:
+		obj, err := rt.New(e.regexp, e.toJS(x.pattern), e.toJS(x.flags))
+		if err != nil {
+			panic(err)
+		}
+		return obj
+	}
+	return goja.Undefined()
+}
+
+// fromJS converts a goja value back to a Lowdefy value.
+func (e *jsEngine) fromJS(v goja.Value) any {
+	if v == nil || goja.IsUndefined(v) {
+		return serial.Undefined
+	}
+	if goja.IsNull(v) {
+		return nil
+	}
+	obj, ok := v.(*goja.Object)
+	if !ok {
+		switch x := v.Export().(type) {
+		case int64:
+			return float64(x)
+		case float64:
+			return x
+		case bool:
+			return x
+		case string:
+			return x
+		}
+		return v.String()
+	}
+	switch obj.ClassName() {
+	case "Array":
+		n := int(obj.Get("length").ToInteger())
+		out := make([]any, n)
+		for i := 0; i < n; i++ {
+			out[i] = e.fromJS(obj.Get(fmt.Sprint(i)))
+		}
+		return out
+	case "Date":
+		ms := obj.Get("getTime")
+		if f, ok := goja.AssertFunction(ms); ok {
+			r, err := f(obj)
+			if err == nil {
+				n := r.ToFloat()
+				if math.IsNaN(n) {
+					return nil
+				}
+				return serial.DateFromMillis(n)
+			}
+		}
+		return nil
+	case "Error":
+		return &serial.Error{Name: obj.Get("name").String(), Message: obj.Get("message").String()}
+	case "Function":
+		if f, ok := e.funcs[obj]; ok {
+			return f
+		}
+		return serial.Func(func(args ...any) (any, error) {
+			return nil, errors.New("a JavaScript built-in function cannot be called here")
+		})
+	case "RegExp":
+		return map[string]any{}
+	}
+	out := make(map[string]any)
+	for _, k := range obj.Keys() {
+		out[k] = e.fromJS(obj.Get(k))
+	}
+	return out
+}
+
+// callMethod calls instance[name](...args) and converts the result.
+func callMethod(instance any, name string, args []any) (any, error) {
+	return withJS(func(e *jsEngine) (any, error) {
+		obj := e.toJS(instance).ToObject(e.rt)
+		f, ok := goja.AssertFunction(obj.Get(name))
+		if !ok {
+			return nil, fmt.Errorf("%s is not a function", name)
+		}
+		jsArgs := make([]goja.Value, len(args))
+		for i, a := range args {
+			jsArgs[i] = e.toJS(a)
+		}
+		res, err := f(obj, jsArgs...)
+		if err != nil {
+			return nil, err
+		}
+		return e.fromJS(res), nil
+	})
+}
+
+// callMethodInstance is callMethod that returns the (possibly mutated)
+// instance instead of the result.
+func callMethodInstance(instance any, name string, args []any) (any, error) {
+	return withJS(func(e *jsEngine) (any, error) {
+		obj := e.toJS(instance).ToObject(e.rt)
+		f, ok := goja.AssertFunction(obj.Get(name))
+		if !ok {
+			return nil, fmt.Errorf("%s is not a function", name)
+		}
+		jsArgs := make([]goja.Value, len(args))
+		for i, a := range args {
+			jsArgs[i] = e.toJS(a)
+		}
+		if _, err := f(obj, jsArgs...); err != nil {
+			return nil, err
+		}
+		return e.fromJS(obj), nil
+	})
+}
+
+// callStatic calls globalName.name(...args), e.g. Math.max.
+func callStatic(globalName, name string, args []any) (any, error) {
+	return withJS(func(e *jsEngine) (any, error) {
+		g := e.rt.Get(globalName).ToObject(e.rt)
+		f, ok := goja.AssertFunction(g.Get(name))
+		if !ok {
+			return nil, fmt.Errorf("%s.%s is not a function", globalName, name)
+		}
+		jsArgs := make([]goja.Value, len(args))
+		for i, a := range args {
+			jsArgs[i] = e.toJS(a)
+		}
+		res, err := f(g, jsArgs...)
+		if err != nil {
+			return nil, err
+		}
+		return e.fromJS(res), nil
+	})
+}
+
+// staticProperty reads globalName.name, e.g. Math.PI.
+func staticProperty(globalName, name string) (any, error) {
+	return withJS(func(e *jsEngine) (any, error) {
+		return e.fromJS(e.rt.Get(globalName).ToObject(e.rt).Get(name)), nil
+	})
+}
+
+// newJSDate is `new Date(v)` with JavaScript's parsing rules.
+func newJSDate(v any) (any, error) {
+	return withJS(func(e *jsEngine) (any, error) {
+		obj, err := e.rt.New(e.date, e.toJS(v))
+		if err != nil {
+			return nil, err
+		}
+		return e.fromJS(obj), nil
+	})
+}

@@ -1,0 +1,238 @@
+package operators
+
+import (
+	"encoding/json"
+	"net/url"
+	"strings"
+
+	"github.com/mcpbridge/mcpbridge/internal/lowdefy/serial"
+)
+
+// orUndefined turns a nil map or slice into undefined, the value of an
+// absent context field.
+func orUndefined[T ~map[string]any | ~[]any](v T) any {
+	if v == nil {
+		return serial.Undefined
+	}
+	return v
+}
+
+func getter(object func(c *call) any) operatorFunc {
+	return func(c *call) (any, error) {
+		return getFromObject(c, object(c), c.op)
+	}
+}
+
+var (
+	opState          = getter(func(c *call) any { return orUndefined(c.ctx().State) })
+	opInput          = getter(func(c *call) any { return orUndefined(c.ctx().Input) })
+	opGlobal         = getter(func(c *call) any { return orUndefined(c.ctx().Global) })
+	opUser           = getter(func(c *call) any { return orUndefined(c.ctx().User) })
+	opEventLog       = getter(func(c *call) any { return orUndefined(c.ctx().EventLog) })
+	opPayload        = getter(func(c *call) any { return orUndefined(c.ctx().Payload) })
+	opEnv            = getter(func(c *call) any { return orUndefined(c.ctx().Env) })
+	opActions        = getter(func(c *call) any { return orUndefined(c.opts().Actions) })
+	opArgs           = getter(func(c *call) any { return orUndefined(c.opts().Args) })
+	opRequestDetails = getter(func(c *call) any { return orUndefined(c.ctx().Requests) })
+	opEvent          = getter(func(c *call) any {
+		if c.opts().Event == nil {
+			return serial.Undefined
+		}
+		return c.opts().Event
+	})
+	opIndex = getter(func(c *call) any {
+		idx := c.arrayIndicesOrNil()
+		out := make([]any, len(idx))
+		for i, n := range idx {
+			out[i] = float64(n)
+		}
+		return out
+	})
+)
+
+func opSecret(c *call) (any, error) {
+	if c.params == true {
+		return nil, c.errorf("Getting all secrets is not allowed.")
+	}
+	all, err := prop(c.params, "all")
+	if err != nil {
+		return nil, err
+	}
+	if truthy(all) {
+		return nil, c.errorf("Getting all secrets is not allowed.")
+	}
+	secrets := make(map[string]any, len(c.ctx().Secrets))
+	for k, v := range c.ctx().Secrets {
+		if k != "OPENID_CLIENT_SECRET" && k != "JWT_SECRET" {
+			secrets[k] = v
+		}
+	}
+	return getFromObject(c, secrets, "_secret")
+}
+
+func opGet(c *call) (any, error) {
+	pm, ok := c.params.(map[string]any)
+	if !ok {
+		return nil, c.errorf("_get takes an object as params.")
+	}
+	from, hasFrom := pm["from"]
+	if hasFrom && from == nil {
+		return copyValue(pm["default"])
+	}
+	if !isObject(from) && !isArray(from) {
+		return nil, c.errorf("_get.from is not an object or array.")
+	}
+	return getFromObject(c, from, "_get")
+}
+
+func opMenu(c *call) (any, error) {
+	return getFromArray(c, c.ctx().Menus, "menuId", "_menu")
+}
+
+func opRequest(c *call) (any, error) {
+	s, ok := c.params.(string)
+	if !ok {
+		return nil, c.errorf("_request accepts a string value.")
+	}
+	parts := strings.Split(s, ".")
+	calls, ok := c.ctx().Requests[parts[0]]
+	if !ok {
+		return nil, nil
+	}
+	first, err := prop(calls, "0")
+	if err != nil {
+		return nil, err
+	}
+	loading, err := prop(first, "loading")
+	if err != nil {
+		return nil, err
+	}
+	if truthy(loading) {
+		return nil, nil
+	}
+	response, _ := prop(first, "response")
+	if len(parts) == 1 {
+		return copyValue(response)
+	}
+	key := applyArrayIndices(c.arrayIndicesOrNil(), strings.Join(parts[1:], "."))
+	v, found := getPath(response, key)
+	if !found {
+		return nil, nil
+	}
+	return copyValue(v)
+}
+
+var locationProperties = []string{"basePath", "hash", "homePageId", "host", "hostname", "href", "origin", "pageId", "pathname", "port", "protocol", "search"}
+
+func opLocation(c *call) (any, error) {
+	ctx := c.ctx()
+	if ctx.Location == nil {
+		return nil, c.errorf("Browser window.location not available for _location.")
+	}
+	name, _ := c.params.(string)
+	valid := false
+	for _, p := range locationProperties {
+		valid = valid || p == name
+	}
+	if !valid {
+		return nil, c.errorf("_location only returns values for %s.", strings.Join(locationProperties, ", "))
+	}
+	l := ctx.Location
+	obj := map[string]any{
+		"basePath": ctx.BasePath, "hash": l.Hash, "homePageId": ctx.HomePageID, "host": l.Host,
+		"hostname": l.Hostname, "href": l.Href, "origin": l.Origin, "pageId": ctx.PageID,
+		"pathname": l.Pathname, "port": l.Port, "protocol": l.Protocol, "search": l.Search,
+	}
+	return getFromObject(c, obj, "_location")
+}
+
+func opMedia(c *call) (any, error) {
+	w := c.ctx().Window
+	if w == nil || w.InnerWidth == 0 {
+		return nil, c.errorf("device window width not available for _media.")
+	}
+	size := "xxl"
+	switch {
+	case w.InnerWidth < 576:
+		size = "xs"
+	case w.InnerWidth < 768:
+		size = "sm"
+	case w.InnerWidth < 992:
+		size = "md"
+	case w.InnerWidth < 1200:
+		size = "lg"
+	case w.InnerWidth < 1600:
+		size = "xl"
+	}
+	return getFromObject(c, map[string]any{"size": size, "width": w.InnerWidth, "height": w.InnerHeight}, "_media")
+}
+
+func opURLQuery(c *call) (any, error) {
+	ctx := c.ctx()
+	q := ctx.URLQuery
+	if q == nil {
+		if ctx.Location == nil {
+			return nil, c.errorf("Browser window.location not available for _url_query.")
+		}
+		q = ParseURLQuery(ctx.Location.Search)
+	}
+	return getFromObject(c, q, "_url_query")
+}
+
+// ParseURLQuery decodes a location search string the way Lowdefy's
+// urlQuery.parse does: query-string parsing (repeated keys become arrays, a
+// key without "=" is null) and each value JSON-decoded when it is JSON.
+func ParseURLQuery(search string) map[string]any {
+	search = strings.TrimLeft(search, "?#&")
+	out := map[string]any{}
+	if search == "" {
+		return out
+	}
+	raw := map[string]any{}
+	for _, part := range strings.Split(search, "&") {
+		if part == "" {
+			continue
+		}
+		k, v, hasValue := strings.Cut(part, "=")
+		key := decodeQueryComponent(k)
+		var val any
+		if hasValue {
+			val = decodeQueryComponent(v)
+		}
+		if prev, ok := raw[key]; ok {
+			if list, ok := prev.([]any); ok {
+				raw[key] = append(list, val)
+			} else {
+				raw[key] = []any{prev, val}
+			}
+		} else {
+			raw[key] = val
+		}
+	}
+	for k, v := range raw {
+		s, ok := v.(string)
+		if v == nil {
+			out[k] = nil
+			continue
+		}
+		if !ok {
+			out[k] = v
+			continue
+		}
+		var decoded any
+		if err := json.Unmarshal([]byte(s), &decoded); err == nil {
+			out[k] = serial.Decode(decoded)
+		} else {
+			out[k] = s
+		}
+	}
+	return out
+}
+
+func decodeQueryComponent(s string) string {
+	s = strings.ReplaceAll(s, "+", " ")
+	if d, err := url.PathUnescape(s); err == nil {
+		return d
+	}
+	return s
+}

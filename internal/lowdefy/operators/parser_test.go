@@ -1,0 +1,242 @@
+package operators
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/mcpbridge/mcpbridge/internal/lowdefy/serial"
+)
+
+func mustJSON(t *testing.T, s string) any {
+	t.Helper()
+	v, err := serial.Unmarshal([]byte(s))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return v
+}
+
+func TestParseSemantics(t *testing.T) {
+	ctx := &Context{State: map[string]any{"a": 1.0, "list": []any{map[string]any{"v": "x"}, map[string]any{"v": "y"}}}}
+	tests := []struct {
+		name    string
+		server  bool
+		input   string
+		indices []int
+		want    any
+		errs    int
+	}{
+		{name: "getter", input: `{"_state": "a"}`, want: 1.0},
+		{name: "unknown operator passes through", input: `{"_nope": 1}`, want: map[string]any{"_nope": 1.0}},
+		{name: "two keys are data", input: `{"_state": "a", "b": 1}`, want: map[string]any{"_state": "a", "b": 1.0}},
+		{name: "list index substitution", input: `{"_state": "list.$.v"}`, indices: []int{1}, want: "y"},
+		{name: "no short circuit", input: `{"_if": {"test": true, "then": 1, "else": {"_divide": [1, 0]}}}`, want: 1.0, errs: 1},
+		{name: "error value is null", input: `[{"_divide": [1, 0]}, 2]`, want: []any{nil, 2.0}, errs: 1},
+		{name: "server has no _state", server: true, input: `{"_state": "a"}`, want: map[string]any{"_state": "a"}},
+		{name: "client has no _secret", input: `{"_secret": "a"}`, want: map[string]any{"_secret": "a"}},
+		{name: "dates revive", input: `{"_date.getUTCFullYear": {"~d": 0}}`, want: 1970.0},
+		{name: "function callbacks", input: `{"_array.map": [[1, 2], {"_function": {"__product": [{"__args": 0}, 10]}}]}`, want: []any{10.0, 20.0}},
+		{name: "~k is dropped", input: `{"~k": "x", "_sum": [1, 2]}`, want: 3.0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p := NewClientParser(ctx)
+			if tt.server {
+				p = NewServerParser(ctx)
+			}
+			got, errs := p.Parse(mustJSON(t, tt.input), "blk", tt.indices, nil)
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("value (-want +got):\n%s", diff)
+			}
+			if len(errs) != tt.errs {
+				t.Errorf("got %d errors %v, want %d", len(errs), errs, tt.errs)
+			}
+		})
+	}
+}
+
+func TestErrorNamesOperatorAndLocation(t *testing.T) {
+	p := NewClientParser(&Context{})
+	_, errs := p.Parse(map[string]any{"_divide": []any{1.0, 0.0}}, "list.$.total", []int{3}, nil)
+	if len(errs) != 1 {
+		t.Fatalf("errors = %v", errs)
+	}
+	var oe *Error
+	if !errors.As(errs[0], &oe) || oe.Operator != "_divide" || oe.Location != "list.3.total" {
+		t.Fatalf("error = %#v", errs[0])
+	}
+	if msg := errs[0].Error(); !strings.Contains(msg, "_divide") || !strings.Contains(msg, "list.3.total") {
+		t.Fatalf("message %q does not name the operator and location", msg)
+	}
+}
+
+func TestParseDoesNotModifyInput(t *testing.T) {
+	input := mustJSON(t, `{"a": {"_sum": [1, 2]}, "b": [{"_state": "x"}], "~k": "1"}`)
+	before, _ := json.Marshal(input)
+	NewClientParser(&Context{State: map[string]any{"x": 1.0}}).Parse(input, "l", nil, nil)
+	after, _ := json.Marshal(input)
+	if string(before) != string(after) {
+		t.Fatalf("input changed: %s -> %s", before, after)
+	}
+}
+
+func TestDeepNestingIsAnError(t *testing.T) {
+	var v any = 1.0
+	for range 5000 {
+		v = []any{v}
+	}
+	_, errs := NewClientParser(&Context{}).Parse(v, "deep", nil, nil)
+	if len(errs) == 0 {
+		t.Fatal("no error for 5000 levels of nesting")
+	}
+}
+
+func TestEvalJSON(t *testing.T) {
+	tests := []struct {
+		name   string
+		server bool
+		in     EvalInputs
+		expr   string
+		want   string
+		errs   int
+	}{
+		{name: "state", in: EvalInputs{State: json.RawMessage(`{"n": 2}`)}, expr: `{"_product": [{"_state": "n"}, 21]}`, want: `42`},
+		{name: "payload on server", server: true, in: EvalInputs{Payload: json.RawMessage(`{"id": "x"}`)}, expr: `{"_payload": "id"}`, want: `"x"`},
+		{name: "secret", server: true, in: EvalInputs{Secrets: json.RawMessage(`{"K": "v"}`)}, expr: `{"_secret": "K"}`, want: `"v"`},
+		{name: "dates", expr: `{"_date": 0}`, want: `{"~d":0}`},
+		{name: "undefined is null", expr: `{"_if": {"test": false, "then": 1}}`, want: `null`},
+		{name: "errors", expr: `{"_divide": [1, 0]}`, want: `null`, errs: 1},
+		{name: "bad expression", expr: `{`, want: `null`, errs: 1},
+		{name: "bad state", in: EvalInputs{State: json.RawMessage(`[1]`)}, expr: `1`, want: `null`, errs: 1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			v, errs := EvalJSON(tt.server, tt.in, []byte(tt.expr))
+			got, _ := json.Marshal(v)
+			if string(got) != tt.want {
+				t.Errorf("value = %s, want %s", got, tt.want)
+			}
+			if len(errs) != tt.errs {
+				t.Errorf("errors = %v, want %d", errs, tt.errs)
+			}
+		})
+	}
+}
+
+func TestJSOperator(t *testing.T) {
+	ctx := &Context{State: map[string]any{"count": 4.0}, Payload: map[string]any{"n": 5.0}}
+	got, errs := NewClientParser(ctx).Parse(map[string]any{"_js": "return state('count') * 10"}, "b", nil, nil)
+	if len(errs) != 0 || got != 40.0 {
+		t.Fatalf("client _js = %v, %v", got, errs)
+	}
+	got, errs = NewServerParser(ctx).Parse(map[string]any{"_js": map[string]any{"fn": "return payload('n') + args.k", "args": map[string]any{"k": 1.0}}}, "r", nil, nil)
+	if len(errs) != 0 || got != 6.0 {
+		t.Fatalf("server _js = %v, %v", got, errs)
+	}
+	_, errs = NewClientParser(ctx).Parse(map[string]any{"_js": "return ("}, "b", nil, nil)
+	if len(errs) != 1 {
+		t.Fatalf("syntax error not reported: %v", errs)
+	}
+}
+
+func TestOperatorSets(t *testing.T) {
+	client, server := map[string]bool{}, map[string]bool{}
+	for _, n := range Names(false) {
+		client[n] = true
+	}
+	for _, n := range Names(true) {
+		server[n] = true
+	}
+	for _, n := range []string{"_state", "_url_query", "_location", "_media", "_request", "_actions", "_event", "_index", "_input", "_global", "_menu"} {
+		if !client[n] || server[n] {
+			t.Errorf("%s: client %v server %v, want client only", n, client[n], server[n])
+		}
+	}
+	for _, n := range []string{"_payload", "_secret", "_hash"} {
+		if client[n] || !server[n] {
+			t.Errorf("%s: client %v server %v, want server only", n, client[n], server[n])
+		}
+	}
+	for _, n := range []string{"_and", "_string", "_user", "_nunjucks", "_uuid", "_yaml", "_moment", "_diff", "_mql", "_change_case", "_js", "_intl"} {
+		if !client[n] || !server[n] {
+			t.Errorf("%s missing from a set", n)
+		}
+	}
+}
+
+func TestDateNowUsesContextClock(t *testing.T) {
+	now := time.Date(2024, 2, 29, 12, 0, 0, 0, time.UTC)
+	got, errs := NewClientParser(&Context{Now: func() time.Time { return now }}).Parse(map[string]any{"_date.now": nil}, "b", nil, nil)
+	if len(errs) != 0 || !got.(time.Time).Equal(now) {
+		t.Fatalf("got %v %v", got, errs)
+	}
+}
+
+func TestRipemd160(t *testing.T) {
+	for in, want := range map[string]string{"": "9c1185a5c5e9fc54612808977ee8f548b2258d31", "abc": "8eb208f7e05d987a9b044a8e98c6b087f15a0bfc"} {
+		h := newRipemd160()
+		h.Write([]byte(in))
+		if got := strings.ToLower(string(hexString(h.Sum(nil)))); got != want {
+			t.Errorf("ripemd160(%q) = %s, want %s", in, got, want)
+		}
+	}
+}
+
+func hexString(b []byte) string {
+	const digits = "0123456789abcdef"
+	out := make([]byte, 0, 2*len(b))
+	for _, c := range b {
+		out = append(out, digits[c>>4], digits[c&15])
+	}
+	return string(out)
+}
+
+func TestHostileInputIsBounded(t *testing.T) {
+	p := NewClientParser(&Context{})
+	start := time.Now()
+	// Catastrophic backtracking on the backtracking engine (backreference).
+	_, _ = p.Parse(map[string]any{"_regex": map[string]any{"pattern": `^(a+)+(?!x)\\1?b$`, "on": strings.Repeat("a", 28)}}, "x", nil, nil)
+	if d := time.Since(start); d > 15*time.Second {
+		t.Fatalf("hostile regular expression ran for %v", d)
+	}
+	for _, expr := range []any{
+		map[string]any{"_string.repeat": []any{"ab", 1e9}},
+		map[string]any{"_string.padStart": []any{"x", 1e12}},
+		map[string]any{"_random": map[string]any{"type": "string", "length": 1e9}},
+	} {
+		out, errs := p.Parse(expr, "x", nil, nil)
+		if len(errs) != 1 || out != nil {
+			t.Errorf("%v: got %v, %v; want a size error", expr, out, errs)
+		}
+	}
+}
+
+func TestConcurrentParse(t *testing.T) {
+	p := NewClientParser(&Context{State: map[string]any{"s": "a,b,c", "n": 2.0}})
+	input := mustJSON(t, `{"x": {"_string.split": [{"_state": "s"}, ","]}, "y": {"_array.map": [[1, 2], {"_function": {"__product": [{"__args": 0}, {"__state": "n"}]}}]}, "z": {"_regex": {"pattern": "^a", "key": "s"}}}`)
+	want := map[string]any{"x": []any{"a", "b", "c"}, "y": []any{2.0, 4.0}, "z": true}
+	done := make(chan error, 8)
+	for range 8 {
+		go func() {
+			for range 50 {
+				got, errs := p.Parse(input, "c", nil, nil)
+				if len(errs) > 0 || !cmp.Equal(got, want) {
+					done <- fmt.Errorf("got %v %v", got, errs)
+					return
+				}
+			}
+			done <- nil
+		}()
+	}
+	for range 8 {
+		if err := <-done; err != nil {
+			t.Fatal(err)
+		}
+	}
+}
