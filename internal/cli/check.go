@@ -100,10 +100,6 @@ func fileExists(p string) bool {
 	return err == nil
 }
 
-func runApp(ctx context.Context, e *env, args []string) error {
-	fmt.Fprintln(e.stderr, "mcpbridge app: Lowdefy app tools are not in this build yet")
-	return exitError{1}
-}
 
 func runImport(ctx context.Context, e *env, args []string) error {
 	if len(args) == 0 || args[0] != "openapi" {

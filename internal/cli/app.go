@@ -1,0 +1,101 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/mcpbridge/mcpbridge/internal/lowdefy/app"
+	"github.com/mcpbridge/mcpbridge/internal/lowdefy/operators"
+)
+
+func runApp(ctx context.Context, e *env, args []string) error {
+	if len(args) == 0 {
+		fmt.Fprintln(e.stderr, "Usage: mcpbridge app eval [flags] EXPR_JSON | mcpbridge app check DIR")
+		return errUsage
+	}
+	switch args[0] {
+	case "eval":
+		return runAppEval(e, args[1:])
+	case "check":
+		return runAppCheck(e, args[1:])
+	}
+	fmt.Fprintf(e.stderr, "mcpbridge app: unknown subcommand %q (want eval or check)\n", args[0])
+	return errUsage
+}
+
+// jsonFlag is a flag holding a JSON document.
+type jsonFlag struct{ raw json.RawMessage }
+
+func (j *jsonFlag) String() string { return string(j.raw) }
+
+func (j *jsonFlag) Set(s string) error {
+	if !json.Valid([]byte(s)) {
+		return fmt.Errorf("not valid JSON: %s", s)
+	}
+	j.raw = json.RawMessage(s)
+	return nil
+}
+
+// runAppEval evaluates a Lowdefy operator expression and prints {"value": …, "errors": […]}.
+func runAppEval(e *env, args []string) error {
+	fs := newFlags(e, "app eval", "[--server] [--state JSON] [--payload JSON] [--user JSON] [--secrets JSON] [--global JSON] [--input JSON] EXPR_JSON")
+	server := fs.Bool("server", false, "use the server parser (with _secret and _payload; without _state)")
+	var state, payload, user, secrets, global, input, urlQuery, event jsonFlag
+	fs.Var(&state, "state", "page state (JSON object)")
+	fs.Var(&payload, "payload", "request payload (JSON object, server parser)")
+	fs.Var(&user, "user", "the user (JSON object)")
+	fs.Var(&secrets, "secrets", "secrets (JSON object, server parser)")
+	fs.Var(&global, "global", "the app's global (JSON object)")
+	fs.Var(&input, "input", "page input (JSON object)")
+	fs.Var(&urlQuery, "url-query", "URL query (JSON object)")
+	fs.Var(&event, "event", "the event (JSON object)")
+	pos, err := parse(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) != 1 {
+		fs.Usage()
+		return errUsage
+	}
+	if !json.Valid([]byte(pos[0])) {
+		return fmt.Errorf("EXPR_JSON is not valid JSON: %s (quote it for the shell, e.g. '{\"_sum\": [1, 2]}')", pos[0])
+	}
+	value, errs := operators.EvalJSON(*server, operators.EvalInputs{
+		State: state.raw, Payload: payload.raw, User: user.raw, Secrets: secrets.raw,
+		Global: global.raw, Input: input.raw, URLQuery: urlQuery.raw, Event: event.raw,
+	}, []byte(pos[0]))
+	if errs == nil {
+		errs = []string{}
+	}
+	out, err := json.Marshal(map[string]any{"value": value, "errors": errs})
+	if err != nil {
+		return fmt.Errorf("encoding the result: %w", err)
+	}
+	fmt.Fprintln(e.stdout, string(out))
+	return nil
+}
+
+// runAppCheck loads a Lowdefy app and prints its pages, requests and connections, or the
+// problems found (exit 1).
+func runAppCheck(e *env, args []string) error {
+	fs := newFlags(e, "app check", "DIR")
+	pos, err := parse(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) != 1 {
+		fs.Usage()
+		return errUsage
+	}
+	summary, problems := app.Check(pos[0])
+	if len(problems) > 0 {
+		for _, p := range problems {
+			fmt.Fprintln(e.stderr, p.String())
+		}
+		return exitError{1}
+	}
+	fmt.Fprint(e.stdout, strings.TrimRight(summary, "\n")+"\n")
+	return nil
+}

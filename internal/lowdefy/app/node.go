@@ -1,0 +1,326 @@
+package app
+
+import (
+	"fmt"
+	"math"
+	"reflect"
+	"sort"
+	"strconv"
+	"time"
+)
+
+// kind is the JSON type of a node.
+type kind uint8
+
+const (
+	kindNull kind = iota
+	kindBool
+	kindNumber
+	kindString
+	kindMap
+	kindList
+)
+
+func (k kind) String() string {
+	switch k {
+	case kindNull:
+		return "null"
+	case kindBool:
+		return "boolean"
+	case kindNumber:
+		return "number"
+	case kindString:
+		return "string"
+	case kindMap:
+		return "object"
+	case kindList:
+		return "array"
+	}
+	return "unknown"
+}
+
+// position is a place in a source file (1-based line and column).
+type position struct {
+	file      string
+	line, col int
+}
+
+func (p position) String() string {
+	if p.file == "" {
+		return ""
+	}
+	if p.line == 0 {
+		return p.file
+	}
+	if p.col == 0 {
+		return fmt.Sprintf("%s:%d", p.file, p.line)
+	}
+	return fmt.Sprintf("%s:%d:%d", p.file, p.line, p.col)
+}
+
+// node is a JSON-like value that remembers where it was written, so that errors found
+// after `_ref` resolution still point at the file, line and column of the source.
+type node struct {
+	kind   kind
+	b      bool
+	num    float64
+	str    string
+	fields []field // kindMap, in source order
+	items  []*node // kindList
+	pos    position
+	// sealed marks nodes that came out of a referenced file whose `_build.*` operators were
+	// already evaluated; outer evaluations leave them alone, as Lowdefy's build does.
+	sealed bool
+}
+
+// field is one key of a map node.
+type field struct {
+	key    string
+	keyPos position
+	val    *node
+}
+
+func newNull(p position) *node             { return &node{kind: kindNull, pos: p} }
+func newString(s string, p position) *node { return &node{kind: kindString, str: s, pos: p} }
+func newBool(b bool, p position) *node     { return &node{kind: kindBool, b: b, pos: p} }
+func newNumber(f float64, p position) *node {
+	return &node{kind: kindNumber, num: f, pos: p}
+}
+func newMap(p position) *node  { return &node{kind: kindMap, pos: p} }
+func newList(p position) *node { return &node{kind: kindList, pos: p} }
+
+// get returns the value of key in a map node, or nil.
+func (n *node) get(key string) *node {
+	if n == nil || n.kind != kindMap {
+		return nil
+	}
+	for i := range n.fields {
+		if n.fields[i].key == key {
+			return n.fields[i].val
+		}
+	}
+	return nil
+}
+
+// has reports whether a map node has key.
+func (n *node) has(key string) bool {
+	if n == nil || n.kind != kindMap {
+		return false
+	}
+	for i := range n.fields {
+		if n.fields[i].key == key {
+			return true
+		}
+	}
+	return false
+}
+
+// set sets key in a map node, keeping the position of an existing key.
+func (n *node) set(key string, v *node) {
+	for i := range n.fields {
+		if n.fields[i].key == key {
+			n.fields[i].val = v
+			return
+		}
+	}
+	n.fields = append(n.fields, field{key: key, keyPos: v.pos, val: v})
+}
+
+// isNone reports whether n is absent or null (Lowdefy's type.isNone).
+func (n *node) isNone() bool { return n == nil || n.kind == kindNull }
+
+// truthy reports JavaScript truthiness.
+func (n *node) truthy() bool {
+	if n == nil {
+		return false
+	}
+	switch n.kind {
+	case kindNull:
+		return false
+	case kindBool:
+		return n.b
+	case kindNumber:
+		return n.num != 0 && !math.IsNaN(n.num)
+	case kindString:
+		return n.str != ""
+	}
+	return true
+}
+
+// clone returns a deep copy of n (sealed flags are not copied).
+func (n *node) clone() *node {
+	if n == nil {
+		return nil
+	}
+	c := *n
+	c.sealed = false
+	if n.fields != nil {
+		c.fields = make([]field, len(n.fields))
+		for i, f := range n.fields {
+			c.fields[i] = field{key: f.key, keyPos: f.keyPos, val: f.val.clone()}
+		}
+	}
+	if n.items != nil {
+		c.items = make([]*node, len(n.items))
+		for i, it := range n.items {
+			c.items[i] = it.clone()
+		}
+	}
+	return &c
+}
+
+// seal marks n and everything under it as already evaluated.
+func (n *node) seal() {
+	if n == nil {
+		return
+	}
+	n.sealed = true
+	for _, f := range n.fields {
+		f.val.seal()
+	}
+	for _, it := range n.items {
+		it.seal()
+	}
+}
+
+// posIndex maps the plain maps produced by toPlain back to their source positions and key
+// order, so build steps that work on plain data can still report file:line:col and walk
+// keys in JavaScript's order.
+type posIndex map[uintptr]mapInfo
+
+type mapInfo struct {
+	pos  position
+	keys []string
+}
+
+func (ix posIndex) of(m map[string]any) position {
+	if ix == nil || m == nil {
+		return position{}
+	}
+	return ix[reflect.ValueOf(m).Pointer()].pos
+}
+
+// keys returns the keys of m in JavaScript's Object.keys order: integer-like keys
+// ascending, then the others in source order (keys added later, sorted, at the end).
+func (ix posIndex) keys(m map[string]any) []string {
+	var src []string
+	if ix != nil && m != nil {
+		src = ix[reflect.ValueOf(m).Pointer()].keys
+	}
+	seen := make(map[string]bool, len(m))
+	var ints []int
+	var out []string
+	add := func(k string) {
+		if _, ok := m[k]; !ok || seen[k] {
+			return
+		}
+		seen[k] = true
+		if i, ok := arrayIndex(k); ok {
+			ints = append(ints, i)
+			return
+		}
+		out = append(out, k)
+	}
+	for _, k := range src {
+		add(k)
+	}
+	for _, k := range sortedKeys(m) {
+		add(k)
+	}
+	sort.Ints(ints)
+	res := make([]string, 0, len(m))
+	for _, i := range ints {
+		res = append(res, strconv.Itoa(i))
+	}
+	return append(res, out...)
+}
+
+// toPlain converts n to JSON-like Go data, recording map positions in ix (may be nil).
+func (n *node) toPlain(ix posIndex) any {
+	if n == nil {
+		return nil
+	}
+	switch n.kind {
+	case kindBool:
+		return n.b
+	case kindNumber:
+		if math.IsNaN(n.num) || math.IsInf(n.num, 0) {
+			return nil // JSON has no NaN or Infinity; Lowdefy's JSON round trips make them null
+		}
+		return n.num
+	case kindString:
+		return n.str
+	case kindMap:
+		m := make(map[string]any, len(n.fields))
+		for _, f := range n.fields {
+			m[f.key] = f.val.toPlain(ix)
+		}
+		if ix != nil {
+			keys := make([]string, len(n.fields))
+			for i, f := range n.fields {
+				keys[i] = f.key
+			}
+			ix[reflect.ValueOf(m).Pointer()] = mapInfo{pos: n.pos, keys: keys}
+		}
+		return m
+	case kindList:
+		l := make([]any, len(n.items))
+		for i, it := range n.items {
+			l[i] = it.toPlain(ix)
+		}
+		return l
+	}
+	return nil
+}
+
+// fromPlain converts JSON-like Go data to a node placed at p. Unknown Go types become
+// their fmt string, so that nothing a plug-in returns can make the loader panic.
+func fromPlain(v any, p position) *node {
+	switch x := v.(type) {
+	case nil:
+		return newNull(p)
+	case bool:
+		return newBool(x, p)
+	case float64:
+		return newNumber(x, p)
+	case float32:
+		return newNumber(float64(x), p)
+	case int:
+		return newNumber(float64(x), p)
+	case int64:
+		return newNumber(float64(x), p)
+	case string:
+		return newString(x, p)
+	case time.Time:
+		// JSON.stringify writes dates as ISO strings.
+		return newString(x.UTC().Format("2006-01-02T15:04:05.000Z"), p)
+	case map[string]any:
+		m := newMap(p)
+		for _, k := range sortedKeys(x) {
+			m.fields = append(m.fields, field{key: k, keyPos: p, val: fromPlain(x[k], p)})
+		}
+		return m
+	case []any:
+		l := newList(p)
+		for _, it := range x {
+			l.items = append(l.items, fromPlain(it, p))
+		}
+		return l
+	}
+	return newString(fmt.Sprint(v), p)
+}
+
+// formatNumber renders a number the way JavaScript's String(n) does for common values.
+func formatNumber(f float64) string {
+	switch {
+	case math.IsNaN(f):
+		return "NaN"
+	case math.IsInf(f, 1):
+		return "Infinity"
+	case math.IsInf(f, -1):
+		return "-Infinity"
+	case f == math.Trunc(f) && math.Abs(f) < 1e21:
+		return strconv.FormatFloat(f, 'f', -1, 64)
+	}
+	return strconv.FormatFloat(f, 'g', -1, 64)
+}
