@@ -63,9 +63,13 @@ func runHTTP() {
 	gw := httpGateway(up)
 	fmt.Printf("\nHTTP tool (GET /users/{id} on loopback), %d rounds, median of rounds\n", *rounds)
 	fmt.Printf("%-7s %-26s %10s %9s %9s %7s\n", "clients", "target", "calls/s", "p50", "p99", "errors")
-	for _, n := range []int{1, 16} {
+	for _, c := range []struct {
+		n   int
+		era string
+	}{{1, "2025-11-25"}, {1, "2026-07-28"}, {16, "2025-11-25"}, {16, "2026-07-28"}} {
+		n := c.n
 		direct := func() result { return loadFunc(n, directCaller(up)) }
-		through := func() result { return loadFunc(n, mcpCaller(gw, n)) }
+		through := func() result { return loadFunc(n, mcpCaller(gw, n, c.era)) }
 		direct()
 		through()
 		var rd, rg, p50d, p50g, p99d, p99g []float64
@@ -80,11 +84,11 @@ func runHTTP() {
 			errsG += g.errors
 		}
 		fmt.Printf("%-7d %-26s %10.0f %7.3fms %7.3fms %7d\n", n, "direct REST", median(rd), median(p50d), median(p99d), errsD)
-		fmt.Printf("%-7d %-26s %10.0f %7.3fms %7.3fms %7d\n", n, "mcpbridge (2026-07-28)", median(rg), median(p50g), median(p99g), errsG)
+		fmt.Printf("%-7d %-26s %10.0f %7.3fms %7.3fms %7d\n", n, "mcpbridge ("+c.era+")", median(rg), median(p50g), median(p99g), errsG)
 		fmt.Printf("%-7d added p50 %.3fms (goal <= 0.3ms with 1 client); throughput %.0f calls/s (goal >= 3000 with 16)\n",
 			n, median(p50g)-median(p50d), median(rg))
 	}
-	call := mcpCaller(gw, 16)
+	call := mcpCaller(gw, 16, "2026-07-28")
 	loadCount(16, 320, call) // warm: every worker's connection is open
 	before := openFDs()
 	r := loadCount(16, 20000, call)
@@ -111,13 +115,13 @@ func directCaller(base string) caller {
 	}
 }
 
-// mcpCaller returns a caller with one stateless (2026-07-28) session per worker.
-func mcpCaller(url string, workers int) caller {
+// mcpCaller returns a caller with one session per worker in protocol version era.
+func mcpCaller(url string, workers int, era string) caller {
 	hc := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 64}}
 	sessions := make([]*mcp.ClientSession, workers)
 	for i := range sessions {
 		c := mcp.NewClient(&mcp.Implementation{Name: "bench", Version: "1"}, nil)
-		cs, err := c.Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: url, HTTPClient: hc, DisableStandaloneSSE: true}, &mcp.ClientSessionOptions{ProtocolVersion: "2026-07-28"})
+		cs, err := c.Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: url, HTTPClient: hc, DisableStandaloneSSE: true}, &mcp.ClientSessionOptions{ProtocolVersion: era})
 		if err != nil {
 			log.Fatalf("connect %s: %v", url, err)
 		}

@@ -93,7 +93,7 @@ func gatewayServer() http.Handler {
 		log.Fatal(err)
 	}
 	cfg.Servers = map[string]*config.Server{"noop": {Name: "noop", Kind: "bench-noop", Description: "bench"}}
-	g, err := gateway.New(context.Background(), cfg, gateway.Options{})
+	g, err := gateway.New(context.Background(), cfg, gateway.Options{SessionTimeout: sessionTimeout()})
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -309,4 +309,11 @@ func idleRSS() (float64, error) {
 		}
 	}
 	return 0, errors.New("no VmRSS in /proc status")
+}
+
+// sessionTimeout lets a run compare the gateway with idle-session expiry off (-1ns), as in
+// the bare server.
+func sessionTimeout() time.Duration {
+	d, _ := time.ParseDuration(os.Getenv("MCPBRIDGE_BENCH_SESSION_TIMEOUT"))
+	return d
 }

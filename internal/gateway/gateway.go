@@ -15,6 +15,7 @@ import (
 	"net"
 	"net/http"
 	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -35,7 +36,8 @@ type Options struct {
 	Version string
 	// Blobs serves cid:// resources; nil means cid:// resources cannot be read.
 	Blobs BlobGetter
-	// SessionTimeout closes legacy sessions idle this long; zero means 30 minutes.
+	// SessionTimeout closes legacy sessions idle this long; zero means 30 minutes and a
+	// negative value keeps idle sessions until the client ends them.
 	SessionTimeout time.Duration
 	// DisableLocalhostProtection turns off the SDK's DNS-rebinding guard (tests only).
 	DisableLocalhostProtection bool
@@ -187,10 +189,8 @@ var validRequestID = regexp.MustCompile(`^[A-Za-z0-9._-]{1,64}$`)
 func (g *Gateway) withRequestID(h http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		id := r.Header.Get("X-Request-Id")
-		if !validRequestID.MatchString(id) {
-			var b [8]byte
-			rand.Read(b[:])
-			id = hex.EncodeToString(b[:])
+		if id == "" || !validRequestID.MatchString(id) {
+			id = newRequestID()
 		}
 		w.Header().Set("X-Request-Id", id)
 		ctx := context.WithValue(r.Context(), requestIDKey{}, id)
@@ -198,6 +198,16 @@ func (g *Gateway) withRequestID(h http.Handler) http.Handler {
 		h.ServeHTTP(w, r.WithContext(ctx))
 		g.log.DebugContext(ctx, "request", "method", r.Method, "path", r.URL.Path, "request_id", id, "duration", time.Since(start))
 	})
+}
+
+// Request ids are a random per-process prefix and a counter: unique, cheap, no syscall.
+var (
+	idPrefix  = func() string { var b [4]byte; rand.Read(b[:]); return hex.EncodeToString(b[:]) }()
+	idCounter atomic.Uint64
+)
+
+func newRequestID() string {
+	return idPrefix + "-" + strconv.FormatUint(idCounter.Add(1), 36)
 }
 
 func requestID(ctx context.Context) string {

@@ -92,7 +92,7 @@ func (g *Gateway) serveEndpoint(w http.ResponseWriter, r *http.Request, name str
 			writeRPCError(w, http.StatusUnsupportedMediaType, nil, codeInvalidRequest, fmt.Sprintf("Content-Type must be application/json, got %q", ct))
 			return
 		}
-		body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, g.cfg.Limits.MaxBody))
+		body, err := readBody(w, r, g.cfg.Limits.MaxBody)
 		if err != nil {
 			var mbe *http.MaxBytesError
 			if errors.As(err, &mbe) {
@@ -134,11 +134,11 @@ func checkMessage(w http.ResponseWriter, body []byte) (id json.RawMessage, metho
 		writeRPCError(w, http.StatusBadRequest, nil, codeParseError, "parse error: the request body is empty; send one JSON-RPC message")
 		return nil, "", false
 	}
-	if !json.Valid(trimmed) {
-		writeRPCError(w, http.StatusBadRequest, nil, codeParseError, "parse error: the request body is not valid JSON")
-		return nil, "", false
-	}
 	if trimmed[0] == '[' {
+		if !json.Valid(trimmed) {
+			writeRPCError(w, http.StatusBadRequest, nil, codeParseError, "parse error: the request body is not valid JSON")
+			return nil, "", false
+		}
 		// A batch: the SDK accepts it at 2025-03-26 and refuses it later, by version.
 		var msgs []json.RawMessage
 		if json.Unmarshal(trimmed, &msgs) != nil || len(msgs) == 0 {
@@ -154,7 +154,12 @@ func checkMessage(w http.ResponseWriter, body []byte) (id json.RawMessage, metho
 		Result  json.RawMessage `json:"result"`
 		Error   json.RawMessage `json:"error"`
 	}
-	if trimmed[0] != '{' || json.Unmarshal(trimmed, &m) != nil {
+	if err := json.Unmarshal(trimmed, &m); err != nil || trimmed[0] != '{' {
+		var se *json.SyntaxError
+		if errors.As(err, &se) || (err != nil && !json.Valid(trimmed)) {
+			writeRPCError(w, http.StatusBadRequest, nil, codeParseError, "parse error: the request body is not valid JSON")
+			return nil, "", false
+		}
 		writeRPCError(w, http.StatusBadRequest, nil, codeInvalidRequest, "invalid request: expected a JSON-RPC 2.0 message object")
 		return nil, "", false
 	}
@@ -303,4 +308,23 @@ var knownMethods = map[string]bool{
 	"resources/subscribe": true, "resources/unsubscribe": true, "subscriptions/listen": true,
 	"prompts/list": true, "prompts/get": true, "completion/complete": true, "logging/setLevel": true,
 	"tasks/get": true, "tasks/result": true, "tasks/list": true, "tasks/cancel": true, "tasks/update": true,
+}
+
+// readBody reads a request body of at most limit bytes, in one allocation when the length
+// is known.
+func readBody(w http.ResponseWriter, r *http.Request, limit int64) ([]byte, error) {
+	body := http.MaxBytesReader(w, r.Body, limit)
+	if n := r.ContentLength; n > 0 && n <= limit {
+		buf := make([]byte, n)
+		if _, err := io.ReadFull(body, buf); err != nil {
+			return nil, err
+		}
+		// The declared length was honest only if nothing follows.
+		var one [1]byte
+		if m, _ := body.Read(one[:]); m > 0 {
+			return nil, errors.New("body longer than its Content-Length")
+		}
+		return buf, nil
+	}
+	return io.ReadAll(body)
 }

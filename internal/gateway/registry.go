@@ -137,7 +137,7 @@ func (g *Gateway) newEntry(name, title, instructions string) *Entry {
 	get := func(*http.Request) *mcp.Server { return srv }
 	e.legacy = mcp.NewStreamableHTTPHandler(get, &mcp.StreamableHTTPOptions{
 		Logger:                     g.sdkLog.With("server", name),
-		SessionTimeout:             g.opts.SessionTimeout,
+		SessionTimeout:             max(g.opts.SessionTimeout, 0),
 		MaxRequestBodyBytes:        g.cfg.Limits.MaxBody,
 		DisableLocalhostProtection: g.opts.DisableLocalhostProtection,
 	})
