@@ -192,4 +192,3 @@ func openFDs() int {
 	}
 	return len(ents)
 }
-

@@ -100,7 +100,6 @@ func fileExists(p string) bool {
 	return err == nil
 }
 
-
 func runImport(ctx context.Context, e *env, args []string) error {
 	if len(args) == 0 || args[0] != "openapi" {
 		fmt.Fprintln(e.stderr, "Usage: mcpbridge import openapi SPEC --server NAME [--base-url URL] [--out FILE]")

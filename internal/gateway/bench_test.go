@@ -28,7 +28,9 @@ func (noopBackend) CallTool(context.Context, auth.Principal, string, json.RawMes
 }
 
 func init() {
-	backend.Register("test-noop", func(context.Context, *config.Server, backend.Deps) (backend.Backend, error) { return noopBackend{}, nil })
+	backend.Register("test-noop", func(context.Context, *config.Server, backend.Deps) (backend.Backend, error) {
+		return noopBackend{}, nil
+	})
 }
 
 // benchServers starts the gateway with a no-op tool and a bare go-sdk server with the same
