@@ -1,9 +1,10 @@
 // Command bench measures mcpbridge against a bare go-sdk server in the same run.
 //
-// It serves a no-op tool twice on loopback — once through the full gateway (routing,
-// Origin and envelope checks, era dispatch, argument validation, metrics) and once on a
-// bare go-sdk server with the same raw-schema tool — and drives both with the same go-sdk
-// load client (N workers, each with its own session), in each protocol era. Rounds
+// It serves a no-op tool three times on loopback — through the full gateway (routing,
+// Origin and envelope checks, era dispatch, argument validation, metrics), on a bare go-sdk
+// server with the same raw-schema tool (no argument validation), and on a bare go-sdk server
+// with the SDK's typed tool (which validates like the gateway) — and drives them with the
+// same go-sdk load client (N workers, each with its own session), in each protocol era. Rounds
 // alternate between the two targets and the medians are reported with their ratio. It also
 // measures the idle RSS of `mcpbridge serve` with ten servers configured.
 //
@@ -68,13 +69,26 @@ func init() {
 	backend.Register("bench-noop", func(context.Context, *config.Server, backend.Deps) (backend.Backend, error) { return noop{}, nil })
 }
 
+type noopIn struct {
+	X string `json:"x,omitempty"`
+}
+
 // bareServer is the baseline: a go-sdk server with the same tool, dual-era like the gateway.
-func bareServer() http.Handler {
+// With typed set, the tool is added with the SDK's generic AddTool, which validates the
+// arguments against the schema as the gateway does; otherwise it is a raw tool that does not.
+func bareServer(typed bool) http.Handler {
 	s := mcp.NewServer(&mcp.Implementation{Name: "bare", Version: "1"}, nil)
-	s.AddTool(&mcp.Tool{Name: "noop", Description: "does nothing", InputSchema: json.RawMessage(noopSchema)},
-		func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "ok"}}}, nil
-		})
+	if typed {
+		mcp.AddTool(s, &mcp.Tool{Name: "noop", Description: "does nothing"},
+			func(ctx context.Context, req *mcp.CallToolRequest, in noopIn) (*mcp.CallToolResult, any, error) {
+				return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "ok"}}}, nil, nil
+			})
+	} else {
+		s.AddTool(&mcp.Tool{Name: "noop", Description: "does nothing", InputSchema: json.RawMessage(noopSchema)},
+			func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+				return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "ok"}}}, nil
+			})
+	}
 	get := func(*http.Request) *mcp.Server { return s }
 	legacy := mcp.NewStreamableHTTPHandler(get, nil)
 	modern := mcp.NewStreamableHTTPHandler(get, &mcp.StreamableHTTPOptions{Stateless: true})
@@ -203,27 +217,34 @@ func main() {
 		return
 	}
 	gw := serve(gatewayServer()) + "/mcp/noop"
-	bare := serve(bareServer())
+	bare := serve(bareServer(false))
+	typed := serve(bareServer(true))
 	fmt.Printf("mcpbridge bench: no-op tool, %d workers, %d rounds of %s, GOMAXPROCS=%d\n",
 		*workers, *rounds, roundText(), runtime.GOMAXPROCS(0))
-	fmt.Printf("%-11s %-8s %10s %9s %9s %7s\n", "era", "target", "calls/s", "p50", "p99", "errors")
+	fmt.Printf("%-11s %-10s %10s %9s %9s %7s\n", "era", "target", "calls/s", "p50", "p99", "errors")
 	for _, v := range []string{"2025-11-25", "2026-07-28"} {
-		load(gw, v) // warm up both
-		load(bare, v)
-		var rg, rb, p50g, p50b, p99g, p99b []float64
-		errsG, errsB := 0, 0
-		for range *rounds {
-			g := load(gw, v)
-			b := load(bare, v)
-			rg, rb = append(rg, g.rate()), append(rb, b.rate())
-			p50g, p50b = append(p50g, ms(g.pct(.5))), append(p50b, ms(b.pct(.5)))
-			p99g, p99b = append(p99g, ms(g.pct(.99))), append(p99b, ms(b.pct(.99)))
-			errsG += g.errors
-			errsB += b.errors
+		targets := []struct{ name, url string }{{"gateway", gw}, {"bare-sdk", bare}, {"bare-typed", typed}}
+		rate := map[string][]float64{}
+		p50 := map[string][]float64{}
+		p99 := map[string][]float64{}
+		errs := map[string]int{}
+		for _, t := range targets {
+			load(t.url, v) // warm up
 		}
-		fmt.Printf("%-11s %-8s %10.0f %7.3fms %7.3fms %7d\n", v, "gateway", median(rg), median(p50g), median(p99g), errsG)
-		fmt.Printf("%-11s %-8s %10.0f %7.3fms %7.3fms %7d\n", v, "bare-sdk", median(rb), median(p50b), median(p99b), errsB)
-		fmt.Printf("%-11s ratio gateway/bare throughput %.2fx (goal >= 0.90x), p50 %+.3fms\n", v, median(rg)/median(rb), median(p50g)-median(p50b))
+		for range *rounds {
+			for _, t := range targets {
+				r := load(t.url, v)
+				rate[t.name] = append(rate[t.name], r.rate())
+				p50[t.name] = append(p50[t.name], ms(r.pct(.5)))
+				p99[t.name] = append(p99[t.name], ms(r.pct(.99)))
+				errs[t.name] += r.errors
+			}
+		}
+		for _, t := range targets {
+			fmt.Printf("%-11s %-10s %10.0f %7.3fms %7.3fms %7d\n", v, t.name, median(rate[t.name]), median(p50[t.name]), median(p99[t.name]), errs[t.name])
+		}
+		fmt.Printf("%-11s ratio gateway/bare-sdk throughput %.2fx (goal >= 0.90x), p50 %+.3fms; gateway/bare-typed %.2fx (both validate arguments)\n",
+			v, median(rate["gateway"])/median(rate["bare-sdk"]), median(p50["gateway"])-median(p50["bare-sdk"]), median(rate["gateway"])/median(rate["bare-typed"]))
 	}
 	if *suite == "all" {
 		runHTTP()
