@@ -17,7 +17,6 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"time"
 
@@ -62,7 +61,7 @@ type Gateway struct {
 
 	dyn      dynamic
 	draining atomic.Bool
-	inflight sync.WaitGroup
+	inflight atomic.Int64 // MCP POSTs being served
 }
 
 // New opens the backends of every server in cfg and returns a gateway ready to serve them.
@@ -177,7 +176,7 @@ func (g *Gateway) track(w http.ResponseWriter, r *http.Request, f func()) {
 	}
 	if r.Method == http.MethodPost {
 		g.inflight.Add(1)
-		defer g.inflight.Done()
+		defer g.inflight.Add(-1)
 	}
 	f()
 }
@@ -235,12 +234,13 @@ func (g *Gateway) Serve(ctx context.Context, ln net.Listener) error {
 	}
 	g.draining.Store(true)
 	g.log.Info("shutting down: waiting for in-flight calls", "max_wait", g.cfg.Limits.DrainPeriod)
-	done := make(chan struct{})
-	go func() { g.inflight.Wait(); close(done) }()
-	select {
-	case <-done:
-	case <-time.After(g.cfg.Limits.DrainPeriod):
-		g.log.Warn("drain period over; closing with calls still running")
+	deadline := time.Now().Add(g.cfg.Limits.DrainPeriod)
+	for g.inflight.Load() > 0 {
+		if time.Now().After(deadline) {
+			g.log.Warn("drain period over; closing with calls still running", "in_flight", g.inflight.Load())
+			break
+		}
+		time.Sleep(10 * time.Millisecond)
 	}
 	sctx, cancel := context.WithTimeout(context.Background(), 500*time.Millisecond)
 	defer cancel()
