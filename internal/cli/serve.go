@@ -8,6 +8,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -136,6 +137,8 @@ func runServe(ctx context.Context, e *env, args []string) error {
 	if host, _, _ := net.SplitHostPort(addr); host == "" || host == "0.0.0.0" || host == "::" {
 		log.Warn("listening on all interfaces: anyone who can reach this machine can call its tools", "listen", addr)
 	}
+	// Start-up (config, schemas, migrations) leaves garbage behind; give it back before idling.
+	debug.FreeOSMemory()
 	log.Info("mcpbridge serving", "url", "http://"+ln.Addr().String()+"/mcp", "servers", len(cfg.Servers), "store", st.Kind)
 	return g.Serve(ctx, ln)
 }
