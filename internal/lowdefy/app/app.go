@@ -125,7 +125,8 @@ type Options struct {
 	Env map[string]string
 	// Nunjucks renders `.njk` files with the ref's vars; nil uses package nunjucks.
 	Nunjucks func(src string, vars map[string]any) (string, error)
-	// BuildOperators evaluates `_build.*` operators; nil uses EvalBuildOperator.
+	// BuildOperators evaluates `_build.*` operators; nil uses the loader's subset and then
+	// the full build operator set of internal/lowdefy/operators.
 	BuildOperators BuildOperatorFunc
 	// Logger receives warnings; nil discards them (they are also in App.Warnings).
 	Logger *slog.Logger

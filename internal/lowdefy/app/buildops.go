@@ -63,7 +63,7 @@ func (l *loader) evalBuild(n *node, location string) *node {
 		}
 		eval := l.opts.BuildOperators
 		if eval == nil {
-			eval = EvalBuildOperator
+			eval = evalBuildOperator
 		}
 		res, err := safeEval(eval, op, method, n.fields[0].val.toPlain(nil), l.env())
 		if err != nil {

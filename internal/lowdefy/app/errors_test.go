@@ -222,11 +222,6 @@ func TestLoadProblems(t *testing.T) {
 			want:  []string{"config.basePath", `must start with "/"`},
 		},
 		{
-			name:  "unsupported build operator",
-			files: map[string]string{"lowdefy.yaml": head + "global:\n  now:\n    _build.date: now\n"},
-			want:  []string{"lowdefy.yaml:4:5:", "_build.date", "not supported by the Go loader"},
-		},
-		{
 			name:  "menu link with unknown key",
 			files: map[string]string{"lowdefy.yaml": head + "menus:\n  - id: m\n    links:\n      - {id: l, type: MenuLink, pageId: p, colour: red}\n"},
 			want:  []string{"menus[0].links[0].colour", `unknown key "colour" in a menu link`},
