@@ -3,6 +3,8 @@ package app
 import (
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"text/tabwriter"
 )
@@ -12,7 +14,11 @@ import (
 // and any warnings. When the app cannot be loaded, summary is empty and problems lists
 // what to fix (the command should then exit 1).
 func Check(dir string) (summary string, problems []Problem) {
-	app, err := Load(dir, Options{})
+	load := func(d string) (*App, error) { return Load(d, Options{}) }
+	if IsBuildDir(dir) {
+		load = LoadBuild
+	}
+	app, err := load(dir)
 	if err != nil {
 		var le *Error
 		if errors.As(err, &le) {
@@ -86,4 +92,17 @@ func (a PageAuth) String() string {
 		return "roles: " + strings.Join(a.Roles, ", ")
 	}
 	return "protected"
+}
+
+// IsBuildDir reports whether dir holds Lowdefy build artifacts (a .lowdefy/server/build
+// folder: config.json and pages/) rather than an app's source (lowdefy.yaml).
+func IsBuildDir(dir string) bool {
+	for _, f := range []string{"lowdefy.yaml", "lowdefy.yml"} {
+		if _, err := os.Stat(filepath.Join(dir, f)); err == nil {
+			return false
+		}
+	}
+	_, errCfg := os.Stat(filepath.Join(dir, "config.json"))
+	st, errPages := os.Stat(filepath.Join(dir, "pages"))
+	return errCfg == nil && errPages == nil && st.IsDir()
 }

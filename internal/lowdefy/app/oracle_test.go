@@ -81,9 +81,16 @@ func TestOracleRealApps(t *testing.T) {
 	for _, name := range sortedKeys(apps) {
 		dir := apps[name]
 		t.Run(strings.ReplaceAll(name, "/", "_"), func(t *testing.T) {
-			want, err := LoadBuild(runOracle(t, dir))
+			buildDir := runOracle(t, dir)
+			want, err := LoadBuild(buildDir)
 			if err != nil {
 				t.Fatalf("LoadBuild on the oracle's artifacts: %v", err)
+			}
+			// app check reads a build folder as well as a source folder, with the same summary.
+			fromBuild, ps := Check(buildDir)
+			fromSource, ps2 := Check(dir)
+			if len(ps)+len(ps2) > 0 || !IsBuildDir(buildDir) || IsBuildDir(dir) || pagesPart(fromBuild) != pagesPart(fromSource) {
+				t.Errorf("Check on build and source differ (problems %v %v):\n%s\n---\n%s", ps, ps2, fromBuild, fromSource)
 			}
 			got, err := Load(dir, Options{})
 			if err != nil {
@@ -244,4 +251,12 @@ func TestLoadBuildMissingArtifacts(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "reading app.json") {
 		t.Fatalf("err = %v, want a missing app.json error", err)
 	}
+}
+
+// pagesPart is a Check summary without its first line (the app's name, which a build folder
+// does not carry) and without the loader's warnings.
+func pagesPart(summary string) string {
+	_, rest, _ := strings.Cut(summary, "\n")
+	rest, _, _ = strings.Cut(rest, "\nwarnings (")
+	return rest
 }
