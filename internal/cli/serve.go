@@ -122,7 +122,7 @@ func runServe(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	g, err := gateway.New(ctx, cfg, gateway.Options{Logger: log, Version: version(), Blobs: st.Blobs, ConfigLabel: abs,
-		Definitions: st.Definitions, AdminKeys: adminKeys})
+		Definitions: st.Definitions, AdminKeys: adminKeys, Audit: st.Audit})
 	if err != nil {
 		return err
 	}

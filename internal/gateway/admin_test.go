@@ -221,3 +221,33 @@ func TestReplicasShareServersOnPostgres(t *testing.T) {
 		time.Sleep(10 * time.Millisecond)
 	}
 }
+
+// Every tool call leaves an audit row: server, tool, outcome, duration, error text.
+func TestAuditRows(t *testing.T) {
+	st, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "a.db"), sqlite.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	cfg, _ := config.Parse("c.yaml", t.TempDir(), []byte(fileConfig))
+	g, err := gateway.New(context.Background(), cfg, gateway.Options{Audit: st.Audit})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(g.Handler())
+	defer srv.Close()
+	cs := connect(t, srv.URL+"/mcp/filed", "2026-07-28")
+	call(t, cs, "echo", map[string]any{"m": "audited"})
+	call(t, cs, "echo", map[string]any{"m": 5})
+	g.Close() // flushes the audit queue
+	g.Close() // and may be called again
+	call(t, cs, "echo", map[string]any{"m": "after close"}) // not recorded, no panic
+	rows, err := st.Audit.List(context.Background(), store.AuditFilter{Server: "filed"})
+	if err != nil || len(rows) != 2 {
+		t.Fatalf("audit rows: %v %v", rows, err)
+	}
+	// Newest first.
+	if rows[0].Outcome != "invalid_arguments" || !strings.Contains(rows[0].Error, "m") || rows[1].Outcome != "ok" || rows[1].Tool != "echo" || rows[1].Duration <= 0 {
+		t.Errorf("rows: %+v", rows)
+	}
+}

@@ -47,6 +47,9 @@ type Options struct {
 	Definitions store.Definitions
 	// AdminKeys are the secrets that authorise the admin API; the API is off when empty.
 	AdminKeys []string
+	// Audit, when set, receives one entry per tool call (who, what, how long, how it ended),
+	// written in the background.
+	Audit AuditRecorder
 }
 
 // Gateway serves a configuration's servers over HTTP.
@@ -60,6 +63,7 @@ type Gateway struct {
 	origins map[string]bool
 
 	dyn      dynamic
+	audit    *auditor
 	draining atomic.Bool
 	inflight atomic.Int64 // MCP POSTs being served
 }
@@ -81,6 +85,9 @@ func New(ctx context.Context, cfg *config.Config, opts Options) (*Gateway, error
 		g.origins[strings.ToLower(strings.TrimSuffix(o, "/"))] = true
 	}
 	g.metrics = newMetrics(g)
+	if opts.Audit != nil {
+		g.audit = newAuditor(opts.Audit, g.log)
+	}
 	for _, name := range cfg.ServerNames() {
 		s := cfg.Servers[name]
 		st, err := g.openState(ctx, s)
@@ -251,8 +258,9 @@ func (g *Gateway) Serve(ctx context.Context, ln net.Listener) error {
 	return nil
 }
 
-// Close releases the backends.
+// Close flushes the audit log and releases the backends.
 func (g *Gateway) Close() error {
+	g.audit.close()
 	var errs []error
 	for _, e := range g.reg.all() {
 		if c, ok := e.Backend().(interface{ Close() error }); ok {

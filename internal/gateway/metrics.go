@@ -44,7 +44,16 @@ func newMetrics(g *Gateway) *metrics {
 		}
 		return float64(n)
 	})
-	m.reg.MustRegister(m.calls, m.duration, m.requests, sessions,
+	dropped := prometheus.NewCounterFunc(prometheus.CounterOpts{
+		Name: "mcpbridge_audit_dropped_total",
+		Help: "Audit entries dropped because the store could not keep up.",
+	}, func() float64 {
+		if g.audit == nil {
+			return 0
+		}
+		return float64(g.audit.dropped.Load())
+	})
+	m.reg.MustRegister(m.calls, m.duration, m.requests, sessions, dropped,
 		prometheus.NewGoCollector(), prometheus.NewProcessCollector(prometheus.ProcessCollectorOpts{}))
 	return m
 }

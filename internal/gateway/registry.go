@@ -12,6 +12,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+	"unicode/utf8"
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -20,6 +21,7 @@ import (
 	"github.com/mcpbridge/mcpbridge/internal/auth"
 	"github.com/mcpbridge/mcpbridge/internal/backend"
 	"github.com/mcpbridge/mcpbridge/internal/config"
+	"github.com/mcpbridge/mcpbridge/internal/store"
 )
 
 // An Entry is one served server: its go-sdk server and HTTP handlers, which live as long as
@@ -287,7 +289,17 @@ func (g *Gateway) toolHandler(e *Entry, name string) mcp.ToolHandler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		start := time.Now()
 		res, outcome, err := g.callTool(ctx, e, name, req)
-		g.metrics.observe(server, name, outcome, time.Since(start))
+		d := time.Since(start)
+		g.metrics.observe(server, name, outcome, d)
+		if g.audit != nil {
+			entry := store.Entry{Time: start, Server: server, Tool: name, Principal: auth.FromContext(ctx).User, Outcome: outcome, Duration: d}
+			if res != nil && res.IsError {
+				entry.Error = truncate(resultText(res), 200)
+			} else if err != nil {
+				entry.Error = "gateway error (request id " + requestID(ctx) + ")"
+			}
+			g.audit.record(entry)
+		}
 		return res, err
 	}
 }
@@ -386,3 +398,14 @@ func firstNonEmpty(xs ...string) string {
 var errNoStore = errors.New("no content store is configured")
 
 var _ = slog.Default
+
+// truncate cuts s to at most n bytes on a rune boundary.
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n] + "…"
+}

@@ -1,0 +1,82 @@
+package gateway
+
+import (
+	"context"
+	"log/slog"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/mcpbridge/mcpbridge/internal/store"
+)
+
+// auditQueue is how many audit entries may wait for the store before new ones are dropped
+// (and counted); a slow store never slows tool calls down.
+const auditQueue = 4096
+
+// AuditRecorder stores audit entries (store.Audit satisfies it).
+type AuditRecorder interface {
+	Record(ctx context.Context, e store.Entry) error
+}
+
+// auditor writes one audit row per tool call from a background goroutine.
+type auditor struct {
+	rec     AuditRecorder
+	log     *slog.Logger
+	ch      chan store.Entry
+	dropped atomic.Int64
+	done    chan struct{}
+
+	mu     sync.RWMutex // guards closed against record racing with close
+	closed bool
+}
+
+func newAuditor(rec AuditRecorder, log *slog.Logger) *auditor {
+	a := &auditor{rec: rec, log: log, ch: make(chan store.Entry, auditQueue), done: make(chan struct{})}
+	go a.run()
+	return a
+}
+
+func (a *auditor) record(e store.Entry) {
+	if a == nil {
+		return
+	}
+	a.mu.RLock()
+	defer a.mu.RUnlock()
+	if a.closed {
+		return // a call that outlived shutdown
+	}
+	select {
+	case a.ch <- e:
+	default:
+		if a.dropped.Add(1)%1000 == 1 {
+			a.log.Warn("audit queue full: dropping audit entries", "dropped", a.dropped.Load())
+		}
+	}
+}
+
+func (a *auditor) run() {
+	defer close(a.done)
+	for e := range a.ch {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		if err := a.rec.Record(ctx, e); err != nil {
+			a.log.Warn("writing an audit entry failed", "server", e.Server, "tool", e.Tool, "error", err)
+		}
+		cancel()
+	}
+}
+
+// close flushes queued entries (bounded by the store's own timeouts). It may be called more
+// than once.
+func (a *auditor) close() {
+	if a == nil {
+		return
+	}
+	a.mu.Lock()
+	if !a.closed {
+		a.closed = true
+		close(a.ch)
+	}
+	a.mu.Unlock()
+	<-a.done
+}
