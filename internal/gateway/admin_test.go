@@ -239,8 +239,8 @@ func TestAuditRows(t *testing.T) {
 	cs := connect(t, srv.URL+"/mcp/filed", "2026-07-28")
 	call(t, cs, "echo", map[string]any{"m": "audited"})
 	call(t, cs, "echo", map[string]any{"m": 5})
-	g.Close() // flushes the audit queue
-	g.Close() // and may be called again
+	g.Close()                                               // flushes the audit queue
+	g.Close()                                               // and may be called again
 	call(t, cs, "echo", map[string]any{"m": "after close"}) // not recorded, no panic
 	rows, err := st.Audit.List(context.Background(), store.AuditFilter{Server: "filed"})
 	if err != nil || len(rows) != 2 {
