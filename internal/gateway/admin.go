@@ -1,6 +1,7 @@
 package gateway
 
 import (
+	"context"
 	"crypto/subtle"
 	"encoding/json"
 	"errors"
@@ -8,6 +9,7 @@ import (
 	"io"
 	"mime"
 	"net/http"
+	"strconv"
 	"strings"
 	"time"
 
@@ -22,6 +24,7 @@ import (
 //	GET    /admin/api/servers/{slug}   one server, with its definition when stored
 //	PUT    /admin/api/servers/{slug}   create or replace: the definition itself
 //	DELETE /admin/api/servers/{slug}   remove a stored server
+//	GET    /admin/api/audit            recent tool calls (?server=&principal=&limit=)
 //
 // Definitions are the JSON form of a server's YAML, validated by the same rules. Requests
 // need "Authorization: Bearer KEY" with an admin key; without configured keys the API is off.
@@ -112,6 +115,8 @@ func (g *Gateway) serveAdmin(w http.ResponseWriter, r *http.Request) {
 			w.Header().Set("Allow", "GET, PUT, DELETE")
 			adminError(w, http.StatusMethodNotAllowed, "use GET, PUT or DELETE on /admin/api/servers/{slug}")
 		}
+	case rest == "audit" && r.Method == http.MethodGet:
+		g.adminAudit(w, r)
 	case rest == "servers":
 		w.Header().Set("Allow", "GET, POST")
 		adminError(w, http.StatusMethodNotAllowed, "use GET or POST on /admin/api/servers")
@@ -298,4 +303,46 @@ func (g *Gateway) adminDelete(w http.ResponseWriter, r *http.Request, slug strin
 	}
 	g.applyStored(r.Context(), slug)
 	w.WriteHeader(http.StatusNoContent)
+}
+
+type auditView struct {
+	Time       time.Time `json:"time"`
+	Server     string    `json:"server"`
+	Tool       string    `json:"tool"`
+	Principal  string    `json:"principal,omitempty"`
+	Outcome    string    `json:"outcome"`
+	DurationMS float64   `json:"duration_ms"`
+	Error      string    `json:"error,omitempty"`
+}
+
+// adminAudit lists recent audit rows, newest first.
+func (g *Gateway) adminAudit(w http.ResponseWriter, r *http.Request) {
+	lister, ok := g.opts.Audit.(interface {
+		List(ctx context.Context, f store.AuditFilter) ([]store.Entry, error)
+	})
+	if !ok {
+		adminError(w, http.StatusNotFound, "no audit log is kept by this gateway")
+		return
+	}
+	q := r.URL.Query()
+	f := store.AuditFilter{Server: q.Get("server"), Principal: q.Get("principal")}
+	if l := q.Get("limit"); l != "" {
+		n, err := strconv.Atoi(l)
+		if err != nil || n < 1 {
+			adminError(w, http.StatusBadRequest, "limit must be a positive number")
+			return
+		}
+		f.Limit = n
+	}
+	rows, err := lister.List(r.Context(), f)
+	if err != nil {
+		g.log.Error("admin: listing audit rows", "error", err)
+		adminError(w, http.StatusInternalServerError, "listing the audit log failed; see the gateway log")
+		return
+	}
+	out := make([]auditView, 0, len(rows))
+	for _, e := range rows {
+		out = append(out, auditView{Time: e.Time, Server: e.Server, Tool: e.Tool, Principal: e.Principal, Outcome: e.Outcome, DurationMS: float64(e.Duration.Microseconds()) / 1000, Error: e.Error})
+	}
+	adminJSON(w, http.StatusOK, map[string]any{"entries": out})
 }

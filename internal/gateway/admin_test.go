@@ -230,7 +230,7 @@ func TestAuditRows(t *testing.T) {
 	}
 	defer st.Close()
 	cfg, _ := config.Parse("c.yaml", t.TempDir(), []byte(fileConfig))
-	g, err := gateway.New(context.Background(), cfg, gateway.Options{Audit: st.Audit})
+	g, err := gateway.New(context.Background(), cfg, gateway.Options{Audit: st.Audit, Definitions: st.Definitions, AdminKeys: []string{adminKey}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -249,5 +249,14 @@ func TestAuditRows(t *testing.T) {
 	// Newest first.
 	if rows[0].Outcome != "invalid_arguments" || !strings.Contains(rows[0].Error, "m") || rows[1].Outcome != "ok" || rows[1].Tool != "echo" || rows[1].Duration <= 0 {
 		t.Errorf("rows: %+v", rows)
+	}
+	// The admin API shows them.
+	code, m := admin(t, "GET", srv.URL+"/admin/api/audit?server=filed&limit=1", adminKey, "")
+	entries, _ := m["entries"].([]any)
+	if code != 200 || len(entries) != 1 || entries[0].(map[string]any)["outcome"] != "invalid_arguments" {
+		t.Errorf("admin audit: %d %v", code, m)
+	}
+	if code, _ := admin(t, "GET", srv.URL+"/admin/api/audit?limit=zero", adminKey, ""); code != 400 {
+		t.Errorf("bad limit: %d", code)
 	}
 }
