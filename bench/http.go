@@ -61,6 +61,7 @@ servers:
 func runHTTP() {
 	up := restServer()
 	gw := httpGateway(up)
+	directCall := directCaller(up) // one client (and connection pool) for every round
 	fmt.Printf("\nHTTP tool (GET /users/{id} on loopback), %d rounds, median of rounds\n", *rounds)
 	fmt.Printf("%-7s %-26s %10s %9s %9s %7s\n", "clients", "target", "calls/s", "p50", "p99", "errors")
 	for _, c := range []struct {
@@ -68,7 +69,7 @@ func runHTTP() {
 		era string
 	}{{1, "2025-11-25"}, {1, "2026-07-28"}, {16, "2025-11-25"}, {16, "2026-07-28"}} {
 		n := c.n
-		direct := func() result { return loadFunc(n, directCaller(up)) }
+		direct := func() result { return loadFunc(n, directCall) }
 		through := func() result { return loadFunc(n, mcpCaller(gw, n, c.era)) }
 		direct()
 		through()
@@ -89,7 +90,7 @@ func runHTTP() {
 			n, median(p50g)-median(p50d), median(rg))
 	}
 	call := mcpCaller(gw, 16, "2026-07-28")
-	loadCount(16, 320, call) // warm: every worker's connection is open
+	loadCount(16, 3200, call) // warm: every worker's and every upstream connection is open
 	before := openFDs()
 	r := loadCount(16, 20000, call)
 	time.Sleep(200 * time.Millisecond)

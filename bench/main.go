@@ -211,6 +211,8 @@ func median(xs []float64) float64 {
 
 func main() {
 	flag.Parse()
+	// Measure the gateway as `mcpbridge serve` runs it (GOGC/GOMEMLIMIT still override).
+	gateway.TuneGC()
 	log.SetFlags(0)
 	if *suite == "http" {
 		runHTTP()

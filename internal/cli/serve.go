@@ -101,6 +101,7 @@ func runServe(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
+	gateway.TuneGC()
 	cfg, abs, err := loadConfig(*cfgPath, log)
 	if err != nil {
 		return err
@@ -161,6 +162,7 @@ func runStdio(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
+	gateway.TuneGC()
 	cfg, _, err := loadConfig(*cfgPath, nil)
 	if err != nil {
 		return err
