@@ -17,6 +17,7 @@ import (
 	_ "github.com/mcpbridge/mcpbridge/internal/backend/all"
 	"github.com/mcpbridge/mcpbridge/internal/config"
 	"github.com/mcpbridge/mcpbridge/internal/gateway"
+	"github.com/mcpbridge/mcpbridge/internal/secret"
 	"github.com/mcpbridge/mcpbridge/internal/store"
 	"github.com/mcpbridge/mcpbridge/internal/store/openstore"
 )
@@ -202,9 +203,12 @@ func adminKeys(cfg *config.Config) ([]string, error) {
 		keys = append(keys, k)
 	}
 	for i, ref := range cfg.Admin.Keys {
-		v, err := resolveSecret(cfg.Dir, ref)
+		if !secret.IsRef(ref) {
+			return nil, fmt.Errorf("admin.keys[%d]: write a reference (secret:NAME, env:NAME or file:PATH), not the key itself", i)
+		}
+		v, _, err := secret.Resolve(cfg.Dir, fmt.Sprintf("admin.keys[%d]", i), ref)
 		if err != nil {
-			return nil, fmt.Errorf("admin.keys[%d]: %w", i, err)
+			return nil, err
 		}
 		keys = append(keys, v)
 	}
@@ -214,36 +218,4 @@ func adminKeys(cfg *config.Config) ([]string, error) {
 		}
 	}
 	return keys, nil
-}
-
-// resolveSecret reads a secret reference; the value never appears in errors.
-func resolveSecret(dir, ref string) (string, error) {
-	var v string
-	switch {
-	case strings.HasPrefix(ref, "secret:"):
-		name := "MCPBRIDGE_SECRET_" + strings.TrimPrefix(ref, "secret:")
-		v = os.Getenv(name)
-		if v == "" {
-			return "", fmt.Errorf("%s is not set (referenced as %s)", name, ref)
-		}
-	case strings.HasPrefix(ref, "env:"):
-		name := strings.TrimPrefix(ref, "env:")
-		v = os.Getenv(name)
-		if v == "" {
-			return "", fmt.Errorf("environment variable %s is not set", name)
-		}
-	case strings.HasPrefix(ref, "file:"):
-		p := strings.TrimPrefix(ref, "file:")
-		if !filepath.IsAbs(p) {
-			p = filepath.Join(dir, p)
-		}
-		b, err := os.ReadFile(p)
-		if err != nil {
-			return "", fmt.Errorf("reading secret file: %w", err)
-		}
-		v = strings.TrimSpace(string(b))
-	default:
-		return "", errors.New("write a reference (secret:NAME, env:NAME or file:PATH), not the key itself")
-	}
-	return v, nil
 }

@@ -9,7 +9,6 @@ package config
 
 import (
 	"bytes"
-	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -272,9 +271,6 @@ func Parse(file, dir string, data []byte) (*Config, error) {
 // ParseServer decodes one server definition in its JSON (or YAML) form, as stored in the
 // database or sent to the admin API, and validates it. label names the source in problems.
 func ParseServer(label, name string, data []byte) (*Server, error) {
-	if !json.Valid(data) && bytes.HasPrefix(bytes.TrimSpace(data), []byte("{")) {
-		// let YAML report the position of the syntax error
-	}
 	var root yaml.Node
 	if err := yaml.Unmarshal(data, &root); err != nil {
 		return nil, Problems{yamlProblem(label, err)}

@@ -29,16 +29,9 @@ var kinds = map[string]struct{ server, tool []string }{
 	},
 }
 
-// ExpressionsSupported reports whether {expression: ...} may be used. It is true: the
-// sandboxed expression engine (internal/expr) is always built in, and every expression is
-// compiled when the config is checked so syntax errors are reported with their position.
-var ExpressionsSupported = true
-
-// checkExpression compiles src and returns a problem message, or "".
+// checkExpression compiles src with the sandboxed expression engine (internal/expr), so
+// syntax errors are reported when the config is checked, and returns a problem message or "".
 func checkExpression(path, src string) string {
-	if !ExpressionsSupported {
-		return "{expression: ...} needs the expression engine, which this build does not include; use {direct: ARG} or a constant"
-	}
 	if _, err := expr.Compile(path, src); err != nil {
 		var ee *expr.Error
 		if errors.As(err, &ee) {

@@ -271,18 +271,19 @@ func (g *Gateway) adminPut(w http.ResponseWriter, r *http.Request, slug string) 
 	if !ok || !g.validate(w, slug, body) {
 		return
 	}
-	_, existed := g.opts.Definitions.Get(r.Context(), slug)
-	d, err := g.opts.Definitions.Put(r.Context(), slug, body)
+	// Create first: a new server costs one write, and the answer says which happened.
+	status := http.StatusCreated
+	d, err := g.opts.Definitions.Create(r.Context(), slug, body)
+	if errors.Is(err, store.ErrExists) {
+		status = http.StatusOK
+		d, err = g.opts.Definitions.Put(r.Context(), slug, body)
+	}
 	if err != nil {
 		g.log.Error("admin: storing server", "server", slug, "error", err)
 		adminError(w, http.StatusInternalServerError, "storing the server failed; see the gateway log")
 		return
 	}
 	g.applyStored(r.Context(), slug)
-	status := http.StatusOK
-	if existed != nil {
-		status = http.StatusCreated
-	}
 	adminJSON(w, status, g.storedView(r, d, true))
 }
 

@@ -11,6 +11,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"net"
 	"net/http"
@@ -116,9 +117,6 @@ func (g *Gateway) Watch(ctx context.Context) {
 
 // Entry returns the served entry of a server, or nil.
 func (g *Gateway) Entry(name string) *Entry { return g.reg.get(name) }
-
-// Entries returns every server's entry, sorted by name.
-func (g *Gateway) Entries() []*Entry { return g.reg.all() }
 
 // Handler returns the gateway's HTTP handler.
 func (g *Gateway) Handler() http.Handler {
@@ -263,7 +261,7 @@ func (g *Gateway) Close() error {
 	g.audit.close()
 	var errs []error
 	for _, e := range g.reg.all() {
-		if c, ok := e.Backend().(interface{ Close() error }); ok {
+		if c, ok := e.Backend().(io.Closer); ok {
 			errs = append(errs, c.Close())
 		}
 	}

@@ -1,11 +1,11 @@
 package gateway
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"log/slog"
+	"io"
 	"net/http"
 	"sort"
 	"strings"
@@ -181,7 +181,7 @@ func (g *Gateway) openState(ctx context.Context, s *config.Server) (*entryState,
 	}
 	for _, name := range s.ResourceNames() {
 		r := s.Resources[name]
-		res := &mcp.Resource{URI: r.URI, Name: firstNonEmpty(r.Name, name), Title: r.Title, Description: r.Description, MIMEType: r.MimeType}
+		res := &mcp.Resource{URI: r.URI, Name: cmp.Or(r.Name, name), Title: r.Title, Description: r.Description, MIMEType: r.MimeType}
 		if r.Text != nil {
 			res.Size = int64(len(*r.Text))
 		} else if r.Blob != nil {
@@ -207,43 +207,16 @@ func (g *Gateway) apply(e *Entry, st *entryState) {
 	old := e.state.Swap(st)
 	srv := e.Server
 	// Remove what is gone.
-	keep := map[string]bool{}
-	for _, t := range st.catalog.Tools {
-		keep[t.Name] = true
-	}
-	var gone []string
-	for _, t := range old.catalog.Tools {
-		if !keep[t.Name] {
-			gone = append(gone, t.Name)
-		}
-	}
-	if len(gone) > 0 {
+	toolName := func(t *mcp.Tool) string { return t.Name }
+	if gone := missing(old.catalog.Tools, st.catalog.Tools, toolName); len(gone) > 0 {
 		srv.RemoveTools(gone...)
 	}
-	keep = map[string]bool{}
-	for _, r := range st.catalog.Resources {
-		keep[r.URI] = true
-	}
-	gone = gone[:0]
-	for _, r := range old.catalog.Resources {
-		if !keep[r.URI] {
-			gone = append(gone, r.URI)
-		}
-	}
-	if len(gone) > 0 {
+	resURI := func(r *mcp.Resource) string { return r.URI }
+	if gone := missing(old.catalog.Resources, st.catalog.Resources, resURI); len(gone) > 0 {
 		srv.RemoveResources(gone...)
 	}
-	keep = map[string]bool{}
-	for _, p := range st.catalog.Prompts {
-		keep[p.Name] = true
-	}
-	gone = gone[:0]
-	for _, p := range old.catalog.Prompts {
-		if !keep[p.Name] {
-			gone = append(gone, p.Name)
-		}
-	}
-	if len(gone) > 0 {
+	promptName := func(p *mcp.Prompt) string { return p.Name }
+	if gone := missing(old.catalog.Prompts, st.catalog.Prompts, promptName); len(gone) > 0 {
 		srv.RemovePrompts(gone...)
 	}
 	// Add (or replace) what is served now.
@@ -261,8 +234,23 @@ func (g *Gateway) apply(e *Entry, st *entryState) {
 	}
 }
 
+// missing returns the keys of the items in old that are not in cur.
+func missing[T any](old, cur []T, key func(T) string) []string {
+	keep := make(map[string]bool, len(cur))
+	for _, x := range cur {
+		keep[key(x)] = true
+	}
+	var gone []string
+	for _, x := range old {
+		if k := key(x); !keep[k] {
+			gone = append(gone, k)
+		}
+	}
+	return gone
+}
+
 func closeBackend(b backend.Backend) {
-	if c, ok := b.(interface{ Close() error }); ok {
+	if c, ok := b.(io.Closer); ok {
 		c.Close()
 	}
 }
@@ -385,19 +373,6 @@ func (g *Gateway) promptHandler(e *Entry, name string) mcp.PromptHandler {
 		return res, nil
 	}
 }
-
-func firstNonEmpty(xs ...string) string {
-	for _, x := range xs {
-		if x != "" {
-			return x
-		}
-	}
-	return ""
-}
-
-var errNoStore = errors.New("no content store is configured")
-
-var _ = slog.Default
 
 // truncate cuts s to at most n bytes on a rune boundary.
 func truncate(s string, n int) string {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -69,7 +70,7 @@ func (g *Gateway) readResource(ctx context.Context, s *config.Server, r *config.
 		return contentsOf(data), nil
 	case u != nil && u.Scheme == "cid":
 		if g.opts.Blobs == nil {
-			return nil, resourceError(r.URI, "%v", errNoStore)
+			return nil, resourceError(r.URI, "no content store is configured")
 		}
 		data, err := g.opts.Blobs.Get(ctx, strings.TrimPrefix(r.URI, "cid://"))
 		if err != nil {
@@ -165,7 +166,7 @@ func (g *Gateway) readConfinedFile(rel string) ([]byte, error) {
 		return nil, fmt.Errorf("%s is larger than %d bytes", p, maxResourceBytes)
 	}
 	data := make([]byte, st.Size())
-	_, err = io_ReadFull(f, data)
+	_, err = io.ReadFull(f, data)
 	return data, err
 }
 

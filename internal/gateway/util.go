@@ -1,11 +1,6 @@
 package gateway
 
-import (
-	"io"
-	"unicode/utf8"
-)
-
-func io_ReadFull(r io.Reader, b []byte) (int, error) { return io.ReadFull(r, b) }
+import "unicode/utf8"
 
 // isText reports whether data is UTF-8 text without NUL bytes.
 func isText(data []byte) bool {

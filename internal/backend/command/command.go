@@ -6,14 +6,17 @@ package command
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -61,9 +64,9 @@ func Open(ctx context.Context, s *config.Server, deps backend.Deps) (backend.Bac
 		t := s.Tools[name]
 		b.tools[name] = &tool{
 			name: name, argv: t.Argv, stdin: t.Stdin, env: t.Env,
-			workdir:   firstNonEmpty(t.Workdir, s.Workdir),
-			timeout:   firstDuration(t.Timeout, s.Timeout, config.DefaultTimeout),
-			maxOutput: firstInt(t.MaxOutput, config.DefaultMaxOutput),
+			workdir:   cmp.Or(t.Workdir, s.Workdir),
+			timeout:   cmp.Or(t.Timeout, s.Timeout, config.DefaultTimeout),
+			maxOutput: cmp.Or(t.MaxOutput, config.DefaultMaxOutput),
 		}
 		b.list = append(b.list, backend.ToolFromConfig(name, t))
 	}
@@ -80,7 +83,7 @@ func Open(ctx context.Context, s *config.Server, deps backend.Deps) (backend.Bac
 		desc += fmt.Sprintf(" (runs: %s ARGS...)", argvText(s.Argv))
 		b.tools[s.Name] = &tool{
 			name: s.Name, argv: s.Argv, env: s.Env, workdir: s.Workdir,
-			timeout:   firstDuration(s.Timeout, config.DefaultTimeout),
+			timeout:   cmp.Or(s.Timeout, config.DefaultTimeout),
 			maxOutput: config.DefaultMaxOutput, extraArgs: true,
 		}
 		b.list = append(b.list, &mcp.Tool{
@@ -408,45 +411,7 @@ func truncateRunes(s string, n int) string {
 	return strings.ToValidUTF8(s[:n], "") + "…"
 }
 
-func firstNonEmpty(xs ...string) string {
-	for _, x := range xs {
-		if x != "" {
-			return x
-		}
-	}
-	return ""
-}
-
-func firstDuration(xs ...time.Duration) time.Duration {
-	for _, x := range xs {
-		if x > 0 {
-			return x
-		}
-	}
-	return 0
-}
-
-func firstInt(xs ...int64) int64 {
-	for _, x := range xs {
-		if x > 0 {
-			return x
-		}
-	}
-	return 0
-}
-
-func sortedKeys(m map[string]config.Arg) []string {
-	ks := make([]string, 0, len(m))
-	for k := range m {
-		ks = append(ks, k)
-	}
-	for i := 1; i < len(ks); i++ {
-		for j := i; j > 0 && ks[j] < ks[j-1]; j-- {
-			ks[j], ks[j-1] = ks[j-1], ks[j]
-		}
-	}
-	return ks
-}
+func sortedKeys(m map[string]config.Arg) []string { return slices.Sorted(maps.Keys(m)) }
 
 var (
 	_ backend.Backend = (*Backend)(nil)

@@ -32,6 +32,7 @@ package httpapi
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -185,7 +186,7 @@ func openTool(sec *secrets, s *config.Server, base *url.URL, name string, ct *co
 		base:      base,
 		body:      ct.Body,
 		static:    ct.StaticFields,
-		timeout:   firstDuration(ct.Timeout, s.Timeout, config.DefaultTimeout),
+		timeout:   cmp.Or(ct.Timeout, s.Timeout, config.DefaultTimeout),
 		maxOutput: ct.MaxOutput,
 		headers:   serverHeaders.Clone(),
 		secretHdr: map[string]bool{},
@@ -356,15 +357,6 @@ func fieldLabel(in, field string) string {
 		return "field " + field
 	}
 	return field
-}
-
-func firstDuration(ds ...time.Duration) time.Duration {
-	for _, d := range ds {
-		if d > 0 {
-			return d
-		}
-	}
-	return 0
 }
 
 // Catalog returns the server's tools.

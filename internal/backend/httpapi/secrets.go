@@ -3,20 +3,16 @@ package httpapi
 import (
 	"bytes"
 	"encoding/json"
-	"fmt"
 	"net/url"
-	"os"
-	"path/filepath"
-	"regexp"
 	"sort"
 	"strings"
+
+	"github.com/mcpbridge/mcpbridge/internal/secret"
 )
 
 // SecretEnvPrefix is the prefix of the environment variable that holds a secret:NAME
 // reference: secret:USERS_API_KEY is read from MCPBRIDGE_SECRET_USERS_API_KEY.
-const SecretEnvPrefix = "MCPBRIDGE_SECRET_"
-
-var secretName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+const SecretEnvPrefix = secret.EnvPrefix
 
 // secrets resolves secret references and remembers every resolved value, so that they can be
 // scrubbed from anything returned to a client or written to a log.
@@ -26,57 +22,18 @@ type secrets struct {
 }
 
 // isRef reports whether s is a secret reference (secret:NAME, env:NAME or file:PATH).
-func isRef(s string) bool {
-	return strings.HasPrefix(s, "secret:") || strings.HasPrefix(s, "env:") || strings.HasPrefix(s, "file:")
-}
+func isRef(s string) bool { return secret.IsRef(s) }
 
 // resolve returns the value a string stands for: a reference is read from the environment or
-// a file; any other string is returned as it is. where names the config field for errors.
-// Errors name the reference and what to set, never a value.
+// a file (internal/secret); any other string is returned as it is. where names the config
+// field for errors.
 func (s *secrets) resolve(where, v string) (string, error) {
-	var val, label string
-	switch {
-	case strings.HasPrefix(v, "secret:"):
-		name := strings.TrimPrefix(v, "secret:")
-		if !secretName.MatchString(name) {
-			return "", fmt.Errorf("%s: secret name %q is not valid: use letters, digits and _ (secret:USERS_API_KEY)", where, name)
-		}
-		env := SecretEnvPrefix + name
-		got, ok := os.LookupEnv(env)
-		if !ok || got == "" {
-			return "", fmt.Errorf("%s: secret %s is not set; set the environment variable %s", where, name, env)
-		}
-		val, label = got, "secret "+name
-	case strings.HasPrefix(v, "env:"):
-		name := strings.TrimPrefix(v, "env:")
-		if !secretName.MatchString(name) {
-			return "", fmt.Errorf("%s: environment variable name %q is not valid", where, name)
-		}
-		got, ok := os.LookupEnv(name)
-		if !ok || got == "" {
-			return "", fmt.Errorf("%s: environment variable %s is not set; set it to the value (referenced as env:%s)", where, name, name)
-		}
-		val, label = got, "env "+name
-	case strings.HasPrefix(v, "file:"):
-		p := strings.TrimPrefix(v, "file:")
-		if p == "" {
-			return "", fmt.Errorf("%s: file: reference needs a path (file:/run/secrets/api_key)", where)
-		}
-		if !filepath.IsAbs(p) && s.dir != "" {
-			p = filepath.Join(s.dir, p)
-		}
-		data, err := os.ReadFile(p)
-		if err != nil {
-			// The error of ReadFile names the path and the cause, never the content.
-			return "", fmt.Errorf("%s: reading secret file: %w", where, err)
-		}
-		val = strings.TrimRight(string(data), "\r\n")
-		if val == "" {
-			return "", fmt.Errorf("%s: secret file %s is empty", where, p)
-		}
-		label = "file " + filepath.Base(p)
-	default:
+	if !secret.IsRef(v) {
 		return v, nil
+	}
+	val, label, err := secret.Resolve(s.dir, where, v)
+	if err != nil {
+		return "", err
 	}
 	if s.values == nil {
 		s.values = map[string]string{}

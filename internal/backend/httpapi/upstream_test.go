@@ -7,7 +7,6 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"strings"
 	"sync"
 	"testing"
@@ -20,12 +19,6 @@ import (
 	_ "github.com/mcpbridge/mcpbridge/internal/backend/httpapi"
 	"github.com/mcpbridge/mcpbridge/internal/config"
 )
-
-func TestMain(m *testing.M) {
-	// Until the lead links the expression engine into config validation.
-	config.ExpressionsSupported = true
-	os.Exit(m.Run())
-}
 
 // seen is what the upstream received.
 type seen struct {
