@@ -2,6 +2,7 @@ package nunjucks
 
 import (
 	"fmt"
+	"github.com/mcpbridge/mcpbridge/internal/lowdefy/serial"
 	"math"
 	"sort"
 	"strconv"
@@ -70,30 +71,7 @@ func truthy(v any) bool {
 }
 
 // numString formats a number like JavaScript's Number.prototype.toString.
-func numString(f float64) string {
-	switch {
-	case math.IsNaN(f):
-		return "NaN"
-	case math.IsInf(f, 1):
-		return "Infinity"
-	case math.IsInf(f, -1):
-		return "-Infinity"
-	case f == 0:
-		return "0"
-	}
-	a := math.Abs(f)
-	if a >= 1e-6 && a < 1e21 {
-		return strconv.FormatFloat(f, 'f', -1, 64)
-	}
-	s := strconv.FormatFloat(f, 'e', -1, 64)
-	mant, exp, _ := strings.Cut(s, "e")
-	sign := exp[0]
-	exp = strings.TrimLeft(exp[1:], "0")
-	if exp == "" {
-		exp = "0"
-	}
-	return mant + "e" + string(sign) + exp
-}
+func numString(f float64) string { return serial.NumberToString(f) }
 
 // sortedKeys returns the keys of m in JavaScript property order as far as it
 // can be known: integer-like keys ascending, then the others sorted (Go maps
