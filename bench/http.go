@@ -14,6 +14,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/mcpbridge/mcpbridge/internal/backend"
 	"github.com/mcpbridge/mcpbridge/internal/config"
 	"github.com/mcpbridge/mcpbridge/internal/gateway"
 )
@@ -45,7 +46,7 @@ servers:
         mappings:
           - {field: id, in: path, direct: id}
           - {field: verbose, in: query, direct: verbose}
-`, upstream)))
+`, upstream)), backend.Kinds())
 	if err != nil {
 		log.Fatalf("http bench config: %v", err)
 	}

@@ -66,7 +66,9 @@ func (noop) CallTool(context.Context, auth.Principal, string, json.RawMessage) (
 }
 
 func init() {
-	backend.Register("bench-noop", func(context.Context, *config.Server, backend.Deps) (backend.Backend, error) { return noop{}, nil })
+	backend.Register(backend.Kind{Name: "bench-noop", Decode: func(*config.Server) (backend.Spec, config.Problems) {
+		return backend.SpecFunc(func(context.Context, backend.Deps) (backend.Backend, error) { return noop{}, nil }), nil
+	}})
 }
 
 type noopIn struct {
@@ -102,11 +104,10 @@ func bareServer(typed bool) http.Handler {
 }
 
 func gatewayServer() http.Handler {
-	cfg, err := config.Parse("bench.yaml", os.TempDir(), []byte("servers: {}\n"))
+	cfg, err := config.Parse("bench.yaml", os.TempDir(), []byte("servers: {noop: {kind: bench-noop, description: bench}}\n"), backend.Kinds())
 	if err != nil {
 		log.Fatal(err)
 	}
-	cfg.Servers = map[string]*config.Server{"noop": {Name: "noop", Kind: "bench-noop", Description: "bench"}}
 	g, err := gateway.New(context.Background(), cfg, gateway.Options{SessionTimeout: sessionTimeout()})
 	if err != nil {
 		log.Fatal(err)

@@ -7,6 +7,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"sort"
 	"sync"
 
@@ -50,27 +51,56 @@ type Deps struct {
 	Variables map[string]any
 }
 
-// OpenFunc creates a backend for a validated server definition.
-type OpenFunc func(ctx context.Context, s *config.Server, deps Deps) (Backend, error)
+// A Kind is a backend kind: its name in configuration, the fields it adds to a server
+// definition and to each tool (beyond the common ones in config), and how it decodes them.
+//
+// The lifecycle of a backend: Decode checks a definition once, when it is loaded (by
+// `mcpbridge check`, at start-up, or when the admin API receives it); Spec.Open creates the
+// backend; the gateway then reads its Catalog and sends it calls, concurrently; when the
+// definition is replaced or removed, the gateway stops sending new calls, waits for the
+// calls in flight, and then closes the backend if it implements io.Closer.
+type Kind struct {
+	// Name is the value of kind: in a server definition.
+	Name string
+	// ServerFields and ToolFields are the keys the kind reads from a server definition and
+	// from each of its tools. They let a field written under the wrong kind be named.
+	ServerFields, ToolFields []string
+	// Decode decodes and checks the kind's sections of s (s.Section and each tool's
+	// Section) strictly, reporting problems with Section.Problem, and returns the spec to
+	// open. It must not resolve secrets or touch the network.
+	Decode func(s *config.Server) (Spec, config.Problems)
+}
+
+// A Spec is a server definition decoded and checked by its kind, ready to open.
+type Spec interface {
+	// Open creates the backend. A slow open (connecting to an upstream) does not block
+	// other servers: the gateway opens each server on its own.
+	Open(ctx context.Context, deps Deps) (Backend, error)
+}
 
 var (
 	mu    sync.RWMutex
-	kinds = map[string]OpenFunc{}
+	kinds = map[string]Kind{}
 )
 
 // Register makes a backend kind available. It panics on a duplicate kind (a programming
 // error found at start-up).
-func Register(kind string, open OpenFunc) {
+func Register(k Kind) {
 	mu.Lock()
 	defer mu.Unlock()
-	if _, dup := kinds[kind]; dup {
-		panic("backend: kind registered twice: " + kind)
+	if _, dup := kinds[k.Name]; dup {
+		panic("backend: kind registered twice: " + k.Name)
 	}
-	kinds[kind] = open
+	kinds[k.Name] = k
 }
 
-// Kinds returns the registered kinds in sorted order.
-func Kinds() []string {
+// Kinds returns the registered kinds as configuration sees them.
+func Kinds() config.Kinds { return registry{} }
+
+type registry struct{}
+
+// Names returns the registered kinds in sorted order.
+func (registry) Names() []string {
 	mu.RLock()
 	defer mu.RUnlock()
 	ks := make([]string, 0, len(kinds))
@@ -81,15 +111,59 @@ func Kinds() []string {
 	return ks
 }
 
-// Open creates the backend of a server definition.
-func Open(ctx context.Context, s *config.Server, deps Deps) (Backend, error) {
+// Decode decodes the kind sections of s with its kind, after naming the fields that belong
+// to another kind.
+func (registry) Decode(s *config.Server) config.Problems {
 	mu.RLock()
-	open, ok := kinds[s.Kind]
+	k, ok := kinds[s.Kind]
+	others := make([]Kind, 0, len(kinds))
+	for _, o := range kinds {
+		if o.Name != s.Kind {
+			others = append(others, o)
+		}
+	}
 	mu.RUnlock()
 	if !ok {
-		return nil, fmt.Errorf("server %s: kind %q is not available in this build (have %v)", s.Name, s.Kind, Kinds())
+		return config.Problems{s.Section.Problem("kind", "unknown kind %q", s.Kind)}
 	}
-	b, err := open(ctx, s, deps)
+	sort.Slice(others, func(i, j int) bool { return others[i].Name < others[j].Name })
+	var ps config.Problems
+	foreign := func(sec config.Section, own []string, theirs func(Kind) []string) config.Section {
+		for _, key := range sec.Keys() {
+			if slices.Contains(own, key) {
+				continue
+			}
+			for _, o := range others {
+				if slices.Contains(theirs(o), key) {
+					ps = append(ps, sec.Problem(key, "field %q belongs to kind %s, not %s", key, o.Name, s.Kind))
+					sec = sec.Without(key)
+					break
+				}
+			}
+		}
+		return sec
+	}
+	s.Section = foreign(s.Section, k.ServerFields, func(o Kind) []string { return o.ServerFields })
+	for _, t := range s.Tools {
+		if t != nil {
+			t.Section = foreign(t.Section, k.ToolFields, func(o Kind) []string { return o.ToolFields })
+		}
+	}
+	spec, kps := k.Decode(s)
+	ps = append(ps, kps...)
+	if len(ps) == 0 {
+		s.Spec = spec
+	}
+	return ps
+}
+
+// Open creates the backend of a server definition decoded by its kind.
+func Open(ctx context.Context, s *config.Server, deps Deps) (Backend, error) {
+	spec, ok := s.Spec.(Spec)
+	if !ok {
+		return nil, fmt.Errorf("server %s: the definition of kind %q was not decoded (kinds in this build: %v)", s.Name, s.Kind, registry{}.Names())
+	}
+	b, err := spec.Open(ctx, deps)
 	if err != nil {
 		return nil, fmt.Errorf("server %s: %w", s.Name, err)
 	}
@@ -135,3 +209,9 @@ func ToolFromConfig(name string, t *config.Tool) *mcp.Tool {
 }
 
 func deref(b *bool) bool { return b != nil && *b }
+
+// SpecFunc is a Spec that is just an open function, for kinds with nothing to decode.
+type SpecFunc func(ctx context.Context, deps Deps) (Backend, error)
+
+// Open calls f.
+func (f SpecFunc) Open(ctx context.Context, deps Deps) (Backend, error) { return f(ctx, deps) }

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/mcpbridge/mcpbridge/internal/backend"
 	"github.com/mcpbridge/mcpbridge/internal/config"
 	"github.com/mcpbridge/mcpbridge/internal/openapi"
 )
@@ -33,7 +34,7 @@ func runCheck(ctx context.Context, e *env, args []string) error {
 		fs.Usage()
 		return errUsage
 	}
-	cfg, err := config.Load(*cfgPath)
+	cfg, err := config.Load(*cfgPath, backend.Kinds())
 	if err != nil {
 		var ps config.Problems
 		if errors.As(err, &ps) {

@@ -14,6 +14,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcpbridge/mcpbridge/examples"
+	"github.com/mcpbridge/mcpbridge/internal/backend"
 	_ "github.com/mcpbridge/mcpbridge/internal/backend/all"
 	"github.com/mcpbridge/mcpbridge/internal/config"
 	"github.com/mcpbridge/mcpbridge/internal/gateway"
@@ -37,7 +38,7 @@ func loadConfig(path string, log *slog.Logger) (*config.Config, string, error) {
 		if err != nil {
 			return nil, "", err
 		}
-		cfg, err := config.Parse("examples/quickstart.yaml (embedded)", wd, examples.Quickstart)
+		cfg, err := config.Parse("examples/quickstart.yaml (embedded)", wd, examples.Quickstart, backend.Kinds())
 		if err != nil {
 			return nil, "", fmt.Errorf("embedded quickstart: %w", err)
 		}
@@ -46,7 +47,7 @@ func loadConfig(path string, log *slog.Logger) (*config.Config, string, error) {
 		}
 		return cfg, "", nil
 	}
-	cfg, err := config.Load(path)
+	cfg, err := config.Load(path, backend.Kinds())
 	if err != nil {
 		var ps config.Problems
 		if errors.As(err, &ps) {

@@ -67,28 +67,21 @@ type Admin struct {
 	Keys []string `yaml:"keys"` // secret references (env:NAME, file:PATH, secret:NAME)
 }
 
-// Server is one exposed MCP server.
+// Server is one exposed MCP server: the fields common to every kind, and the kind's own
+// section, which the kind decodes (see Kinds).
 type Server struct {
-	Kind         string               `yaml:"kind"`
-	Title        string               `yaml:"title"`
-	Description  string               `yaml:"description"`
-	Enabled      *bool                `yaml:"enabled"`
-	AutoDiscover bool                 `yaml:"auto_discover"`
-	Tools        map[string]*Tool     `yaml:"tools"`
-	Resources    map[string]*Resource `yaml:"resources"`
-	Prompts      map[string]*Prompt   `yaml:"prompts"`
+	Kind        string               `yaml:"kind"`
+	Title       string               `yaml:"title"`
+	Description string               `yaml:"description"`
+	Enabled     *bool                `yaml:"enabled"`
+	Tools       map[string]*Tool     `yaml:"tools"`
+	Resources   map[string]*Resource `yaml:"resources"`
+	Prompts     map[string]*Prompt   `yaml:"prompts"`
 
-	// Fields of kind command at server level (auto_discover).
-	Argv    []Arg          `yaml:"argv"`
-	Env     map[string]Arg `yaml:"env"`
-	Workdir string         `yaml:"workdir"`
-	Timeout time.Duration  `yaml:"timeout"`
-
-	// Fields of kind http.
-	BaseURL      string            `yaml:"base_url"`
-	Headers      map[string]string `yaml:"headers"`
-	AllowPrivate bool              `yaml:"allow_private"`
-	AllowHosts   []string          `yaml:"allow_hosts"`
+	// Section holds the server-level fields of the kind, undecoded.
+	Section Section `yaml:"-"`
+	// Spec is the kind's decoded definition, set by Kinds.Decode.
+	Spec any `yaml:"-"`
 
 	// Name is the server's key in servers.
 	Name string `yaml:"-"`
@@ -120,8 +113,7 @@ func sortedKeys[V any](m map[string]V) []string {
 	return ks
 }
 
-// Tool is one tool of a server. Which of the kind-specific fields apply depends on the
-// server's kind.
+// Tool is one tool of a server: the fields common to every kind, and the kind's section.
 type Tool struct {
 	Title        string         `yaml:"title"`
 	Description  string         `yaml:"description"`
@@ -129,25 +121,8 @@ type Tool struct {
 	OutputSchema map[string]any `yaml:"outputSchema"`
 	Annotations  *Annotations   `yaml:"annotations"`
 
-	// kind command
-	Argv      []Arg          `yaml:"argv"`
-	Stdin     *Arg           `yaml:"stdin"`
-	Env       map[string]Arg `yaml:"env"`
-	Workdir   string         `yaml:"workdir"`
-	Timeout   time.Duration  `yaml:"timeout"`
-	MaxOutput int64          `yaml:"max_output"`
-
-	// kind http
-	Method       string            `yaml:"method"`
-	Path         string            `yaml:"path"`
-	Body         string            `yaml:"body"`
-	Mappings     []Mapping         `yaml:"mappings"`
-	StaticFields map[string]any    `yaml:"static_fields"`
-	Response     *Response         `yaml:"response"`
-	Headers      map[string]string `yaml:"headers"`
-
-	// Node is where the tool was defined, for problems found after decoding.
-	Node *yaml.Node `yaml:"-"`
+	// Section holds the tool's kind-specific fields, undecoded.
+	Section Section `yaml:"-"`
 }
 
 // Annotations are hints about a tool's behaviour, passed to clients as they are.
@@ -157,39 +132,6 @@ type Annotations struct {
 	DestructiveHint *bool  `yaml:"destructiveHint"`
 	IdempotentHint  *bool  `yaml:"idempotentHint"`
 	OpenWorldHint   *bool  `yaml:"openWorldHint"`
-}
-
-// Mapping fills one field of an HTTP request from a tool argument, a constant or an expression.
-type Mapping struct {
-	Field      string `yaml:"field"`
-	In         string `yaml:"in"`
-	Direct     string `yaml:"direct"`
-	Constant   any    `yaml:"constant"`
-	Expression string `yaml:"expression"`
-
-	HasConstant bool       `yaml:"-"`
-	Node        *yaml.Node `yaml:"-"`
-}
-
-// UnmarshalNode decodes a mapping and remembers whether constant was given (it may be null).
-func (m *Mapping) UnmarshalNode(d *Decoder, n *yaml.Node, path string) {
-	type plain Mapping
-	var p plain
-	d.decodeStruct(n, reflectValue(&p), path)
-	*m = Mapping(p)
-	m.Node = n
-	if n.Kind == yaml.MappingNode {
-		for i := 0; i < len(n.Content); i += 2 {
-			if n.Content[i].Value == "constant" {
-				m.HasConstant = true
-			}
-		}
-	}
-}
-
-// Response shapes an HTTP response before it is returned.
-type Response struct {
-	Expression string `yaml:"expression"`
 }
 
 // Resource is a readable resource: inline text, a file, base64 data, or content derived from
@@ -226,8 +168,9 @@ type PromptMessage struct {
 	Text string `yaml:"text"`
 }
 
-// Load reads and validates the configuration file at path.
-func Load(path string) (*Config, error) {
+// Load reads and validates the configuration file at path; kinds decodes each server's
+// kind section.
+func Load(path string, kinds Kinds) (*Config, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("reading config: %w", err)
@@ -236,12 +179,13 @@ func Load(path string) (*Config, error) {
 	if err != nil {
 		return nil, fmt.Errorf("reading config: %w", err)
 	}
-	return Parse(path, filepath.Dir(abs), data)
+	return Parse(path, filepath.Dir(abs), data, kinds)
 }
 
 // Parse decodes and validates configuration data. file names the source in problems; dir is
-// the directory relative paths (file resources, workdir) are resolved against.
-func Parse(file, dir string, data []byte) (*Config, error) {
+// the directory relative paths (file resources, workdir) are resolved against; kinds decodes
+// each server's kind section. Every problem found is returned, in source order.
+func Parse(file, dir string, data []byte, kinds Kinds) (*Config, error) {
 	var root yaml.Node
 	if err := yaml.Unmarshal(data, &root); err != nil {
 		return nil, Problems{yamlProblem(file, err)}
@@ -258,19 +202,17 @@ func Parse(file, dir string, data []byte) (*Config, error) {
 		s.Name = name
 		s.Source = "file"
 	}
-	if len(d.Problems) > 0 {
-		return nil, d.Problems
-	}
 	c.applyDefaults()
-	if ps := c.validate(file, &root); len(ps) > 0 {
-		return nil, ps
+	ps := append(d.Problems, c.validate(file, &root, kinds)...)
+	if len(ps) > 0 {
+		return nil, ps.sorted()
 	}
 	return c, nil
 }
 
 // ParseServer decodes one server definition in its JSON (or YAML) form, as stored in the
 // database or sent to the admin API, and validates it. label names the source in problems.
-func ParseServer(label, name string, data []byte) (*Server, error) {
+func ParseServer(label, name string, data []byte, kinds Kinds) (*Server, error) {
 	var root yaml.Node
 	if err := yaml.Unmarshal(data, &root); err != nil {
 		return nil, Problems{yamlProblem(label, err)}
@@ -281,16 +223,17 @@ func ParseServer(label, name string, data []byte) (*Server, error) {
 		return nil, Problems{{File: label, Msg: "empty server definition"}}
 	}
 	d.Decode(&root, s, "")
-	if len(d.Problems) > 0 {
-		return nil, d.Problems
-	}
 	s.Name = name
 	s.Source = "store"
 	c := &Config{Servers: map[string]*Server{name: s}}
 	c.applyDefaults()
-	ps := validateServer(label, name, s, "")
+	ps := d.Problems
+	if len(ps) == 0 {
+		ps = validateServer(label, name, s, "", kinds)
+		locate(&root, ps)
+	}
 	if len(ps) > 0 {
-		return nil, ps
+		return nil, ps.sorted()
 	}
 	return s, nil
 }

@@ -69,6 +69,7 @@ func (d *Decoder) Errorf(n *yaml.Node, path, format string, args ...any) {
 var (
 	durationType = reflect.TypeOf(time.Duration(0))
 	nodeType     = reflect.TypeOf(yaml.Node{})
+	sectionType  = reflect.TypeOf(Section{})
 )
 
 // Decode decodes n into the value pointed to by out.
@@ -76,12 +77,7 @@ func (d *Decoder) Decode(n *yaml.Node, out any, path string) {
 	d.decode(n, reflect.ValueOf(out).Elem(), path)
 }
 
-func joinPath(path, key string) string {
-	if path == "" {
-		return key
-	}
-	return path + "." + key
-}
+func joinPath(path, key string) string { return JoinPath(path, key) }
 
 func kindName(n *yaml.Node) string {
 	switch n.Kind {
@@ -267,6 +263,14 @@ func (d *Decoder) decodeStruct(n *yaml.Node, v reflect.Value, path string) {
 		byName[f.name] = f.index
 		names = append(names, f.name)
 	}
+	// A struct with a Section field keeps the keys it does not know for its kind.
+	var rest *Section
+	for i := 0; i < v.NumField(); i++ {
+		if v.Field(i).Type() == sectionType {
+			rest = v.Field(i).Addr().Interface().(*Section)
+			*rest = Section{File: d.File, Path: path, Anchor: n, common: names}
+		}
+	}
 	seen := map[string]bool{}
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		k, val := n.Content[i], n.Content[i+1]
@@ -277,6 +281,13 @@ func (d *Decoder) decodeStruct(n *yaml.Node, v reflect.Value, path string) {
 		}
 		seen[k.Value] = true
 		idx, ok := byName[k.Value]
+		if !ok && rest != nil {
+			if rest.Node == nil {
+				rest.Node = &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map", Line: n.Line, Column: n.Column}
+			}
+			rest.Node.Content = append(rest.Node.Content, k, val)
+			continue
+		}
 		if !ok {
 			msg := fmt.Sprintf("unknown field %q", k.Value)
 			if s := suggest(k.Value, names); s != "" {
@@ -349,4 +360,23 @@ func normalize(x any) any {
 		return t.Format(time.RFC3339Nano)
 	}
 	return x
+}
+
+// sorted returns the problems in source order: by file, then line and column; problems
+// without a position keep their order after the located ones of their file.
+func (ps Problems) sorted() Problems {
+	sort.SliceStable(ps, func(i, j int) bool {
+		a, b := ps[i], ps[j]
+		if a.File != b.File {
+			return a.File < b.File
+		}
+		if (a.Line == 0) != (b.Line == 0) {
+			return a.Line != 0
+		}
+		if a.Line != b.Line {
+			return a.Line < b.Line
+		}
+		return a.Column < b.Column
+	})
+	return ps
 }

@@ -2,47 +2,19 @@ package config
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"net"
 	"net/url"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"go.yaml.in/yaml/v3"
-
-	"github.com/mcpbridge/mcpbridge/internal/expr"
 )
 
-// Kinds lists the server kinds the config accepts, with the server-level and tool-level fields
-// that belong only to that kind.
-var kinds = map[string]struct{ server, tool []string }{
-	"command": {
-		server: []string{"argv", "env", "workdir", "timeout"},
-		tool:   []string{"argv", "stdin", "env", "workdir", "timeout", "max_output"},
-	},
-	"http": {
-		server: []string{"base_url", "headers", "allow_private", "allow_hosts", "timeout"},
-		tool:   []string{"method", "path", "body", "mappings", "static_fields", "response", "headers", "timeout", "max_output"},
-	},
-}
-
-// checkExpression compiles src with the sandboxed expression engine (internal/expr), so
-// syntax errors are reported when the config is checked, and returns a problem message or "".
-func checkExpression(path, src string) string {
-	if _, err := expr.Compile(path, src); err != nil {
-		var ee *expr.Error
-		if errors.As(err, &ee) {
-			return fmt.Sprintf("invalid expression: %s: %s at %d:%d of the expression", ee.Name, ee.Msg, ee.Line, ee.Column)
-		}
-		return "invalid expression: " + err.Error()
-	}
-	return ""
-}
-
-func (c *Config) validate(file string, root *yaml.Node) Problems {
+func (c *Config) validate(file string, root *yaml.Node, kinds Kinds) Problems {
 	var ps Problems
 	if c.Listen != "" {
 		if _, _, err := net.SplitHostPort(c.Listen); err != nil {
@@ -55,7 +27,7 @@ func (c *Config) validate(file string, root *yaml.Node) Problems {
 			ps = append(ps, Problem{File: file, Path: fmt.Sprintf("origins[%d]", i), Msg: fmt.Sprintf("expected an origin such as https://example.com, got %q", o)})
 		}
 	}
-	if c.Limits.MaxBody < 0 || c.Limits.PageSize < 0 {
+	if c.Limits.MaxBody < 0 || c.Limits.PageSize < 0 || c.Limits.DrainPeriod < 0 {
 		ps = append(ps, Problem{File: file, Path: "limits", Msg: "limits must not be negative"})
 	}
 	for _, name := range c.ServerNames() {
@@ -65,13 +37,13 @@ func (c *Config) validate(file string, root *yaml.Node) Problems {
 			ps = append(ps, Problem{File: file, Path: p, Msg: "empty server definition; give at least kind and description"})
 			continue
 		}
-		ps = append(ps, validateServer(file, name, s, p)...)
+		ps = append(ps, validateServer(file, name, s, p, kinds)...)
 	}
 	locate(root, ps)
 	return ps
 }
 
-func validateServer(file, name string, s *Server, p string) Problems {
+func validateServer(file, name string, s *Server, p string, kinds Kinds) Problems {
 	var ps Problems
 	add := func(path, format string, args ...any) {
 		ps = append(ps, Problem{File: file, Path: strings.TrimPrefix(path, "."), Msg: fmt.Sprintf(format, args...)})
@@ -81,47 +53,14 @@ func validateServer(file, name string, s *Server, p string) Problems {
 	} else if reserved[name] {
 		add(p, "server name %q is reserved for mcpbridge's own pages; choose another", name)
 	}
-	k, ok := kinds[s.Kind]
-	if !ok {
+	names := kinds.Names()
+	if !slices.Contains(names, s.Kind) {
 		if s.Kind == "" {
-			add(p+".kind", "missing kind; one of: command, http")
+			add(p+".kind", "missing kind; one of: %s", strings.Join(names, ", "))
 		} else {
-			add(p+".kind", "unknown kind %q; one of: command, http", s.Kind)
+			add(p+".kind", "unknown kind %q; one of: %s", s.Kind, strings.Join(names, ", "))
 		}
 		return ps
-	}
-	// Fields that belong to another kind.
-	set := serverFieldsSet(s)
-	for other, ok2 := range kinds {
-		if other == s.Kind {
-			continue
-		}
-		for _, f := range ok2.server {
-			if set[f] && !contains(k.server, f) {
-				add(p+"."+f, "field %q belongs to kind %s, not %s", f, other, s.Kind)
-			}
-		}
-	}
-	if s.AutoDiscover {
-		if s.Kind != "command" {
-			add(p+".auto_discover", "auto_discover is only supported for kind command")
-		} else if len(s.Argv) == 0 {
-			add(p+".argv", "auto_discover needs a server-level argv (the command to run)")
-		} else if _, clash := s.Tools[name]; clash {
-			add(p+".tools."+name, "tool %q clashes with the tool auto_discover creates; rename it", name)
-		}
-	} else if len(s.Argv) > 0 {
-		add(p+".argv", "a server-level argv is only used with auto_discover: true")
-	}
-	for i, a := range s.Argv {
-		ps = append(ps, validateArg(file, fmt.Sprintf("%s.argv[%d]", p, i), a)...)
-	}
-	if s.Kind == "http" {
-		if s.BaseURL == "" {
-			add(p+".base_url", "missing base_url, e.g. https://api.example.com")
-		} else if u, err := url.Parse(s.BaseURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-			add(p+".base_url", "expected an http or https URL, got %q", s.BaseURL)
-		}
 	}
 	for _, tn := range s.ToolNames() {
 		t := s.Tools[tn]
@@ -139,52 +78,6 @@ func validateServer(file, name string, s *Server, p string) Problems {
 		ps = append(ps, validateSchema(file, tp+".inputSchema", t.InputSchema, true)...)
 		if t.OutputSchema != nil {
 			ps = append(ps, validateSchema(file, tp+".outputSchema", t.OutputSchema, false)...)
-		}
-		tset := toolFieldsSet(t)
-		for other, ok2 := range kinds {
-			if other == s.Kind {
-				continue
-			}
-			for _, f := range ok2.tool {
-				if tset[f] && !contains(k.tool, f) {
-					add(tp+"."+f, "field %q belongs to kind %s, not %s", f, other, s.Kind)
-				}
-			}
-		}
-		if t.MaxOutput < 0 {
-			add(tp+".max_output", "must not be negative")
-		}
-		switch s.Kind {
-		case "command":
-			if len(t.Argv) == 0 {
-				add(tp+".argv", "missing argv: the command and its arguments, e.g. [echo, {direct: message}]")
-			}
-			props := schemaProps(t.InputSchema)
-			check := func(path string, a Arg) {
-				ps = append(ps, validateArg(file, path, a)...)
-				if a.Source == ArgDirect && props != nil {
-					if _, ok := props[a.Direct]; !ok {
-						add(path+".direct", "argument %q is not a property of inputSchema", a.Direct)
-					}
-				}
-			}
-			for i, a := range t.Argv {
-				check(fmt.Sprintf("%s.argv[%d]", tp, i), a)
-			}
-			if t.Stdin != nil {
-				check(tp+".stdin", *t.Stdin)
-			}
-			for _, ek := range sortedKeys(t.Env) {
-				if !envName.MatchString(ek) {
-					add(tp+".env."+ek, "not a valid environment variable name")
-				}
-				check(tp+".env."+ek, t.Env[ek])
-			}
-			if t.Workdir != "" && strings.Contains(t.Workdir, "\x00") {
-				add(tp+".workdir", "invalid path")
-			}
-		case "http":
-			ps = append(ps, validateHTTPTool(file, tp, t)...)
 		}
 	}
 	for _, rn := range s.ResourceNames() {
@@ -228,10 +121,10 @@ func validateServer(file, name string, s *Server, p string) Problems {
 			}
 		}
 	}
+	// The kind decodes its own sections; their problems are located already.
+	ps = append(ps, kinds.Decode(s)...)
 	return ps
 }
-
-var envName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 
 var placeholder = regexp.MustCompile(`\{\{\s*([A-Za-z0-9_.-]+)\s*\}\}`)
 
@@ -249,15 +142,6 @@ func Expand(text string, args map[string]string) string {
 	return placeholder.ReplaceAllStringFunc(text, func(m string) string {
 		return args[placeholder.FindStringSubmatch(m)[1]]
 	})
-}
-
-func validateArg(file, path string, a Arg) Problems {
-	if a.Source == ArgExpression {
-		if msg := checkExpression(path, a.Expression); msg != "" {
-			return Problems{{File: file, Path: path + ".expression", Msg: msg}}
-		}
-	}
-	return nil
 }
 
 func validateResource(file, rp string, r *Resource) Problems {
@@ -315,85 +199,9 @@ func validateResource(file, rp string, r *Resource) Problems {
 
 var cidPattern = regexp.MustCompile(`^cid://sha256-[0-9a-f]{64}$`)
 
-var mappingIn = map[string]bool{"path": true, "query": true, "header": true, "cookie": true, "body": true}
-
-func validateHTTPTool(file, tp string, t *Tool) Problems {
-	var ps Problems
-	add := func(path, format string, args ...any) {
-		ps = append(ps, Problem{File: file, Path: path, Msg: fmt.Sprintf(format, args...)})
-	}
-	switch strings.ToUpper(t.Method) {
-	case "GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS":
-	case "":
-		add(tp+".method", "missing method (GET, POST, PUT, PATCH or DELETE)")
-	default:
-		add(tp+".method", "unknown method %q", t.Method)
-	}
-	if !strings.HasPrefix(t.Path, "/") {
-		add(tp+".path", "path must start with /, got %q", t.Path)
-	}
-	switch t.Body {
-	case "", "json", "form":
-	default:
-		add(tp+".body", "body must be json or form, got %q", t.Body)
-	}
-	props := schemaProps(t.InputSchema)
-	pathParams := map[string]bool{}
-	for i, m := range t.Mappings {
-		mp := fmt.Sprintf("%s.mappings[%d]", tp, i)
-		if !mappingIn[m.In] {
-			add(mp+".in", "in must be one of path, query, header, cookie, body; got %q", m.In)
-		}
-		if m.Field == "" && m.In != "body" {
-			add(mp+".field", "missing field")
-		}
-		n := 0
-		if m.Direct != "" {
-			n++
-			if props != nil {
-				if _, ok := props[m.Direct]; !ok {
-					add(mp+".direct", "argument %q is not a property of inputSchema", m.Direct)
-				}
-			}
-		}
-		if m.HasConstant {
-			n++
-		}
-		if m.Expression != "" {
-			n++
-			if msg := checkExpression(mp+".expression", m.Expression); msg != "" {
-				add(mp+".expression", "%s", msg)
-			}
-		}
-		if n != 1 {
-			add(mp, "give exactly one of direct, constant or expression")
-		}
-		if m.In == "path" {
-			pathParams[m.Field] = true
-			if !strings.Contains(t.Path, "{"+m.Field+"}") {
-				add(mp+".field", "path %q has no {%s}", t.Path, m.Field)
-			}
-		}
-		if m.In == "body" && t.Body == "" {
-			add(mp+".in", "a body mapping needs body: json or body: form on the tool")
-		}
-	}
-	if t.Response != nil && t.Response.Expression != "" {
-		if msg := checkExpression(tp+".response.expression", t.Response.Expression); msg != "" {
-			add(tp+".response.expression", "%s", msg)
-		}
-	}
-	for _, seg := range pathVar.FindAllStringSubmatch(t.Path, -1) {
-		if !pathParams[seg[1]] {
-			add(tp+".path", "path parameter {%s} has no mapping with in: path", seg[1])
-		}
-	}
-	return ps
-}
-
-var pathVar = regexp.MustCompile(`\{([^}]+)\}`)
-
-func schemaProps(s map[string]any) map[string]any {
+// SchemaProperties returns the properties of a JSON-like object schema (empty when it has
+// none).
+func SchemaProperties(s map[string]any) map[string]any {
 	props, _ := s["properties"].(map[string]any)
 	if props == nil {
 		return map[string]any{}
@@ -424,31 +232,6 @@ func ResolveSchema(s map[string]any) (*jsonschema.Resolved, error) {
 		return nil, err
 	}
 	return sch.Resolve(&jsonschema.ResolveOptions{ValidateDefaults: true})
-}
-
-func contains(xs []string, x string) bool {
-	for _, y := range xs {
-		if x == y {
-			return true
-		}
-	}
-	return false
-}
-
-func serverFieldsSet(s *Server) map[string]bool {
-	return map[string]bool{
-		"argv": len(s.Argv) > 0, "env": len(s.Env) > 0, "workdir": s.Workdir != "", "timeout": s.Timeout != 0,
-		"base_url": s.BaseURL != "", "headers": len(s.Headers) > 0, "allow_private": s.AllowPrivate, "allow_hosts": len(s.AllowHosts) > 0,
-	}
-}
-
-func toolFieldsSet(t *Tool) map[string]bool {
-	return map[string]bool{
-		"argv": len(t.Argv) > 0, "stdin": t.Stdin != nil, "env": len(t.Env) > 0, "workdir": t.Workdir != "",
-		"timeout": t.Timeout != 0, "max_output": t.MaxOutput != 0,
-		"method": t.Method != "", "path": t.Path != "", "body": t.Body != "", "mappings": len(t.Mappings) > 0,
-		"static_fields": len(t.StaticFields) > 0, "response": t.Response != nil, "headers": len(t.Headers) > 0,
-	}
 }
 
 // locate fills in the line and column of problems from their field paths.

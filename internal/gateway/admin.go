@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mcpbridge/mcpbridge/internal/backend"
 	"github.com/mcpbridge/mcpbridge/internal/config"
 	"github.com/mcpbridge/mcpbridge/internal/store"
 )
@@ -216,7 +217,7 @@ func (g *Gateway) validate(w http.ResponseWriter, slug string, doc []byte) bool 
 		adminError(w, http.StatusBadRequest, fmt.Sprintf("slug %q is not allowed: use 1-63 lowercase letters, digits, '-' or '_', starting with a letter or digit", slug))
 		return false
 	}
-	_, err := config.ParseServer("definition", slug, doc)
+	_, err := config.ParseServer("definition", slug, doc, backend.Kinds())
 	var ps config.Problems
 	if errors.As(err, &ps) {
 		var out []adminProblem

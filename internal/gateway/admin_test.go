@@ -3,6 +3,7 @@ package gateway_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -14,6 +15,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/mcpbridge/mcpbridge/internal/backend"
 	"github.com/mcpbridge/mcpbridge/internal/config"
 	"github.com/mcpbridge/mcpbridge/internal/gateway"
 	"github.com/mcpbridge/mcpbridge/internal/store"
@@ -35,7 +37,7 @@ servers:
 
 func startGateway(t *testing.T, st *store.Store) (*gateway.Gateway, string) {
 	t.Helper()
-	cfg, err := config.Parse("c.yaml", t.TempDir(), []byte(fileConfig))
+	cfg, err := config.Parse("c.yaml", t.TempDir(), []byte(fileConfig), backend.Kinds())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -89,7 +91,7 @@ func TestAdminAPIRoundTrip(t *testing.T) {
 	}
 	// Invalid definitions are refused with problems naming the field.
 	code, m := admin(t, "PUT", api+"/notes", adminKey, `{"kind":"command","description":"x","tools":{"t":{"description":"d","argvv":["echo"]}}}`)
-	if code != 400 || !strings.Contains(m["error"].(string), `tools.t.argvv: unknown field "argvv"`) {
+	if code != 400 || !strings.Contains(fmt.Sprint(m["problems"]), `path:tools.t.argvv`) || !strings.Contains(fmt.Sprint(m["problems"]), `unknown field "argvv"`) {
 		t.Errorf("invalid: %d %v", code, m)
 	}
 	// A file-defined server cannot be overwritten or deleted.
@@ -155,7 +157,7 @@ func TestAdminAPIRoundTrip(t *testing.T) {
 }
 
 func TestAdminAPIOffWithoutKeys(t *testing.T) {
-	cfg, _ := config.Parse("c.yaml", t.TempDir(), []byte(fileConfig))
+	cfg, _ := config.Parse("c.yaml", t.TempDir(), []byte(fileConfig), backend.Kinds())
 	g, err := gateway.New(context.Background(), cfg, gateway.Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -229,7 +231,7 @@ func TestAuditRows(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer st.Close()
-	cfg, _ := config.Parse("c.yaml", t.TempDir(), []byte(fileConfig))
+	cfg, _ := config.Parse("c.yaml", t.TempDir(), []byte(fileConfig), backend.Kinds())
 	g, err := gateway.New(context.Background(), cfg, gateway.Options{Audit: st.Audit, Definitions: st.Definitions, AdminKeys: []string{adminKey}})
 	if err != nil {
 		t.Fatal(err)

@@ -28,16 +28,18 @@ func (noopBackend) CallTool(context.Context, auth.Principal, string, json.RawMes
 }
 
 func init() {
-	backend.Register("test-noop", func(context.Context, *config.Server, backend.Deps) (backend.Backend, error) {
-		return noopBackend{}, nil
-	})
+	backend.Register(backend.Kind{Name: "test-noop", Decode: func(*config.Server) (backend.Spec, config.Problems) {
+		return backend.SpecFunc(func(context.Context, backend.Deps) (backend.Backend, error) { return noopBackend{}, nil }), nil
+	}})
 }
 
 // benchServers starts the gateway with a no-op tool and a bare go-sdk server with the same
 // tool, both dual-era.
 func benchServers(b *testing.B) (gwURL, bareURL string, stop func()) {
-	cfg, _ := config.Parse("b.yaml", b.TempDir(), []byte("servers: {}\n"))
-	cfg.Servers = map[string]*config.Server{"noop": {Name: "noop", Kind: "test-noop", Description: "bench"}}
+	cfg, err := config.Parse("b.yaml", b.TempDir(), []byte("servers: {noop: {kind: test-noop, description: bench}}\n"), backend.Kinds())
+	if err != nil {
+		b.Fatal(err)
+	}
 	g, err := gateway.New(context.Background(), cfg, gateway.Options{})
 	if err != nil {
 		b.Fatal(err)

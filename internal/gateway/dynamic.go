@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"sync"
 
+	"github.com/mcpbridge/mcpbridge/internal/backend"
 	"github.com/mcpbridge/mcpbridge/internal/config"
 	"github.com/mcpbridge/mcpbridge/internal/store"
 )
@@ -101,7 +102,7 @@ func (g *Gateway) applyStored(ctx context.Context, slug string) {
 	if rev, ok := g.dyn.applied[slug]; ok && rev >= d.Revision {
 		return
 	}
-	s, err := config.ParseServer("stored server "+slug, slug, d.Doc)
+	s, err := config.ParseServer("stored server "+slug, slug, d.Doc, backend.Kinds())
 	if err != nil {
 		g.dyn.invalid[slug] = err.Error()
 		g.log.Error("stored server is invalid; not served", "server", slug, "revision", d.Revision, "error", err)

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mcpbridge/mcpbridge/internal/backend"
 	"github.com/mcpbridge/mcpbridge/internal/config"
 	"github.com/mcpbridge/mcpbridge/internal/gateway"
 )
@@ -24,7 +25,7 @@ servers:
     description: d
     tools:
       echo: {description: e, inputSchema: {type: object, properties: {m: {type: string}}}, argv: [echo, {direct: m}]}
-`))
+`), backend.Kinds())
 	if err != nil {
 		f.Fatal(err)
 	}

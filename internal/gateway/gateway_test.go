@@ -16,6 +16,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/mcpbridge/mcpbridge/internal/backend"
 	_ "github.com/mcpbridge/mcpbridge/internal/backend/all"
 	"github.com/mcpbridge/mcpbridge/internal/config"
 	"github.com/mcpbridge/mcpbridge/internal/gateway"
@@ -109,7 +110,7 @@ func newTestGateway(t *testing.T) (*gateway.Gateway, *httptest.Server) {
 	outside := filepath.Join(t.TempDir(), "secret.txt")
 	os.WriteFile(outside, []byte("secret"), 0o644)
 	os.Symlink(outside, filepath.Join(dir, "link.txt"))
-	cfg, err := config.Parse("test.yaml", dir, []byte(testConfig))
+	cfg, err := config.Parse("test.yaml", dir, []byte(testConfig), backend.Kinds())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -592,7 +593,7 @@ servers:
     description: progress
     tools:
       wait: {description: waits, inputSchema: {type: object}, argv: [sleep, "2.2"]}
-`))
+`), backend.Kinds())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/mcpbridge/mcpbridge/internal/backend"
 	"github.com/mcpbridge/mcpbridge/internal/config"
 	"github.com/mcpbridge/mcpbridge/internal/gateway"
 )
@@ -24,7 +25,7 @@ servers:
     description: slow
     tools:
       slow: {description: sleeps a second then answers, inputSchema: {type: object}, argv: [sh, -c, "sleep 1; echo done"]}
-`))
+`), backend.Kinds())
 	if err != nil {
 		t.Fatal(err)
 	}

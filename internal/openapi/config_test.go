@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mcpbridge/mcpbridge/internal/backend"
+	_ "github.com/mcpbridge/mcpbridge/internal/backend/all"
 	"github.com/mcpbridge/mcpbridge/internal/config"
 	"github.com/mcpbridge/mcpbridge/internal/openapi"
 )
@@ -45,7 +47,7 @@ func TestImportedConfigsLoad(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			cfg, err := config.Parse(base+".yaml", t.TempDir(), doc)
+			cfg, err := config.Parse(base+".yaml", t.TempDir(), doc, backend.Kinds())
 			if err != nil {
 				msg := err.Error()
 				if len(msg) > 3000 {

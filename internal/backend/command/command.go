@@ -32,8 +32,6 @@ import (
 	"github.com/mcpbridge/mcpbridge/internal/expr"
 )
 
-func init() { backend.Register("command", Open) }
-
 // stderrTail is how much of the end of stderr a failed call reports.
 const stderrTail = 2048
 
@@ -47,7 +45,7 @@ type Backend struct {
 
 type tool struct {
 	name      string
-	programs  map[string]*expr.Program // compiled {expression: ...} elements, by source
+	programs  map[string]*expr.Program // compiled {expression: ...} elements, by source (shared, read-only)
 	argv      []config.Arg
 	stdin     *config.Arg
 	env       map[string]config.Arg
@@ -58,32 +56,28 @@ type tool struct {
 }
 
 // Open creates the backend of a command server.
-func Open(ctx context.Context, s *config.Server, deps backend.Deps) (backend.Backend, error) {
+func (sp *spec) Open(_ context.Context, deps backend.Deps) (backend.Backend, error) {
+	s := sp.server
 	b := &Backend{name: s.Name, dir: deps.Dir, tools: map[string]*tool{}}
 	for _, name := range s.ToolNames() {
-		t := s.Tools[name]
+		t := sp.tools[name]
 		b.tools[name] = &tool{
-			name: name, argv: t.Argv, stdin: t.Stdin, env: t.Env,
-			workdir:   cmp.Or(t.Workdir, s.Workdir),
-			timeout:   cmp.Or(t.Timeout, s.Timeout, config.DefaultTimeout),
+			name: name, argv: t.Argv, stdin: t.Stdin, env: t.Env, programs: sp.programs,
+			workdir:   cmp.Or(t.Workdir, sp.conf.Workdir),
+			timeout:   cmp.Or(t.Timeout, sp.conf.Timeout, config.DefaultTimeout),
 			maxOutput: cmp.Or(t.MaxOutput, config.DefaultMaxOutput),
 		}
-		b.list = append(b.list, backend.ToolFromConfig(name, t))
+		b.list = append(b.list, backend.ToolFromConfig(name, s.Tools[name]))
 	}
-	for name, t := range b.tools {
-		if err := t.compile(); err != nil {
-			return nil, fmt.Errorf("tool %s: %w", name, err)
-		}
-	}
-	if s.AutoDiscover {
+	if sp.conf.AutoDiscover {
 		desc := s.Description
 		if desc == "" {
-			desc = "Run " + argvText(s.Argv)
+			desc = "Run " + argvText(sp.conf.Argv)
 		}
-		desc += fmt.Sprintf(" (runs: %s ARGS...)", argvText(s.Argv))
+		desc += fmt.Sprintf(" (runs: %s ARGS...)", argvText(sp.conf.Argv))
 		b.tools[s.Name] = &tool{
-			name: s.Name, argv: s.Argv, env: s.Env, workdir: s.Workdir,
-			timeout:   cmp.Or(s.Timeout, config.DefaultTimeout),
+			name: s.Name, argv: sp.conf.Argv, env: sp.conf.Env, workdir: sp.conf.Workdir, programs: sp.programs,
+			timeout:   cmp.Or(sp.conf.Timeout, config.DefaultTimeout),
 			maxOutput: config.DefaultMaxOutput, extraArgs: true,
 		}
 		b.list = append(b.list, &mcp.Tool{
@@ -153,29 +147,6 @@ func (b *Backend) CallTool(ctx context.Context, _ auth.Principal, name string, r
 		env = append(env, k+"="+strings.Join(vs, " "))
 	}
 	return b.run(ctx, t, argv, stdin, env), nil
-}
-
-// compile compiles the tool's {expression: ...} elements once.
-func (t *tool) compile() error {
-	t.programs = map[string]*expr.Program{}
-	all := append([]config.Arg{}, t.argv...)
-	if t.stdin != nil {
-		all = append(all, *t.stdin)
-	}
-	for _, a := range t.env {
-		all = append(all, a)
-	}
-	for _, a := range all {
-		if a.Source != config.ArgExpression || t.programs[a.Expression] != nil {
-			continue
-		}
-		p, err := expr.Compile(t.name, a.Expression)
-		if err != nil {
-			return err
-		}
-		t.programs[a.Expression] = p
-	}
-	return nil
 }
 
 // buildArgv maps the argv elements to strings.

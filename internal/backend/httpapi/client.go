@@ -7,7 +7,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/mcpbridge/mcpbridge/internal/config"
 	"github.com/mcpbridge/mcpbridge/internal/safehttp"
 )
 
@@ -19,7 +18,7 @@ var (
 	clients   = map[string]*http.Client{}
 )
 
-func policyOf(s *config.Server) safehttp.Policy {
+func policyOf(s serverSection) safehttp.Policy {
 	hosts := append([]string(nil), s.AllowHosts...)
 	sort.Strings(hosts)
 	return safehttp.Policy{AllowPrivate: s.AllowPrivate, AllowHosts: hosts}

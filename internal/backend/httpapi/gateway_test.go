@@ -12,6 +12,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/mcpbridge/mcpbridge/internal/backend"
 	_ "github.com/mcpbridge/mcpbridge/internal/backend/httpapi"
 	"github.com/mcpbridge/mcpbridge/internal/config"
 	"github.com/mcpbridge/mcpbridge/internal/gateway"
@@ -60,7 +61,7 @@ const gwAPIKey = "gw-key-5f1c2b9a7e"
 
 func newGateway(t testing.TB, upstreamURL string) *httptest.Server {
 	t.Helper()
-	cfg, err := config.Parse("test.yaml", t.TempDir(), []byte(usersConfig(upstreamURL)))
+	cfg, err := config.Parse("test.yaml", t.TempDir(), []byte(usersConfig(upstreamURL)), backend.Kinds())
 	if err != nil {
 		t.Fatal(err)
 	}

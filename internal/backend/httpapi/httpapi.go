@@ -50,8 +50,6 @@ import (
 	"github.com/mcpbridge/mcpbridge/internal/expr"
 )
 
-func init() { backend.Register("http", Open) }
-
 // Defaults of the kind.
 const (
 	// ExcerptSize bounds the body excerpt of an error result.
@@ -105,37 +103,27 @@ type mapping struct {
 	valueArg    []string // argument names tried for the expression variable value
 }
 
-// Open creates the backend of an http server: it resolves secrets, compiles every
-// expression and prepares one request template per tool.
-func Open(_ context.Context, s *config.Server, deps backend.Deps) (backend.Backend, error) {
-	base, err := url.Parse(s.BaseURL)
-	if err != nil || (base.Scheme != "http" && base.Scheme != "https") || base.Host == "" {
-		got := s.BaseURL
-		if strings.Contains(got, "@") {
-			got = "a URL with credentials" // never echo user:password
-		}
-		return nil, fmt.Errorf("base_url: expected an http or https URL such as https://api.example.com, got %q", got)
-	}
+// Open creates the backend of an http server: it resolves secrets and prepares one request
+// template per tool (the definition was checked and its expressions compiled by decode).
+func (sp *spec) Open(_ context.Context, deps backend.Deps) (backend.Backend, error) {
+	s := sp.server
 	sec := &secrets{dir: deps.Dir}
-	serverHeaders, serverSecret, err := resolveHeaders(sec, "headers", s.Headers)
+	serverHeaders, serverSecret, err := resolveHeaders(sec, "headers", sp.conf.Headers)
 	if err != nil {
 		return nil, err
 	}
 	b := &Backend{name: s.Name, tools: map[string]*tool{}}
 	for _, name := range s.ToolNames() {
-		ct := s.Tools[name]
-		if ct == nil {
-			return nil, fmt.Errorf("tools.%s: empty tool definition", name)
-		}
-		t, err := openTool(sec, s, base, name, ct, serverHeaders, serverSecret)
+		ts := sp.tools[name]
+		t, err := openTool(sec, sp, name, ts, serverHeaders, serverSecret)
 		if err != nil {
 			return nil, fmt.Errorf("tools.%s: %w", name, err)
 		}
 		b.tools[name] = t
-		b.list = append(b.list, backend.ToolFromConfig(name, ct))
+		b.list = append(b.list, backend.ToolFromConfig(name, s.Tools[name]))
 	}
 	b.scrub = newScrubber(sec.values)
-	b.client = clientFor(policyOf(s))
+	b.client = clientFor(policyOf(sp.conf))
 	return b, nil
 }
 
@@ -178,35 +166,19 @@ func reservedHeader(name string) bool {
 	return false
 }
 
-func openTool(sec *secrets, s *config.Server, base *url.URL, name string, ct *config.Tool, serverHeaders http.Header, serverSecret map[string]bool) (*tool, error) {
+func openTool(sec *secrets, sp *spec, name string, ct *toolSection, serverHeaders http.Header, serverSecret map[string]bool) (*tool, error) {
 	t := &tool{
 		name:      name,
 		method:    strings.ToUpper(ct.Method),
 		path:      ct.Path,
-		base:      base,
+		base:      sp.base,
 		body:      ct.Body,
 		static:    ct.StaticFields,
-		timeout:   cmp.Or(ct.Timeout, s.Timeout, config.DefaultTimeout),
-		maxOutput: ct.MaxOutput,
+		timeout:   cmp.Or(ct.Timeout, sp.conf.Timeout, config.DefaultTimeout),
+		maxOutput: cmp.Or(ct.MaxOutput, config.DefaultMaxOutput),
 		headers:   serverHeaders.Clone(),
 		secretHdr: map[string]bool{},
-	}
-	if t.maxOutput <= 0 {
-		t.maxOutput = config.DefaultMaxOutput
-	}
-	if t.method == "" {
-		return nil, fmt.Errorf("method: missing (GET, POST, PUT, PATCH or DELETE)")
-	}
-	if !strings.HasPrefix(t.path, "/") {
-		return nil, fmt.Errorf("path: must start with /, got %q", t.path)
-	}
-	switch t.body {
-	case "", "json", "form":
-	default:
-		return nil, fmt.Errorf("body: must be json or form, got %q", t.body)
-	}
-	if len(t.static) > 0 && t.body == "" {
-		return nil, fmt.Errorf("static_fields: need body: json or body: form on the tool")
+		response:  ct.response,
 	}
 	for k := range serverSecret {
 		t.secretHdr[k] = true
@@ -222,36 +194,10 @@ func openTool(sec *secrets, s *config.Server, base *url.URL, name string, ct *co
 			t.secretHdr[k] = true
 		}
 	}
-	bodyFields := map[string]string{}
 	for i, cm := range ct.Mappings {
-		m, err := openMapping(sec, name, i, cm)
+		m, err := openMapping(sec, i, cm, ct.programs[i])
 		if err != nil {
 			return nil, err
-		}
-		switch m.in {
-		case "path":
-			if !strings.Contains(t.path, "{"+m.field+"}") {
-				return nil, fmt.Errorf("%s: path %q has no {%s}", m.label, t.path, m.field)
-			}
-		case "header", "cookie":
-			if !validToken(m.field) {
-				return nil, fmt.Errorf("%s: %q is not a valid %s name", m.label, m.field, m.in)
-			}
-			if m.in == "header" && reservedHeader(m.field) {
-				return nil, fmt.Errorf("%s: the %s header is set by mcpbridge and cannot be mapped", m.label, m.field)
-			}
-		case "body":
-			if t.body == "" {
-				return nil, fmt.Errorf("%s: a body mapping needs body: json or body: form on the tool", m.label)
-			}
-			if t.body == "json" {
-				if err := checkBodyField(bodyFields, m); err != nil {
-					return nil, err
-				}
-			}
-		case "query":
-		default:
-			return nil, fmt.Errorf("%s: in must be one of path, query, header, cookie, body; got %q", m.label, m.in)
 		}
 		t.mappings = append(t.mappings, m)
 	}
@@ -259,73 +205,40 @@ func openTool(sec *secrets, s *config.Server, base *url.URL, name string, ct *co
 	sort.SliceStable(t.mappings, func(i, j int) bool {
 		return t.mappings[i].in == "body" && t.mappings[i].field == "" && !(t.mappings[j].in == "body" && t.mappings[j].field == "")
 	})
-	for _, seg := range pathParam.FindAllStringSubmatch(t.path, -1) {
-		found := false
-		for _, m := range t.mappings {
-			if m.in == "path" && m.field == seg[1] {
-				found = true
-			}
-		}
-		if !found {
-			return nil, fmt.Errorf("path: parameter {%s} has no mapping with in: path", seg[1])
-		}
-	}
-	if ct.Response != nil && ct.Response.Expression != "" {
-		p, err := expr.Compile(name+".response", ct.Response.Expression)
-		if err != nil {
-			return nil, fmt.Errorf("response.expression: %w", err)
-		}
-		t.response = p
-	}
 	return t, nil
 }
 
 // checkBodyField rejects JSON body fields that overlap (a and a.b), which could only fail or
 // overwrite each other at call time.
-func checkBodyField(seen map[string]string, m *mapping) error {
-	if m.field == "" {
+func checkBodyField(seen map[string]string, field, label string) error {
+	if field == "" {
 		if prev, dup := seen[""]; dup {
-			return fmt.Errorf("%s: the whole body (field \"\") is already mapped by %s", m.label, prev)
+			return fmt.Errorf("%s: the whole body (field \"\") is already mapped by %s", label, prev)
 		}
-		seen[""] = m.label
+		seen[""] = label
 		return nil
 	}
 	for f, prev := range seen {
 		if f == "" {
 			continue
 		}
-		if f == m.field {
-			return fmt.Errorf("%s: body field %s is already mapped by %s", m.label, m.field, prev)
+		if f == field {
+			return fmt.Errorf("%s: body field %s is already mapped by %s", label, field, prev)
 		}
-		if strings.HasPrefix(m.field, f+".") || strings.HasPrefix(f, m.field+".") {
-			return fmt.Errorf("%s: body field %s overlaps %s of %s; map the object or its fields, not both", m.label, m.field, f, prev)
+		if strings.HasPrefix(field, f+".") || strings.HasPrefix(f, field+".") {
+			return fmt.Errorf("%s: body field %s overlaps %s of %s; map the object or its fields, not both", label, field, f, prev)
 		}
 	}
-	seen[m.field] = m.label
+	seen[field] = label
 	return nil
 }
 
-func openMapping(sec *secrets, toolName string, i int, cm config.Mapping) (*mapping, error) {
+func openMapping(sec *secrets, i int, cm Mapping, prog *expr.Program) (*mapping, error) {
 	m := &mapping{
 		field: cm.Field, in: cm.In, direct: cm.Direct,
 		constant: cm.Constant, hasConstant: cm.HasConstant,
 		label: fmt.Sprintf("mappings[%d] (%s %s)", i, cm.In, fieldLabel(cm.In, cm.Field)),
-	}
-	n := 0
-	if m.direct != "" {
-		n++
-	}
-	if m.hasConstant {
-		n++
-	}
-	if cm.Expression != "" {
-		n++
-	}
-	if n != 1 {
-		return nil, fmt.Errorf("%s: give exactly one of direct, constant or expression", m.label)
-	}
-	if m.field == "" && m.in != "body" {
-		return nil, fmt.Errorf("%s: missing field", m.label)
+		prog:  prog,
 	}
 	if cs, ok := m.constant.(string); ok && isRef(cs) {
 		v, err := sec.resolve(m.label+".constant", cs)
@@ -335,12 +248,7 @@ func openMapping(sec *secrets, toolName string, i int, cm config.Mapping) (*mapp
 		m.constant = v
 		m.secret = true
 	}
-	if cm.Expression != "" {
-		p, err := expr.Compile(fmt.Sprintf("%s.mappings[%d]", toolName, i), cm.Expression)
-		if err != nil {
-			return nil, fmt.Errorf("%s.expression: %w", m.label, err)
-		}
-		m.prog = p
+	if prog != nil {
 		m.valueArg = []string{m.field}
 		if j := strings.LastIndexByte(m.field, '.'); j >= 0 {
 			m.valueArg = append(m.valueArg, m.field[j+1:])

@@ -418,21 +418,34 @@ tools:
 	}
 }
 
-// TestOpenCompilesExpressions checks Open on a definition that skipped config validation
-// (as a programmatic caller might): expressions are compiled once, with their position.
-func TestOpenCompilesExpressions(t *testing.T) {
-	s := &config.Server{Name: "api", Kind: "http", BaseURL: "http://127.0.0.1:1", Tools: map[string]*config.Tool{
-		"t": {Description: "d", Method: "POST", Path: "/x", Body: "json",
-			Mappings: []config.Mapping{{Field: "a", In: "body", Expression: "args.title +* 2"}}},
-	}}
-	_, err := backend.Open(context.Background(), s, backend.Deps{})
-	if err == nil || !strings.Contains(err.Error(), `tools.t: mappings[0] (body field a).expression: expression "t.mappings[0]" at 1:13`) {
-		t.Errorf("Open error = %v", err)
+// TestExpressionsCompiledOnce checks that the kind compiles its expressions when the
+// definition is decoded, and reports a syntax error there with its position, so Open never
+// sees an uncompiled expression.
+func TestExpressionsCompiledOnce(t *testing.T) {
+	_, err := config.Parse("c.yaml", t.TempDir(), []byte(`servers:
+  api:
+    kind: http
+    description: d
+    base_url: http://127.0.0.1:1
+    tools:
+      t:
+        description: d
+        method: POST
+        path: /x
+        body: json
+        mappings: [{field: a, in: body, expression: "args.title +* 2"}]
+        response: {expression: "response.body.("}
+`), backend.Kinds())
+	for _, want := range []string{
+		`c.yaml:12:53: servers.api.tools.t.mappings[0].expression: invalid expression: SyntaxError`,
+		`c.yaml:13:32: servers.api.tools.t.response.expression: invalid expression: SyntaxError`,
+	} {
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("Parse error = %v\nwant it to contain %s", err, want)
+		}
 	}
-	s.Tools["t"].Mappings = nil
-	s.Tools["t"].Response = &config.Response{Expression: "response.body.("}
-	_, err = backend.Open(context.Background(), s, backend.Deps{})
-	if err == nil || !strings.Contains(err.Error(), `tools.t: response.expression: expression "t.response" at 1:`) {
-		t.Errorf("Open error = %v", err)
+	s := &config.Server{Name: "api", Kind: "http"}
+	if _, err := backend.Open(context.Background(), s, backend.Deps{}); err == nil || !strings.Contains(err.Error(), "was not decoded") {
+		t.Errorf("Open of an undecoded definition = %v", err)
 	}
 }

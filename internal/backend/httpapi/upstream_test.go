@@ -156,7 +156,7 @@ func openServer(t testing.TB, serverYAML string) (backend.Backend, error) {
 func parseAndOpen(t testing.TB, serverYAML string) (b backend.Backend, cfgErr, openErr error) {
 	t.Helper()
 	doc := "servers:\n  api:\n" + indent(serverYAML, "    ")
-	cfg, err := config.Parse("test.yaml", t.TempDir(), []byte(doc))
+	cfg, err := config.Parse("test.yaml", t.TempDir(), []byte(doc), backend.Kinds())
 	if err != nil {
 		return nil, err, nil
 	}

@@ -1,0 +1,136 @@
+package command
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/mcpbridge/mcpbridge/internal/backend"
+	"github.com/mcpbridge/mcpbridge/internal/config"
+	"github.com/mcpbridge/mcpbridge/internal/expr"
+)
+
+func init() {
+	backend.Register(backend.Kind{
+		Name:         "command",
+		ServerFields: []string{"auto_discover", "argv", "env", "workdir", "timeout"},
+		ToolFields:   []string{"argv", "stdin", "env", "workdir", "timeout", "max_output"},
+		Decode:       decode,
+	})
+}
+
+// serverSection is the command kind's part of a server definition. Its argv and env are
+// used only with auto_discover: one tool named like the server that runs argv with the
+// caller's extra arguments appended.
+type serverSection struct {
+	AutoDiscover bool                  `yaml:"auto_discover"`
+	Argv         []config.Arg          `yaml:"argv"`
+	Env          map[string]config.Arg `yaml:"env"`
+	Workdir      string                `yaml:"workdir"`
+	Timeout      time.Duration         `yaml:"timeout"`
+}
+
+// toolSection is the command kind's part of a tool definition.
+type toolSection struct {
+	Argv      []config.Arg          `yaml:"argv"`
+	Stdin     *config.Arg           `yaml:"stdin"`
+	Env       map[string]config.Arg `yaml:"env"`
+	Workdir   string                `yaml:"workdir"`
+	Timeout   time.Duration         `yaml:"timeout"`
+	MaxOutput int64                 `yaml:"max_output"`
+}
+
+// spec is a decoded and checked command server, ready to open.
+type spec struct {
+	server *config.Server
+	conf   serverSection
+	tools  map[string]toolSection
+	// programs are the compiled {expression: ...} elements, by source.
+	programs map[string]*expr.Program
+}
+
+var envName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+
+func decode(s *config.Server) (backend.Spec, config.Problems) {
+	sp := &spec{server: s, tools: map[string]toolSection{}, programs: map[string]*expr.Program{}}
+	ps := s.Section.Decode(&sp.conf)
+	sec := s.Section
+	if sp.conf.AutoDiscover {
+		if len(sp.conf.Argv) == 0 {
+			ps = append(ps, sec.Problem("argv", "auto_discover needs a server-level argv (the command to run)"))
+		} else if _, clash := s.Tools[s.Name]; clash {
+			ps = append(ps, sec.Problem("tools."+s.Name, "tool %q clashes with the tool auto_discover creates; rename it", s.Name))
+		}
+	} else if len(sp.conf.Argv) > 0 {
+		ps = append(ps, sec.Problem("argv", "a server-level argv is only used with auto_discover: true"))
+	}
+	for i, a := range sp.conf.Argv {
+		ps = append(ps, sp.checkArg(sec, fmt.Sprintf("argv[%d]", i), a, nil)...)
+	}
+	for _, k := range sortedKeys(sp.conf.Env) {
+		ps = append(ps, sp.checkEnv(sec, k, sp.conf.Env[k], nil)...)
+	}
+	for _, name := range s.ToolNames() {
+		t := s.Tools[name]
+		if t == nil {
+			continue
+		}
+		var ts toolSection
+		tsec := t.Section
+		ps = append(ps, tsec.Decode(&ts)...)
+		if len(ts.Argv) == 0 {
+			ps = append(ps, tsec.Problem("argv", "missing argv: the command and its arguments, e.g. [echo, {direct: message}]"))
+		}
+		props := config.SchemaProperties(t.InputSchema)
+		for i, a := range ts.Argv {
+			ps = append(ps, sp.checkArg(tsec, fmt.Sprintf("argv[%d]", i), a, props)...)
+		}
+		if ts.Stdin != nil {
+			ps = append(ps, sp.checkArg(tsec, "stdin", *ts.Stdin, props)...)
+		}
+		for _, k := range sortedKeys(ts.Env) {
+			ps = append(ps, sp.checkEnv(tsec, k, ts.Env[k], props)...)
+		}
+		if strings.Contains(ts.Workdir, "\x00") {
+			ps = append(ps, tsec.Problem("workdir", "invalid path"))
+		}
+		if ts.MaxOutput < 0 {
+			ps = append(ps, tsec.Problem("max_output", "must not be negative"))
+		}
+		sp.tools[name] = ts
+	}
+	return sp, ps
+}
+
+func (sp *spec) checkEnv(sec config.Section, k string, a config.Arg, props map[string]any) config.Problems {
+	var ps config.Problems
+	if !envName.MatchString(k) {
+		ps = append(ps, sec.Problem("env."+k, "not a valid environment variable name"))
+	}
+	return append(ps, sp.checkArg(sec, "env."+k, a, props)...)
+}
+
+// checkArg checks one argv, stdin or env element: a direct argument must be a property of
+// the input schema (when props is not nil), an expression must compile; it is compiled once
+// here and kept for the backend.
+func (sp *spec) checkArg(sec config.Section, path string, a config.Arg, props map[string]any) config.Problems {
+	switch a.Source {
+	case config.ArgDirect:
+		if props != nil {
+			if _, ok := props[a.Direct]; !ok {
+				return config.Problems{sec.Problem(path+".direct", "argument %q is not a property of inputSchema", a.Direct)}
+			}
+		}
+	case config.ArgExpression:
+		if sp.programs[a.Expression] != nil {
+			return nil
+		}
+		p, err := expr.Compile(config.JoinPath(sec.Path, path), a.Expression)
+		if err != nil {
+			return config.Problems{sec.Problem(path+".expression", "%s", expr.Problem(err))}
+		}
+		sp.programs[a.Expression] = p
+	}
+	return nil
+}
