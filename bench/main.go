@@ -35,7 +35,6 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/mcpbridge/mcpbridge/internal/auth"
 	"github.com/mcpbridge/mcpbridge/internal/backend"
 	_ "github.com/mcpbridge/mcpbridge/internal/backend/all"
 	"github.com/mcpbridge/mcpbridge/internal/config"
@@ -61,7 +60,7 @@ func (noop) Catalog(context.Context) (*backend.Catalog, error) {
 	return &backend.Catalog{Tools: []*mcp.Tool{{Name: "noop", Description: "does nothing", InputSchema: json.RawMessage(noopSchema)}}}, nil
 }
 
-func (noop) CallTool(context.Context, auth.Principal, string, json.RawMessage) (*mcp.CallToolResult, error) {
+func (noop) CallTool(context.Context, *backend.Call) (*mcp.CallToolResult, error) {
 	return backend.TextResult("ok"), nil
 }
 

@@ -6,19 +6,26 @@ package backend
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"log/slog"
+	"net/http"
 	"slices"
 	"sort"
 	"sync"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcpbridge/mcpbridge/internal/auth"
 	"github.com/mcpbridge/mcpbridge/internal/config"
+	"github.com/mcpbridge/mcpbridge/internal/safehttp"
+	"github.com/mcpbridge/mcpbridge/internal/store"
 )
 
 // A Catalog is what a backend offers: tools, and optionally resources, resource templates
-// and prompts of its own (configured resources and prompts are served by the gateway).
+// and prompts of its own. The gateway serves all four; reads and gets go to the backend
+// through ResourceReader and PromptGetter.
 type Catalog struct {
 	Tools     []*mcp.Tool
 	Resources []*mcp.Resource
@@ -27,20 +34,113 @@ type Catalog struct {
 }
 
 // A Backend serves the tools of one configured server. Its methods must be safe for
-// concurrent use.
+// concurrent use. See Kind for its lifecycle.
+//
+// Optional abilities are found by type assertion and used by the gateway: ResourceReader,
+// PromptGetter, Completer, Watcher, SessionEnder and io.Closer.
 type Backend interface {
-	// Catalog returns the current tools (and the backend's own resources and prompts).
+	// Catalog returns what the backend offers now.
 	Catalog(ctx context.Context) (*Catalog, error)
-	// CallTool runs a tool for a principal. Arguments have already been validated against
-	// the tool's input schema. A failure the model can act on is a result with IsError set;
-	// a returned error means the gateway itself failed.
-	CallTool(ctx context.Context, p auth.Principal, name string, args json.RawMessage) (*mcp.CallToolResult, error)
+	// CallTool runs a tool. Arguments have already been validated against the tool's
+	// input schema. A failure the model can act on is a result with IsError set; a returned
+	// error means the gateway itself failed. ctx ends when the client cancels the call or
+	// goes away.
+	CallTool(ctx context.Context, c *Call) (*mcp.CallToolResult, error)
 }
 
-// Watcher is implemented by backends whose catalog changes while they run.
+// A Call is one tool call and its caller.
+type Call struct {
+	// Name is the tool's name.
+	Name string
+	// Arguments is the arguments object, validated against the tool's input schema.
+	Arguments json.RawMessage
+	// Principal is who is calling (the zero Principal when authentication is off).
+	Principal auth.Principal
+	// Session is the caller's MCP session. It is never nil: without a session (a stateless
+	// request, an internal call) its requests fail with ErrNoSession and its notifications
+	// go nowhere.
+	Session Session
+	// InputResponses and RequestState carry the client's answers to input requests a
+	// previous result of this call asked for (the 2026-07-28 multi-round-trip flow).
+	InputResponses mcp.InputResponseMap
+	RequestState   string
+}
+
+// Session is a handle on the caller's MCP session, for a backend that forwards what an
+// upstream asks: progress and log notifications, and requests back to the client.
+type Session interface {
+	// ID is the MCP session id ("" for a stateless request).
+	ID() string
+	// Progress reports progress of the running call; it does nothing when the client
+	// asked for none. total is 0 when unknown.
+	Progress(ctx context.Context, progress, total float64, message string)
+	// Log sends a log notification (the client's logging level applies).
+	Log(ctx context.Context, p *mcp.LoggingMessageParams) error
+	// CreateMessage asks the client's model for a completion (sampling).
+	CreateMessage(ctx context.Context, p *mcp.CreateMessageParams) (*mcp.CreateMessageResult, error)
+	// Elicit asks the user for input.
+	Elicit(ctx context.Context, p *mcp.ElicitParams) (*mcp.ElicitResult, error)
+	// ListRoots asks the client for its roots.
+	ListRoots(ctx context.Context) (*mcp.ListRootsResult, error)
+}
+
+// ErrNoSession is returned by requests of a Session that has no client to ask.
+var ErrNoSession = errors.New("the caller has no MCP session to send requests to (a stateless request)")
+
+// NoSession is the Session of a call without one.
+type NoSession struct{}
+
+// ID returns "".
+func (NoSession) ID() string { return "" }
+
+// Progress does nothing.
+func (NoSession) Progress(context.Context, float64, float64, string) {}
+
+// Log does nothing.
+func (NoSession) Log(context.Context, *mcp.LoggingMessageParams) error { return nil }
+
+// CreateMessage fails with ErrNoSession.
+func (NoSession) CreateMessage(context.Context, *mcp.CreateMessageParams) (*mcp.CreateMessageResult, error) {
+	return nil, ErrNoSession
+}
+
+// Elicit fails with ErrNoSession.
+func (NoSession) Elicit(context.Context, *mcp.ElicitParams) (*mcp.ElicitResult, error) {
+	return nil, ErrNoSession
+}
+
+// ListRoots fails with ErrNoSession.
+func (NoSession) ListRoots(context.Context) (*mcp.ListRootsResult, error) { return nil, ErrNoSession }
+
+// ResourceReader is implemented by backends that serve resources (or templates) of their
+// own; the gateway sends reads of the URIs in their catalog here.
+type ResourceReader interface {
+	ReadResource(ctx context.Context, p auth.Principal, uri string) (*mcp.ReadResourceResult, error)
+}
+
+// PromptGetter is implemented by backends with prompts of their own.
+type PromptGetter interface {
+	GetPrompt(ctx context.Context, p auth.Principal, name string, args map[string]string) (*mcp.GetPromptResult, error)
+}
+
+// Completer is implemented by backends that complete prompt or resource template
+// arguments (completion/complete).
+type Completer interface {
+	Complete(ctx context.Context, p *mcp.CompleteParams) (*mcp.CompleteResult, error)
+}
+
+// Watcher is implemented by backends whose catalog changes while they run. The gateway
+// reads Changes until the backend is closed, lists the catalog again and tells connected
+// clients (list_changed).
 type Watcher interface {
 	// Changes receives a value whenever the catalog changed.
 	Changes() <-chan struct{}
+}
+
+// SessionEnder is implemented by backends that keep state per client session (an upstream
+// connection, a work session): the gateway calls SessionEnded when a client session ends.
+type SessionEnder interface {
+	SessionEnded(sessionID string)
 }
 
 // Deps are the services a backend may use. They are passed in, never read from globals.
@@ -49,6 +149,40 @@ type Deps struct {
 	Dir string
 	// Variables are the config's variables.
 	Variables map[string]any
+	// Logger is the backend's logger (never nil when opened by the gateway).
+	Logger *slog.Logger
+	// HTTPClient returns the shared, SSRF-guarded HTTP client of a policy (one connection
+	// pool per policy). nil means safehttp.NewClient without sharing.
+	HTTPClient func(safehttp.Policy) *http.Client
+	// Secrets resolves secret references (secret:NAME, env:NAME, file:PATH).
+	Secrets SecretResolver
+	// WorkSessions and Blobs are the store's, for kinds that keep work sessions or
+	// content-addressed data (nil when there is no store).
+	WorkSessions store.WorkSessions
+	Blobs        store.Blobs
+	// Now is the clock (time.Now when nil).
+	Now func() time.Time
+}
+
+// SecretResolver resolves a secret reference to its value. where names the field in errors.
+type SecretResolver interface {
+	Resolve(where, ref string) (string, error)
+}
+
+// Clock returns d.Now, or time.Now when unset.
+func (d Deps) Clock() func() time.Time {
+	if d.Now != nil {
+		return d.Now
+	}
+	return time.Now
+}
+
+// Log returns d.Logger, or a logger that discards when unset.
+func (d Deps) Log() *slog.Logger {
+	if d.Logger != nil {
+		return d.Logger
+	}
+	return slog.New(slog.DiscardHandler)
 }
 
 // A Kind is a backend kind: its name in configuration, the fields it adds to a server
@@ -168,22 +302,6 @@ func Open(ctx context.Context, s *config.Server, deps Deps) (Backend, error) {
 		return nil, fmt.Errorf("server %s: %w", s.Name, err)
 	}
 	return b, nil
-}
-
-// ProgressFunc reports progress of a running tool call. total is 0 when unknown.
-type ProgressFunc func(progress, total float64, message string)
-
-type progressKey struct{}
-
-// WithProgress returns a context whose tool call reports progress to f.
-func WithProgress(ctx context.Context, f ProgressFunc) context.Context {
-	return context.WithValue(ctx, progressKey{}, f)
-}
-
-// Progress returns the progress reporter on ctx, or nil when the client asked for none.
-func Progress(ctx context.Context) ProgressFunc {
-	f, _ := ctx.Value(progressKey{}).(ProgressFunc)
-	return f
 }
 
 // ErrorResult returns a tool result with IsError set and a text for the model.

@@ -9,7 +9,6 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/mcpbridge/mcpbridge/internal/auth"
 	"github.com/mcpbridge/mcpbridge/internal/backend"
 	"github.com/mcpbridge/mcpbridge/internal/config"
 	"github.com/mcpbridge/mcpbridge/internal/gateway"
@@ -23,7 +22,7 @@ func (noopBackend) Catalog(context.Context) (*backend.Catalog, error) {
 	return &backend.Catalog{Tools: []*mcp.Tool{{Name: "noop", Description: "does nothing", InputSchema: json.RawMessage(benchSchema)}}}, nil
 }
 
-func (noopBackend) CallTool(context.Context, auth.Principal, string, json.RawMessage) (*mcp.CallToolResult, error) {
+func (noopBackend) CallTool(context.Context, *backend.Call) (*mcp.CallToolResult, error) {
 	return backend.TextResult("ok"), nil
 }
 

@@ -303,13 +303,10 @@ func (g *Gateway) callTool(ctx context.Context, e *Entry, name string, req *mcp.
 	if msg != "" {
 		return backend.ErrorResult("invalid arguments for tool %s: %s", name, msg), "invalid_arguments", nil
 	}
-	if tok := req.Params.GetProgressToken(); tok != nil && req.Session != nil {
-		sess := req.Session
-		ctx = backend.WithProgress(ctx, func(p, total float64, m string) {
-			_ = sess.NotifyProgress(ctx, &mcp.ProgressNotificationParams{ProgressToken: tok, Progress: p, Total: total, Message: m})
-		})
-	}
-	res, err := st.backend.CallTool(ctx, auth.FromContext(ctx), name, args)
+	res, err := st.backend.CallTool(ctx, &backend.Call{
+		Name: name, Arguments: args, Principal: auth.FromContext(ctx), Session: newCallSession(req),
+		InputResponses: req.Params.InputResponses, RequestState: req.Params.RequestState,
+	})
 	if err != nil {
 		id := requestID(ctx)
 		g.log.ErrorContext(ctx, "tool call failed", "server", e.Name, "tool", name, "error", err, "request_id", id)

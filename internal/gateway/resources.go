@@ -14,6 +14,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcpbridge/mcpbridge/internal/auth"
+	"github.com/mcpbridge/mcpbridge/internal/backend"
 	"github.com/mcpbridge/mcpbridge/internal/config"
 )
 
@@ -118,7 +119,7 @@ func (g *Gateway) readServerOutput(ctx context.Context, uri string, u *url.URL) 
 	if msg != "" {
 		return nil, resourceError(uri, "%s", msg)
 	}
-	res, err := st.backend.CallTool(ctx, auth.FromContext(ctx), tool, valid)
+	res, err := st.backend.CallTool(ctx, &backend.Call{Name: tool, Arguments: valid, Principal: auth.FromContext(ctx), Session: backend.NoSession{}})
 	if err != nil {
 		g.log.ErrorContext(ctx, "server resource", "uri", uri, "error", err)
 		return nil, resourceError(uri, "the tool failed inside the gateway")

@@ -26,7 +26,6 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/mcpbridge/mcpbridge/internal/auth"
 	"github.com/mcpbridge/mcpbridge/internal/backend"
 	"github.com/mcpbridge/mcpbridge/internal/config"
 	"github.com/mcpbridge/mcpbridge/internal/expr"
@@ -111,8 +110,9 @@ func (b *Backend) Catalog(context.Context) (*backend.Catalog, error) {
 	return &backend.Catalog{Tools: b.list}, nil
 }
 
-// CallTool runs the command of tool name.
-func (b *Backend) CallTool(ctx context.Context, _ auth.Principal, name string, raw json.RawMessage) (*mcp.CallToolResult, error) {
+// CallTool runs the command of the called tool.
+func (b *Backend) CallTool(ctx context.Context, c *backend.Call) (*mcp.CallToolResult, error) {
+	name, raw := c.Name, c.Arguments
 	t, ok := b.tools[name]
 	if !ok {
 		return backend.ErrorResult("unknown tool %q", name), nil
@@ -146,7 +146,7 @@ func (b *Backend) CallTool(ctx context.Context, _ auth.Principal, name string, r
 		}
 		env = append(env, k+"="+strings.Join(vs, " "))
 	}
-	return b.run(ctx, t, argv, stdin, env), nil
+	return b.run(ctx, c.Session, t, argv, stdin, env), nil
 }
 
 // buildArgv maps the argv elements to strings.
@@ -235,7 +235,7 @@ func jsonText(v any) string {
 }
 
 // run executes the command in its own process group, capping output and enforcing the timeout.
-func (b *Backend) run(ctx context.Context, t *tool, argv []string, stdin []byte, env []string) *mcp.CallToolResult {
+func (b *Backend) run(ctx context.Context, sess backend.Session, t *tool, argv []string, stdin []byte, env []string) *mcp.CallToolResult {
 	ctx, cancel := context.WithTimeout(ctx, t.timeout)
 	defer cancel()
 	cmd := exec.Command(argv[0], argv[1:]...)
@@ -264,13 +264,10 @@ func (b *Backend) run(ctx context.Context, t *tool, argv []string, stdin []byte,
 	}
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()
-	var tick <-chan time.Time
-	progress := backend.Progress(ctx)
-	if progress != nil {
-		tk := time.NewTicker(time.Second)
-		defer tk.Stop()
-		tick = tk.C
-	}
+	// Progress once a second (the session drops it when the client asked for none).
+	tk := time.NewTicker(time.Second)
+	defer tk.Stop()
+	tick := tk.C
 	var err error
 	timedOut := false
 wait:
@@ -280,7 +277,7 @@ wait:
 			break wait
 		case <-tick:
 			el := time.Since(start)
-			progress(el.Seconds(), t.timeout.Seconds(), fmt.Sprintf("%s running for %s", t.name, el.Round(time.Second)))
+			sess.Progress(ctx, el.Seconds(), t.timeout.Seconds(), fmt.Sprintf("%s running for %s", t.name, el.Round(time.Second)))
 		case <-ctx.Done():
 			timedOut = errors.Is(ctx.Err(), context.DeadlineExceeded)
 			// Kill the whole process group so children die too.

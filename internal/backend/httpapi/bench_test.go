@@ -13,7 +13,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/mcpbridge/mcpbridge/internal/auth"
+	"github.com/mcpbridge/mcpbridge/internal/backend"
 )
 
 // directGet calls the REST endpoint the way get_user does, with plain net/http.
@@ -94,7 +94,7 @@ tools:
 `, up.URL))
 	raw := json.RawMessage(`{"id":"42","verbose":true}`)
 	backendCall := func() {
-		res, err := be.CallTool(context.Background(), auth.Principal{}, "get_user", raw)
+		res, err := be.CallTool(context.Background(), &backend.Call{Name: "get_user", Arguments: raw, Session: backend.NoSession{}})
 		if err != nil || res.IsError {
 			b.Fatalf("call: %v %v", err, res)
 		}

@@ -9,7 +9,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/mcpbridge/mcpbridge/internal/auth"
+	"github.com/mcpbridge/mcpbridge/internal/backend"
 )
 
 func openFDs(t *testing.T) int {
@@ -87,7 +87,7 @@ func TestConcurrentCalls(t *testing.T) {
 			for i := range 50 {
 				id := fmt.Sprintf("w%d-%d", w, i)
 				raw := fmt.Sprintf(`{"folder":%q,"title":%q}`, id, id)
-				res, err := b.CallTool(context.Background(), auth.Principal{}, "create_note", json.RawMessage(raw))
+				res, err := b.CallTool(context.Background(), &backend.Call{Name: "create_note", Arguments: json.RawMessage(raw), Session: backend.NoSession{}})
 				if err != nil {
 					errs <- id + ": " + err.Error()
 					return

@@ -44,7 +44,6 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/mcpbridge/mcpbridge/internal/auth"
 	"github.com/mcpbridge/mcpbridge/internal/backend"
 	"github.com/mcpbridge/mcpbridge/internal/config"
 	"github.com/mcpbridge/mcpbridge/internal/expr"
@@ -274,7 +273,8 @@ func (b *Backend) Catalog(context.Context) (*backend.Catalog, error) {
 
 // CallTool builds the HTTP request of tool name from the arguments, sends it and turns the
 // response into a tool result.
-func (b *Backend) CallTool(ctx context.Context, _ auth.Principal, name string, raw json.RawMessage) (*mcp.CallToolResult, error) {
+func (b *Backend) CallTool(ctx context.Context, c *backend.Call) (*mcp.CallToolResult, error) {
+	name, raw := c.Name, c.Arguments
 	t, ok := b.tools[name]
 	if !ok {
 		return backend.ErrorResult("unknown tool %q", name), nil

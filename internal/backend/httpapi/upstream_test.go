@@ -14,7 +14,6 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/mcpbridge/mcpbridge/internal/auth"
 	"github.com/mcpbridge/mcpbridge/internal/backend"
 	_ "github.com/mcpbridge/mcpbridge/internal/backend/httpapi"
 	"github.com/mcpbridge/mcpbridge/internal/config"
@@ -189,7 +188,7 @@ func callTool(t testing.TB, b backend.Backend, name string, args any) *mcp.CallT
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := b.CallTool(context.Background(), auth.Principal{}, name, raw)
+	res, err := b.CallTool(context.Background(), &backend.Call{Name: name, Arguments: raw, Session: backend.NoSession{}})
 	if err != nil {
 		t.Fatalf("CallTool %s: gateway error %v", name, err)
 	}
