@@ -291,6 +291,23 @@ func (registry) Decode(s *config.Server) config.Problems {
 	return ps
 }
 
+// A Checker is a Spec that can check, without opening the backend, what only the running
+// system can tell: that the secrets the definition names are set. `mcpbridge check` and
+// the admin API refuse a definition whose Check fails.
+type Checker interface {
+	Check(deps Deps) error
+}
+
+// Check runs the spec's Check, if it has one, on a definition decoded by its kind.
+func Check(s *config.Server, deps Deps) error {
+	if c, ok := s.Spec.(Checker); ok {
+		if err := c.Check(deps); err != nil {
+			return fmt.Errorf("server %s: %w", s.Name, err)
+		}
+	}
+	return nil
+}
+
 // Open creates the backend of a server definition decoded by its kind.
 func Open(ctx context.Context, s *config.Server, deps Deps) (Backend, error) {
 	spec, ok := s.Spec.(Spec)

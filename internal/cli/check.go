@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/mcpbridge/mcpbridge/internal/backend"
 	"github.com/mcpbridge/mcpbridge/internal/config"
@@ -44,6 +45,18 @@ func runCheck(ctx context.Context, e *env, args []string) error {
 			return exitError{1}
 		}
 		fmt.Fprintf(e.stderr, "%s: %v\n", *cfgPath, err)
+		return exitError{1}
+	}
+	// What only the running system can tell: the secrets each server names are set.
+	failed := false
+	for _, name := range cfg.ServerNames() {
+		s := cfg.Servers[name]
+		if err := backend.Check(s, backend.Deps{Dir: cfg.Dir, Variables: cfg.Variables}); err != nil {
+			fmt.Fprintf(e.stderr, "%s: servers.%s: %v\n", *cfgPath, name, strings.TrimPrefix(err.Error(), "server "+name+": "))
+			failed = true
+		}
+	}
+	if failed {
 		return exitError{1}
 	}
 	tools := 0

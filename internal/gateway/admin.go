@@ -217,7 +217,14 @@ func (g *Gateway) validate(w http.ResponseWriter, slug string, doc []byte) bool 
 		adminError(w, http.StatusBadRequest, fmt.Sprintf("slug %q is not allowed: use 1-63 lowercase letters, digits, '-' or '_', starting with a letter or digit", slug))
 		return false
 	}
-	_, err := config.ParseServer("definition", slug, doc, backend.Kinds())
+	s, err := config.ParseServer("definition", slug, doc, backend.Kinds())
+	if err == nil {
+		// Refuse what could not be opened (a missing secret), as `mcpbridge check` does.
+		if cerr := backend.Check(s, g.deps(s)); cerr != nil {
+			adminError(w, http.StatusBadRequest, "the definition cannot be served: "+cerr.Error())
+			return false
+		}
+	}
 	var ps config.Problems
 	if errors.As(err, &ps) {
 		var out []adminProblem
@@ -262,7 +269,7 @@ func (g *Gateway) adminCreate(w http.ResponseWriter, r *http.Request) {
 		adminError(w, http.StatusInternalServerError, "storing the server failed; see the gateway log")
 		return
 	}
-	g.applyStored(r.Context(), req.Slug)
+	g.applyWait(req.Slug)
 	w.Header().Set("Location", "/admin/api/servers/"+req.Slug)
 	adminJSON(w, http.StatusCreated, g.storedView(r, d, true))
 }
@@ -284,7 +291,7 @@ func (g *Gateway) adminPut(w http.ResponseWriter, r *http.Request, slug string) 
 		adminError(w, http.StatusInternalServerError, "storing the server failed; see the gateway log")
 		return
 	}
-	g.applyStored(r.Context(), slug)
+	g.applyWait(slug)
 	adminJSON(w, status, g.storedView(r, d, true))
 }
 
@@ -303,7 +310,7 @@ func (g *Gateway) adminDelete(w http.ResponseWriter, r *http.Request, slug strin
 		adminError(w, http.StatusInternalServerError, "deleting the server failed; see the gateway log")
 		return
 	}
-	g.applyStored(r.Context(), slug)
+	g.applyWait(slug)
 	w.WriteHeader(http.StatusNoContent)
 }
 

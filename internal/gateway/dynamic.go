@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strconv"
 	"sync"
+	"time"
 
 	"github.com/mcpbridge/mcpbridge/internal/backend"
 	"github.com/mcpbridge/mcpbridge/internal/config"
@@ -14,9 +15,45 @@ import (
 
 // dynamic tracks servers defined in the store (by slug), as opposed to the config file.
 type dynamic struct {
-	mu      sync.Mutex       // serialises applying changes
+	mu      sync.Mutex       // guards the maps
 	applied map[string]int64 // slug → revision being served
 	invalid map[string]string
+	slugs   map[string]*sync.Mutex // serialises applying changes to one slug
+}
+
+// lock serialises the changes to one slug; a slow open of one server blocks no other.
+func (d *dynamic) lock(slug string) func() {
+	d.mu.Lock()
+	m := d.slugs[slug]
+	if m == nil {
+		m = &sync.Mutex{}
+		d.slugs[slug] = m
+	}
+	d.mu.Unlock()
+	m.Lock()
+	return m.Unlock
+}
+
+func (d *dynamic) revision(slug string) (int64, bool) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	rev, ok := d.applied[slug]
+	return rev, ok
+}
+
+func (d *dynamic) set(slug string, rev int64, invalid string) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if rev < 0 {
+		delete(d.applied, slug)
+	} else {
+		d.applied[slug] = rev
+	}
+	if invalid == "" {
+		delete(d.invalid, slug)
+	} else {
+		d.invalid[slug] = invalid
+	}
 }
 
 // loadStored serves every stored definition. A stored definition that is invalid is logged
@@ -73,46 +110,69 @@ func (g *Gateway) resync(ctx context.Context) {
 	}
 }
 
+// adminApplyWait is how long an admin API write waits for its server to be served before it
+// answers; a slower open goes on in the background.
+const adminApplyWait = 3 * time.Second
+
+// applyWait applies a stored change for the admin API: it waits for the server to be served,
+// but not longer than adminApplyWait, so a slow backend open does not hold the API.
+func (g *Gateway) applyWait(slug string) {
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		g.applyStored(context.Background(), slug)
+	}()
+	select {
+	case <-done:
+	case <-time.After(adminApplyWait):
+		g.log.Warn("stored server is still opening; the admin API answered without waiting", "server", slug)
+	}
+}
+
 // applyStored brings the served state of slug in line with the store. It is idempotent.
+// Changes to one slug are applied one at a time; other slugs are not held up.
 func (g *Gateway) applyStored(ctx context.Context, slug string) {
-	g.dyn.mu.Lock()
-	defer g.dyn.mu.Unlock()
+	defer g.dyn.lock(slug)()
 	if e := g.reg.get(slug); e != nil && e.Config().Source == "file" {
 		return // the file wins; the admin API refuses such slugs
 	}
 	d, err := g.opts.Definitions.Get(ctx, slug)
 	if errors.Is(err, store.ErrNotFound) {
-		if _, ok := g.dyn.applied[slug]; ok {
+		if _, ok := g.dyn.revision(slug); ok {
 			if e := g.reg.remove(slug); e != nil {
-				closeBackend(e.Backend())
+				if l := e.state.Load().live; l != nil {
+					l.retire(closerOf(e.Backend()), nil)
+				}
 				for ss := range e.Server.Sessions() {
 					ss.Close()
 				}
 			}
-			delete(g.dyn.applied, slug)
 			g.log.Info("stored server removed", "server", slug)
 		}
-		delete(g.dyn.invalid, slug)
+		g.dyn.set(slug, -1, "")
 		return
 	}
 	if err != nil {
 		g.log.Error("reading stored server", "server", slug, "error", err)
 		return
 	}
-	if rev, ok := g.dyn.applied[slug]; ok && rev >= d.Revision {
+	if rev, ok := g.dyn.revision(slug); ok && rev >= d.Revision {
 		return
 	}
 	s, err := config.ParseServer("stored server "+slug, slug, d.Doc, backend.Kinds())
 	if err != nil {
+		g.dyn.mu.Lock()
 		g.dyn.invalid[slug] = err.Error()
-		g.log.Error("stored server is invalid; not served", "server", slug, "revision", d.Revision, "error", err)
+		g.dyn.mu.Unlock()
+		g.log.Error("stored server is invalid; not served (a previous revision, if any, stays)", "server", slug, "revision", d.Revision, "error", err)
 		return
 	}
 	st, err := g.openState(ctx, s)
+	invalid := ""
 	if err != nil {
-		g.dyn.invalid[slug] = err.Error()
-		g.log.Error("stored server cannot be opened; not served", "server", slug, "error", err)
-		return
+		invalid = err.Error()
+		g.log.Error("stored server cannot be opened; serving it as unavailable", "server", slug, "error", err)
+		st = unavailableState(s, err.Error())
 	}
 	e := g.reg.get(slug)
 	if e == nil {
@@ -122,7 +182,6 @@ func (g *Gateway) applyStored(ctx context.Context, slug string) {
 	} else {
 		g.apply(e, st)
 	}
-	g.dyn.applied[slug] = d.Revision
-	delete(g.dyn.invalid, slug)
+	g.dyn.set(slug, d.Revision, invalid)
 	g.log.Info("stored server applied", "server", slug, "revision", strconv.FormatInt(d.Revision, 10))
 }

@@ -18,6 +18,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -70,6 +71,8 @@ type Gateway struct {
 }
 
 // New opens the backends of every server in cfg and returns a gateway ready to serve them.
+// A server whose backend cannot be opened is logged and served as unavailable (HTTP 503
+// with the reason).
 func New(ctx context.Context, cfg *config.Config, opts Options) (*Gateway, error) {
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)
@@ -93,13 +96,16 @@ func New(ctx context.Context, cfg *config.Config, opts Options) (*Gateway, error
 		s := cfg.Servers[name]
 		st, err := g.openState(ctx, s)
 		if err != nil {
-			return nil, err
+			// One server that cannot open does not stop the others: it is served as
+			// unavailable, with the reason, until its definition changes.
+			g.log.Error("server cannot be opened; serving it as unavailable", "server", name, "error", err)
+			st = unavailableState(s, err.Error())
 		}
 		e := g.newEntry(name, s.Title, s.Description)
 		g.apply(e, st)
 		g.reg.put(e)
 	}
-	g.dyn = dynamic{applied: map[string]int64{}, invalid: map[string]string{}}
+	g.dyn = dynamic{applied: map[string]int64{}, invalid: map[string]string{}, slugs: map[string]*sync.Mutex{}}
 	if opts.Definitions != nil {
 		if err := g.loadStored(ctx); err != nil {
 			return nil, err

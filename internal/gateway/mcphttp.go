@@ -61,6 +61,11 @@ func (g *Gateway) serveEndpoint(w http.ResponseWriter, r *http.Request, name str
 		writeRPCError(w, http.StatusNotFound, nil, codeInvalidRequest, fmt.Sprintf("server %q is disabled (enabled: false in its definition)", name))
 		return
 	}
+	if reason := e.Unavailable(); reason != "" {
+		w.Header().Set("Retry-After", "30")
+		writeRPCError(w, http.StatusServiceUnavailable, nil, codeInternalError, fmt.Sprintf("server %q is unavailable: it could not be opened: %s; fix its definition or what it depends on", name, reason))
+		return
+	}
 	if !g.originAllowed(r) {
 		writeRPCError(w, http.StatusForbidden, nil, codeInvalidRequest, "origin not allowed: add it to origins in the config to call this server from a browser page")
 		return

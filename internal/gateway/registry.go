@@ -36,16 +36,43 @@ type Entry struct {
 	modern http.Handler // Streamable HTTP, stateless (2026-07-28)
 	sse    http.Handler // legacy HTTP+SSE (2024-11-05)
 
-	state atomic.Pointer[entryState]
+	state   atomic.Pointer[entryState]
+	applyMu sync.Mutex // serialises apply
 }
 
 // entryState is an immutable snapshot of what an entry serves.
 type entryState struct {
 	cfg     *config.Server
-	backend backend.Backend // nil when disabled
+	backend backend.Backend // nil when disabled or unavailable
+	live    *live           // the backend's lifetime; nil when there is no backend
 	catalog *backend.Catalog
 	schemas map[string]*jsonschema.Resolved
+	// Who reads each resource (by URI) and template (by URI template), and who gets each
+	// prompt: the backend, or the configured resources and prompts.
+	readers   map[string]backend.ResourceReader
+	templates map[string]backend.ResourceReader
+	prompts   map[string]backend.PromptGetter
+	// unavailable says why the server cannot be served now ("" when it can).
+	unavailable string
 }
+
+// enter counts a call in on the state's backend, reloading the entry's state once when the
+// backend was retired meanwhile. It returns the state to call and whether a backend took it.
+func (e *Entry) enter() (*entryState, bool) {
+	for range 2 {
+		st := e.state.Load()
+		if st.live == nil {
+			return st, false
+		}
+		if st.live.enter() {
+			return st, true
+		}
+	}
+	return e.state.Load(), false
+}
+
+// Unavailable says why the entry's server cannot be served ("" when it can).
+func (e *Entry) Unavailable() string { return e.state.Load().unavailable }
 
 // Config returns the entry's current definition.
 func (e *Entry) Config() *config.Server { return e.state.Load().cfg }
@@ -126,6 +153,31 @@ func (g *Gateway) newEntry(name, title, instructions string) *Entry {
 	}
 	srv := mcp.NewServer(&mcp.Implementation{Name: "mcpbridge-" + name, Title: title, Version: g.opts.Version}, &mcp.ServerOptions{
 		Instructions: instructions,
+		// completion/complete goes to the backend that completes.
+		CompletionHandler: func(ctx context.Context, req *mcp.CompleteRequest) (*mcp.CompleteResult, error) {
+			st, ok := e.enter()
+			if !ok {
+				return &mcp.CompleteResult{}, nil
+			}
+			defer st.live.exit()
+			if c, ok := st.backend.(backend.Completer); ok {
+				return c.Complete(ctx, req.Params)
+			}
+			return &mcp.CompleteResult{}, nil
+		},
+		// The backend learns when a client session ends.
+		InitializedHandler: func(_ context.Context, req *mcp.InitializedRequest) {
+			ss := req.Session
+			if ss == nil || ss.ID() == "" {
+				return
+			}
+			go func() {
+				_ = ss.Wait()
+				if se, ok := e.state.Load().backend.(backend.SessionEnder); ok {
+					se.SessionEnded(ss.ID())
+				}
+			}()
+		},
 		Logger:       g.sdkLog.With("server", name),
 		PageSize:     g.cfg.Limits.PageSize,
 		Capabilities: &mcp.ServerCapabilities{
@@ -156,11 +208,10 @@ func (g *Gateway) newEntry(name, title, instructions string) *Entry {
 
 // openState opens the backend of s and computes what it serves, without touching any entry.
 func (g *Gateway) openState(ctx context.Context, s *config.Server) (*entryState, error) {
-	st := &entryState{cfg: s, catalog: &backend.Catalog{}, schemas: map[string]*jsonschema.Resolved{}}
 	if !s.IsEnabled() {
-		return st, nil
+		return &entryState{cfg: s, catalog: &backend.Catalog{}}, nil
 	}
-	b, err := backend.Open(ctx, s, backend.Deps{Dir: g.cfg.Dir, Variables: g.cfg.Variables})
+	b, err := backend.Open(ctx, s, g.deps(s))
 	if err != nil {
 		return nil, err
 	}
@@ -169,16 +220,63 @@ func (g *Gateway) openState(ctx context.Context, s *config.Server) (*entryState,
 		closeBackend(b)
 		return nil, fmt.Errorf("server %s: listing tools: %w", s.Name, err)
 	}
-	st.backend = b
-	st.catalog = &backend.Catalog{Tools: cat.Tools, Templates: cat.Templates}
+	st, err := g.stateFor(s, b, newLive(), cat)
+	if err != nil {
+		closeBackend(b)
+		return nil, err
+	}
+	return st, nil
+}
+
+// unavailableState is served for a definition whose backend could not be opened.
+func unavailableState(s *config.Server, reason string) *entryState {
+	return &entryState{cfg: s, catalog: &backend.Catalog{}, unavailable: reason}
+}
+
+// deps are the services a server's backend gets.
+func (g *Gateway) deps(s *config.Server) backend.Deps {
+	return backend.Deps{
+		Dir:       g.cfg.Dir,
+		Variables: g.cfg.Variables,
+		Logger:    g.log.With("server", s.Name),
+	}
+}
+
+// stateFor computes what an entry serves from a backend's catalog (b may be nil) and the
+// configured resources and prompts, which are one more source.
+func (g *Gateway) stateFor(s *config.Server, b backend.Backend, l *live, cat *backend.Catalog) (*entryState, error) {
+	st := &entryState{
+		cfg: s, backend: b, live: l, catalog: &backend.Catalog{},
+		schemas:   map[string]*jsonschema.Resolved{},
+		readers:   map[string]backend.ResourceReader{},
+		templates: map[string]backend.ResourceReader{},
+		prompts:   map[string]backend.PromptGetter{},
+	}
 	for _, t := range cat.Tools {
 		rs, err := resolveToolSchema(t)
 		if err != nil {
-			closeBackend(b)
 			return nil, fmt.Errorf("server %s: tool %s: %w", s.Name, t.Name, err)
 		}
 		st.schemas[t.Name] = rs
+		st.catalog.Tools = append(st.catalog.Tools, t)
 	}
+	if r, ok := b.(backend.ResourceReader); ok {
+		for _, res := range cat.Resources {
+			st.readers[res.URI] = r
+			st.catalog.Resources = append(st.catalog.Resources, res)
+		}
+		for _, t := range cat.Templates {
+			st.templates[t.URITemplate] = r
+			st.catalog.Templates = append(st.catalog.Templates, t)
+		}
+	}
+	if p, ok := b.(backend.PromptGetter); ok {
+		for _, pr := range cat.Prompts {
+			st.prompts[pr.Name] = p
+			st.catalog.Prompts = append(st.catalog.Prompts, pr)
+		}
+	}
+	conf := configured{g: g, s: s}
 	for _, name := range s.ResourceNames() {
 		r := s.Resources[name]
 		res := &mcp.Resource{URI: r.URI, Name: cmp.Or(r.Name, name), Title: r.Title, Description: r.Description, MIMEType: r.MimeType}
@@ -187,7 +285,10 @@ func (g *Gateway) openState(ctx context.Context, s *config.Server) (*entryState,
 		} else if r.Blob != nil {
 			res.Size = int64(len(r.Blob))
 		}
-		st.catalog.Resources = append(st.catalog.Resources, res)
+		if _, dup := st.readers[r.URI]; !dup {
+			st.catalog.Resources = append(st.catalog.Resources, res)
+		}
+		st.readers[r.URI] = conf
 	}
 	for _, name := range s.PromptNames() {
 		p := s.Prompts[name]
@@ -195,15 +296,25 @@ func (g *Gateway) openState(ctx context.Context, s *config.Server) (*entryState,
 		for _, a := range p.Arguments {
 			mp.Arguments = append(mp.Arguments, &mcp.PromptArgument{Name: a.Name, Description: a.Description, Required: a.Required})
 		}
-		st.catalog.Prompts = append(st.catalog.Prompts, mp)
+		if _, dup := st.prompts[name]; !dup {
+			st.catalog.Prompts = append(st.catalog.Prompts, mp)
+		}
+		st.prompts[name] = conf
 	}
 	return st, nil
 }
 
 // apply makes e serve st: it swaps the state, then brings the go-sdk server's tools,
-// resources and prompts in line (which notifies connected sessions), and closes the old
-// backend.
+// resources, templates and prompts in line (which notifies connected sessions), and retires
+// the old backend: it is closed once its calls in flight have finished. A new backend that
+// watches its catalog is followed until it is retired.
 func (g *Gateway) apply(e *Entry, st *entryState) {
+	e.applyMu.Lock()
+	defer e.applyMu.Unlock()
+	g.applyLocked(e, st)
+}
+
+func (g *Gateway) applyLocked(e *Entry, st *entryState) {
 	old := e.state.Swap(st)
 	srv := e.Server
 	// Remove what is gone.
@@ -214,6 +325,10 @@ func (g *Gateway) apply(e *Entry, st *entryState) {
 	resURI := func(r *mcp.Resource) string { return r.URI }
 	if gone := missing(old.catalog.Resources, st.catalog.Resources, resURI); len(gone) > 0 {
 		srv.RemoveResources(gone...)
+	}
+	tmplURI := func(t *mcp.ResourceTemplate) string { return t.URITemplate }
+	if gone := missing(old.catalog.Templates, st.catalog.Templates, tmplURI); len(gone) > 0 {
+		srv.RemoveResourceTemplates(gone...)
 	}
 	promptName := func(p *mcp.Prompt) string { return p.Name }
 	if gone := missing(old.catalog.Prompts, st.catalog.Prompts, promptName); len(gone) > 0 {
@@ -226,12 +341,65 @@ func (g *Gateway) apply(e *Entry, st *entryState) {
 	for _, res := range st.catalog.Resources {
 		srv.AddResource(res, g.resourceHandler(e, res.URI))
 	}
+	for _, t := range st.catalog.Templates {
+		srv.AddResourceTemplate(t, g.templateHandler(e, t.URITemplate))
+	}
 	for _, p := range st.catalog.Prompts {
 		srv.AddPrompt(p, g.promptHandler(e, p.Name))
 	}
-	if old.backend != nil && old.backend != st.backend {
-		closeBackend(old.backend)
+	if old.live != nil && old.live != st.live {
+		old.live.retire(closerOf(old.backend), nil)
 	}
+	if st.live != nil && st.live != old.live {
+		g.watchCatalog(e, st)
+	}
+}
+
+// watchCatalog follows a backend whose catalog changes (backend.Watcher) until the backend
+// is retired: each change lists the catalog again and applies it, which tells connected
+// clients with list_changed notifications.
+func (g *Gateway) watchCatalog(e *Entry, st *entryState) {
+	w, ok := st.backend.(backend.Watcher)
+	if !ok {
+		return
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	st.live.setStop(cancel)
+	go func() {
+		ch := w.Changes()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case _, open := <-ch:
+				if !open {
+					return
+				}
+			}
+			cat, err := st.backend.Catalog(ctx)
+			if err != nil {
+				g.log.Warn("listing a changed catalog failed; serving the previous one", "server", e.Name, "error", err)
+				continue
+			}
+			next, err := g.stateFor(st.cfg, st.backend, st.live, cat)
+			if err != nil {
+				g.log.Warn("a changed catalog is invalid; serving the previous one", "server", e.Name, "error", err)
+				continue
+			}
+			e.applyMu.Lock() // only while this backend is current
+			if cur := e.state.Load(); cur.live == st.live && ctx.Err() == nil {
+				g.applyLocked(e, next)
+				st = next
+			}
+			e.applyMu.Unlock()
+		}
+	}()
+}
+
+// closerOf returns b as an io.Closer, or nil.
+func closerOf(b backend.Backend) io.Closer {
+	c, _ := b.(io.Closer)
+	return c
 }
 
 // missing returns the keys of the items in old that are not in cur.
@@ -293,9 +461,13 @@ func (g *Gateway) toolHandler(e *Entry, name string) mcp.ToolHandler {
 }
 
 func (g *Gateway) callTool(ctx context.Context, e *Entry, name string, req *mcp.CallToolRequest) (*mcp.CallToolResult, string, error) {
-	st := e.state.Load()
+	st, ok := e.enter()
+	if !ok {
+		return nil, "unknown_tool", &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("unknown tool %q", name)}
+	}
+	defer st.live.exit()
 	schema, ok := st.schemas[name]
-	if !ok || st.backend == nil {
+	if !ok {
 		return nil, "unknown_tool", &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("unknown tool %q", name)}
 	}
 	raw := req.Params.Arguments
@@ -342,32 +514,18 @@ func validateArgs(rs *jsonschema.Resolved, raw json.RawMessage) (json.RawMessage
 	return raw, ""
 }
 
+// promptHandler gets a prompt from the source that offers it.
 func (g *Gateway) promptHandler(e *Entry, name string) mcp.PromptHandler {
 	return func(ctx context.Context, req *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
-		p := e.Config().Prompts[name]
-		if p == nil {
+		st, entered := e.enter()
+		if entered {
+			defer st.live.exit()
+		}
+		pg := st.prompts[name]
+		if pg == nil {
 			return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("unknown prompt %q", name)}
 		}
-		args := req.Params.Arguments
-		for _, a := range p.Arguments {
-			if a.Required && args[a.Name] == "" {
-				return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("prompt %s: missing required argument %q", name, a.Name)}
-			}
-		}
-		known := map[string]bool{}
-		for _, a := range p.Arguments {
-			known[a.Name] = true
-		}
-		for k := range args {
-			if !known[k] {
-				return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("prompt %s: unknown argument %q", name, k)}
-			}
-		}
-		res := &mcp.GetPromptResult{Description: p.Description}
-		for _, m := range p.Messages {
-			res.Messages = append(res.Messages, &mcp.PromptMessage{Role: mcp.Role(m.Role), Content: &mcp.TextContent{Text: config.Expand(m.Text, args)}})
-		}
-		return res, nil
+		return pg.GetPrompt(ctx, auth.FromContext(ctx), name, req.Params.Arguments)
 	}
 }
 

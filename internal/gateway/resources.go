@@ -26,29 +26,89 @@ type BlobGetter interface {
 	Get(ctx context.Context, id string) ([]byte, error)
 }
 
-// resourceHandler reads one configured resource, lazily, at request time.
+// resourceHandler reads a resource from the source that offers it, at request time.
 func (g *Gateway) resourceHandler(e *Entry, uri string) mcp.ResourceHandler {
 	return func(ctx context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
-		s := e.Config()
-		var r *config.Resource
-		for _, x := range s.Resources {
-			if x.URI == uri {
-				r = x
-			}
+		st, entered := e.enter()
+		if entered {
+			defer st.live.exit()
 		}
+		r := st.readers[uri]
 		if r == nil {
 			return nil, mcp.ResourceNotFoundError(uri)
 		}
-		c, err := g.readResource(ctx, s, r)
-		if err != nil {
-			return nil, err
-		}
-		c.URI = r.URI
-		if c.MIMEType == "" {
-			c.MIMEType = r.MimeType
-		}
-		return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{c}}, nil
+		return r.ReadResource(ctx, auth.FromContext(ctx), uri)
 	}
+}
+
+// templateHandler reads a resource whose URI matched one of the backend's templates.
+func (g *Gateway) templateHandler(e *Entry, template string) mcp.ResourceHandler {
+	return func(ctx context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+		st, entered := e.enter()
+		if !entered {
+			return nil, mcp.ResourceNotFoundError(req.Params.URI)
+		}
+		defer st.live.exit()
+		r := st.templates[template]
+		if r == nil {
+			return nil, mcp.ResourceNotFoundError(req.Params.URI)
+		}
+		return r.ReadResource(ctx, auth.FromContext(ctx), req.Params.URI)
+	}
+}
+
+// configured serves a definition's configured resources and prompts: one more source
+// behind the same abilities as a backend's own.
+type configured struct {
+	g *Gateway
+	s *config.Server
+}
+
+// ReadResource reads one configured resource, lazily.
+func (c configured) ReadResource(ctx context.Context, _ auth.Principal, uri string) (*mcp.ReadResourceResult, error) {
+	var r *config.Resource
+	for _, x := range c.s.Resources {
+		if x.URI == uri {
+			r = x
+		}
+	}
+	if r == nil {
+		return nil, mcp.ResourceNotFoundError(uri)
+	}
+	rc, err := c.g.readResource(ctx, c.s, r)
+	if err != nil {
+		return nil, err
+	}
+	rc.URI = r.URI
+	if rc.MIMEType == "" {
+		rc.MIMEType = r.MimeType
+	}
+	return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{rc}}, nil
+}
+
+// GetPrompt expands a configured prompt's messages with the arguments.
+func (c configured) GetPrompt(_ context.Context, _ auth.Principal, name string, args map[string]string) (*mcp.GetPromptResult, error) {
+	p := c.s.Prompts[name]
+	if p == nil {
+		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("unknown prompt %q", name)}
+	}
+	known := map[string]bool{}
+	for _, a := range p.Arguments {
+		known[a.Name] = true
+		if a.Required && args[a.Name] == "" {
+			return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("prompt %s: missing required argument %q", name, a.Name)}
+		}
+	}
+	for k := range args {
+		if !known[k] {
+			return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("prompt %s: unknown argument %q", name, k)}
+		}
+	}
+	res := &mcp.GetPromptResult{Description: p.Description}
+	for _, m := range p.Messages {
+		res.Messages = append(res.Messages, &mcp.PromptMessage{Role: mcp.Role(m.Role), Content: &mcp.TextContent{Text: config.Expand(m.Text, args)}})
+	}
+	return res, nil
 }
 
 func resourceError(uri, format string, args ...any) error {
@@ -98,9 +158,14 @@ func (g *Gateway) readResource(ctx context.Context, s *config.Server, r *config.
 func (g *Gateway) readServerOutput(ctx context.Context, uri string, u *url.URL) (*mcp.ResourceContents, error) {
 	e := g.reg.get(u.Host)
 	tool := strings.Trim(u.Path, "/")
-	if e == nil || e.Backend() == nil {
-		return nil, resourceError(uri, "server %q does not exist or is disabled", u.Host)
+	if e == nil {
+		return nil, resourceError(uri, "server %q does not exist", u.Host)
 	}
+	st, entered := e.enter()
+	if !entered {
+		return nil, resourceError(uri, "server %q is disabled or unavailable", u.Host)
+	}
+	defer st.live.exit()
 	args := map[string]any{}
 	for k, vs := range u.Query() {
 		if len(vs) == 1 {
@@ -110,7 +175,6 @@ func (g *Gateway) readServerOutput(ctx context.Context, uri string, u *url.URL) 
 		}
 	}
 	raw, _ := json.Marshal(args)
-	st := e.state.Load()
 	schema, ok := st.schemas[tool]
 	if !ok {
 		return nil, resourceError(uri, "server %s has no tool %q", u.Host, tool)

@@ -126,6 +126,27 @@ func (sp *spec) Open(_ context.Context, deps backend.Deps) (backend.Backend, err
 	return b, nil
 }
 
+// Check resolves every secret the definition names, so a missing one is reported before the
+// server is served.
+func (sp *spec) Check(deps backend.Deps) error {
+	sec := &secrets{dir: deps.Dir}
+	if _, _, err := resolveHeaders(sec, "headers", sp.conf.Headers); err != nil {
+		return err
+	}
+	for _, name := range sp.server.ToolNames() {
+		ts := sp.tools[name]
+		if _, _, err := resolveHeaders(sec, "headers", ts.Headers); err != nil {
+			return fmt.Errorf("tools.%s: %w", name, err)
+		}
+		for i, m := range ts.Mappings {
+			if _, err := openMapping(sec, i, m, nil); err != nil {
+				return fmt.Errorf("tools.%s: %w", name, err)
+			}
+		}
+	}
+	return nil
+}
+
 func resolveHeaders(sec *secrets, where string, hs map[string]string) (http.Header, map[string]bool, error) {
 	out := http.Header{}
 	secret := map[string]bool{}

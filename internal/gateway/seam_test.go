@@ -1,0 +1,321 @@
+package gateway_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcpbridge/mcpbridge/internal/auth"
+	"github.com/mcpbridge/mcpbridge/internal/backend"
+	"github.com/mcpbridge/mcpbridge/internal/config"
+	"github.com/mcpbridge/mcpbridge/internal/gateway"
+	"github.com/mcpbridge/mcpbridge/internal/store/sqlite"
+)
+
+// seamBackend is a backend kind written for these tests ("test-seam"): it offers every
+// optional ability, so the tests can see the gateway use each one.
+type seamBackend struct {
+	mu      sync.Mutex
+	extra   bool // list the tool "extra" too
+	changes chan struct{}
+	ended   chan string
+	closed  chan struct{}
+	started chan struct{}
+	release chan struct{}
+}
+
+// seams are the opened test-seam backends by server name, in the order they were opened.
+var seams = struct {
+	sync.Mutex
+	m map[string][]*seamBackend
+}{m: map[string][]*seamBackend{}}
+
+func lastSeam(name string) *seamBackend {
+	seams.Lock()
+	defer seams.Unlock()
+	bs := seams.m[name]
+	if len(bs) == 0 {
+		return nil
+	}
+	return bs[len(bs)-1]
+}
+
+func init() {
+	backend.Register(backend.Kind{Name: "test-seam", Decode: func(s *config.Server) (backend.Spec, config.Problems) {
+		name := s.Name
+		return backend.SpecFunc(func(context.Context, backend.Deps) (backend.Backend, error) {
+			if strings.HasPrefix(name, "broken") {
+				return nil, errors.New("upstream at 127.0.0.1:1 refused the connection")
+			}
+			b := &seamBackend{
+				changes: make(chan struct{}, 1), ended: make(chan string, 8), closed: make(chan struct{}),
+				started: make(chan struct{}, 1), release: make(chan struct{}),
+			}
+			seams.Lock()
+			seams.m[name] = append(seams.m[name], b)
+			seams.Unlock()
+			return b, nil
+		}), nil
+	}})
+}
+
+func (b *seamBackend) Catalog(context.Context) (*backend.Catalog, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	obj := map[string]any{"type": "object"}
+	c := &backend.Catalog{
+		Tools: []*mcp.Tool{
+			{Name: "slow", Description: "waits for the test", InputSchema: obj},
+			{Name: "ask", Description: "asks the user", InputSchema: obj},
+		},
+		Resources: []*mcp.Resource{{URI: "seam://r", Name: "r"}},
+		Templates: []*mcp.ResourceTemplate{{URITemplate: "seam://items/{id}", Name: "item"}},
+		Prompts:   []*mcp.Prompt{{Name: "greet", Arguments: []*mcp.PromptArgument{{Name: "who"}}}},
+	}
+	if b.extra {
+		c.Tools = append(c.Tools, &mcp.Tool{Name: "extra", Description: "appeared later", InputSchema: obj})
+	}
+	return c, nil
+}
+
+func (b *seamBackend) CallTool(ctx context.Context, c *backend.Call) (*mcp.CallToolResult, error) {
+	switch c.Name {
+	case "slow":
+		b.started <- struct{}{}
+		select {
+		case <-b.release:
+			return backend.TextResult("done"), nil
+		case <-ctx.Done():
+			return backend.ErrorResult("cancelled"), nil
+		}
+	case "ask":
+		_ = c.Session.Log(ctx, &mcp.LoggingMessageParams{Level: "info", Data: "asking"})
+		res, err := c.Session.Elicit(ctx, &mcp.ElicitParams{Message: "Your name?", RequestedSchema: map[string]any{"type": "object", "properties": map[string]any{"name": map[string]any{"type": "string"}}}})
+		if err != nil {
+			return backend.ErrorResult("elicit: %v", err), nil
+		}
+		return backend.TextResult(fmt.Sprintf("session %s: %s %v", c.Session.ID(), res.Action, res.Content["name"])), nil
+	}
+	return backend.ErrorResult("unknown tool %q", c.Name), nil
+}
+
+func (b *seamBackend) ReadResource(_ context.Context, _ auth.Principal, uri string) (*mcp.ReadResourceResult, error) {
+	return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: uri, Text: "read " + uri}}}, nil
+}
+
+func (b *seamBackend) GetPrompt(_ context.Context, _ auth.Principal, name string, args map[string]string) (*mcp.GetPromptResult, error) {
+	return &mcp.GetPromptResult{Messages: []*mcp.PromptMessage{{Role: "user", Content: &mcp.TextContent{Text: "hello " + args["who"]}}}}, nil
+}
+
+func (b *seamBackend) Complete(_ context.Context, p *mcp.CompleteParams) (*mcp.CompleteResult, error) {
+	return &mcp.CompleteResult{Completion: mcp.CompletionResultDetails{Values: []string{p.Argument.Value + "lpha", p.Argument.Value + "rgon"}}}, nil
+}
+
+func (b *seamBackend) Changes() <-chan struct{} { return b.changes }
+
+func (b *seamBackend) SessionEnded(id string) { b.ended <- id }
+
+func (b *seamBackend) Close() error { close(b.closed); return nil }
+
+const seamConfig = `
+servers:
+  seam:
+    kind: test-seam
+    description: every ability
+    resources:
+      readme: {uri: "docs://readme", text: "configured text"}
+    prompts:
+      hello: {messages: [{role: user, text: "configured prompt"}]}
+  broken:
+    kind: test-seam
+    description: cannot open
+  demo:
+    kind: command
+    description: still served
+    tools:
+      echo: {description: Echo, inputSchema: {type: object, properties: {m: {type: string}}}, argv: [echo, {direct: m}]}
+`
+
+// The gateway serves a backend's resources, templates and prompts beside the configured
+// ones, sends reads, gets and completions to the backend, forwards the backend's requests
+// to the client through the call's session, follows catalog changes with list_changed,
+// and tells the backend when a client session ends. A server that cannot open is served
+// as unavailable while the others work.
+func TestBackendSeam(t *testing.T) {
+	cfg, err := config.Parse("seam.yaml", t.TempDir(), []byte(seamConfig), backend.Kinds())
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := gateway.New(context.Background(), cfg, gateway.Options{})
+	if err != nil {
+		t.Fatalf("one broken server stopped the gateway: %v", err)
+	}
+	defer g.Close()
+	srv := newHTTPServer(t, g.Handler())
+
+	// The broken server answers 503 with the reason; the others are served.
+	resp, err := http.Post(srv+"/mcp/broken", "application/json", strings.NewReader(initBody("2025-11-25")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusServiceUnavailable || !strings.Contains(string(body), "refused the connection") || resp.Header.Get("Retry-After") == "" {
+		t.Errorf("broken server: %d %s", resp.StatusCode, body)
+	}
+	demo := connect(t, srv+"/mcp/demo", "2025-11-25")
+	if r := call(t, demo, "echo", map[string]any{"m": "hi"}); r.IsError {
+		t.Errorf("demo echo: %v", text(t, r))
+	}
+
+	ctx := context.Background()
+	listChanged := make(chan struct{}, 4)
+	c := mcp.NewClient(&mcp.Implementation{Name: "seam-test", Version: "1"}, &mcp.ClientOptions{
+		ElicitationHandler: func(_ context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+			return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"name": "Ada"}}, nil
+		},
+		ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) { listChanged <- struct{}{} },
+	})
+	cs, err := c.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: srv + "/mcp/seam"}, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sid := cs.ID()
+
+	res, err := cs.ListResources(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var uris []string
+	for _, r := range res.Resources {
+		uris = append(uris, r.URI)
+	}
+	slices.Sort(uris)
+	if !slices.Equal(uris, []string{"docs://readme", "seam://r"}) {
+		t.Errorf("resources = %v, want the backend's and the configured one", uris)
+	}
+	tmpls, err := cs.ListResourceTemplates(ctx, nil)
+	if err != nil || len(tmpls.ResourceTemplates) != 1 || tmpls.ResourceTemplates[0].URITemplate != "seam://items/{id}" {
+		t.Errorf("templates = %+v, %v", tmpls, err)
+	}
+	for uri, want := range map[string]string{"seam://r": "read seam://r", "seam://items/7": "read seam://items/7", "docs://readme": "configured text"} {
+		rr, err := cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: uri})
+		if err != nil || len(rr.Contents) != 1 || rr.Contents[0].Text != want {
+			t.Errorf("read %s = %+v, %v; want %q", uri, rr, err, want)
+		}
+	}
+	for name, want := range map[string]string{"greet": "hello Ada", "hello": "configured prompt"} {
+		args := map[string]string{}
+		if name == "greet" {
+			args["who"] = "Ada"
+		}
+		pr, err := cs.GetPrompt(ctx, &mcp.GetPromptParams{Name: name, Arguments: args})
+		if err != nil || len(pr.Messages) != 1 || pr.Messages[0].Content.(*mcp.TextContent).Text != want {
+			t.Errorf("prompt %s = %+v, %v", name, pr, err)
+		}
+	}
+	comp, err := cs.Complete(ctx, &mcp.CompleteParams{Ref: &mcp.CompleteReference{Type: "ref/prompt", Name: "greet"}, Argument: mcp.CompleteParamsArgument{Name: "who", Value: "a"}})
+	if err != nil || !slices.Equal(comp.Completion.Values, []string{"alpha", "argon"}) {
+		t.Errorf("complete = %+v, %v", comp, err)
+	}
+
+	// The backend's request reaches the client through the call's session.
+	r, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "ask"})
+	if err != nil || r.IsError || text(t, r) != "session "+sid+": accept Ada" {
+		t.Errorf("ask = %v, %v", r, err)
+	}
+
+	// A catalog change is announced and served.
+	b := lastSeam("seam")
+	b.mu.Lock()
+	b.extra = true
+	b.mu.Unlock()
+	b.changes <- struct{}{}
+	select {
+	case <-listChanged:
+	case <-time.After(5 * time.Second):
+		t.Fatal("no tools/list_changed after the backend's catalog changed")
+	}
+	tools, err := cs.ListTools(ctx, nil)
+	if err != nil || len(tools.Tools) != 3 {
+		t.Errorf("tools after the change = %+v, %v", tools, err)
+	}
+
+	// The backend learns that the session ended.
+	cs.Close()
+	select {
+	case got := <-b.ended:
+		if got != sid {
+			t.Errorf("SessionEnded(%q), want %q", got, sid)
+		}
+	case <-time.After(5 * time.Second):
+		t.Error("the backend was not told that the session ended")
+	}
+}
+
+// When a stored definition is replaced, the old backend is closed only after the call it
+// is running has finished, and that call's result reaches the client.
+func TestReplacedBackendDrains(t *testing.T) {
+	st, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "s.db"), sqlite.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	_, url := startGateway(t, st)
+	def := func(desc string) string { return `{"kind":"test-seam","description":"` + desc + `"}` }
+	if code, m := admin(t, "PUT", url+"/admin/api/servers/drain", adminKey, def("first")); code != 201 {
+		t.Fatalf("put: %d %v", code, m)
+	}
+	old := lastSeam("drain")
+	cs := connect(t, url+"/mcp/drain", "2025-11-25")
+	done := make(chan *mcp.CallToolResult, 1)
+	go func() {
+		r, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "slow"})
+		if err != nil {
+			t.Error(err)
+		}
+		done <- r
+	}()
+	<-old.started
+	var releaseOnce sync.Once
+	release := func() { releaseOnce.Do(func() { close(old.release) }) }
+	defer release() // a failing test must not leave the call (and the server) hanging
+	if code, m := admin(t, "PUT", url+"/admin/api/servers/drain", adminKey, def("second")); code != 200 {
+		t.Fatalf("replace: %d %v", code, m)
+	}
+	if lastSeam("drain") == old {
+		t.Fatal("the replacement did not open a new backend")
+	}
+	select {
+	case <-old.closed:
+		t.Fatal("the old backend was closed while its call was running")
+	case <-time.After(300 * time.Millisecond):
+	}
+	release()
+	if r := <-done; r == nil || r.IsError || text(t, r) != "done" {
+		t.Errorf("the running call's result = %v", r)
+	}
+	select {
+	case <-old.closed:
+	case <-time.After(5 * time.Second):
+		t.Error("the old backend was not closed after its call finished")
+	}
+}
+
+func newHTTPServer(t *testing.T, h http.Handler) string {
+	t.Helper()
+	srv := httptest.NewServer(h)
+	t.Cleanup(srv.Close)
+	return srv.URL
+}
