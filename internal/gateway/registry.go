@@ -178,8 +178,8 @@ func (g *Gateway) newEntry(name, title, instructions string) *Entry {
 				}
 			}()
 		},
-		Logger:       g.sdkLog.With("server", name),
-		PageSize:     g.cfg.Limits.PageSize,
+		Logger:   g.sdkLog.With("server", name),
+		PageSize: g.cfg.Limits.PageSize,
 		Capabilities: &mcp.ServerCapabilities{
 			Tools:     &mcp.ToolCapabilities{ListChanged: true},
 			Resources: &mcp.ResourceCapabilities{ListChanged: true},
