@@ -124,7 +124,7 @@ func runServe(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	g, err := gateway.New(ctx, cfg, gateway.Options{Logger: log, Version: version(), Blobs: st.Blobs, ConfigLabel: abs,
+	g, err := gateway.New(ctx, cfg, gateway.Options{Logger: log, Version: version(), Blobs: st.Blobs, WorkSessions: st.WorkSessions, ConfigLabel: abs,
 		Definitions: st.Definitions, AdminKeys: adminKeys, Audit: st.Audit})
 	if err != nil {
 		return err
@@ -183,7 +183,7 @@ func runStdio(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	defer st.Close()
-	g, err := gateway.New(ctx, cfg, gateway.Options{Logger: log, Version: version(), Blobs: st.Blobs, Definitions: st.Definitions})
+	g, err := gateway.New(ctx, cfg, gateway.Options{Logger: log, Version: version(), Blobs: st.Blobs, WorkSessions: st.WorkSessions, Definitions: st.Definitions})
 	if err != nil {
 		return err
 	}

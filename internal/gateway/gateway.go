@@ -49,6 +49,8 @@ type Options struct {
 	Definitions store.Definitions
 	// AdminKeys are the secrets that authorise the admin API; the API is off when empty.
 	AdminKeys []string
+	// WorkSessions, when set, is given to backends that keep work sessions.
+	WorkSessions store.WorkSessions
 	// Audit, when set, receives one entry per tool call (who, what, how long, how it ended),
 	// written in the background.
 	Audit AuditRecorder

@@ -235,11 +235,17 @@ func unavailableState(s *config.Server, reason string) *entryState {
 
 // deps are the services a server's backend gets.
 func (g *Gateway) deps(s *config.Server) backend.Deps {
-	return backend.Deps{
-		Dir:       g.cfg.Dir,
-		Variables: g.cfg.Variables,
-		Logger:    g.log.With("server", s.Name),
+	d := backend.Deps{
+		Dir:          g.cfg.Dir,
+		Variables:    g.cfg.Variables,
+		Logger:       g.log.With("server", s.Name),
+		WorkSessions: g.opts.WorkSessions,
+		Secrets:      secretResolver{dir: g.cfg.Dir},
 	}
+	if b, ok := g.opts.Blobs.(store.Blobs); ok {
+		d.Blobs = b
+	}
+	return d
 }
 
 // stateFor computes what an entry serves from a backend's catalog (b may be nil) and the
