@@ -14,9 +14,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/mcpbridge/mcpbridge/internal/backend"
-	"github.com/mcpbridge/mcpbridge/internal/config"
 	"github.com/mcpbridge/mcpbridge/internal/gateway"
+	"github.com/mcpbridge/mcpbridge/internal/gateway/gatewaytest"
 )
 
 // restServer is the upstream REST endpoint: GET /users/{id} answers a small JSON object.
@@ -30,7 +29,7 @@ func restServer() string {
 }
 
 func httpGateway(upstream string) string {
-	cfg, err := config.Parse("bench-http.yaml", os.TempDir(), []byte(fmt.Sprintf(`
+	g, _, err := gatewaytest.Open(os.TempDir(), fmt.Sprintf(`
 servers:
   users:
     kind: http
@@ -46,11 +45,7 @@ servers:
         mappings:
           - {field: id, in: path, direct: id}
           - {field: verbose, in: query, direct: verbose}
-`, upstream)), backend.Kinds())
-	if err != nil {
-		log.Fatalf("http bench config: %v", err)
-	}
-	g, err := gateway.New(context.Background(), cfg, gateway.Options{})
+`, upstream), gateway.Options{})
 	if err != nil {
 		log.Fatalf("http bench gateway: %v", err)
 	}

@@ -39,6 +39,7 @@ import (
 	_ "github.com/mcpbridge/mcpbridge/internal/backend/all"
 	"github.com/mcpbridge/mcpbridge/internal/config"
 	"github.com/mcpbridge/mcpbridge/internal/gateway"
+	"github.com/mcpbridge/mcpbridge/internal/gateway/gatewaytest"
 )
 
 var (
@@ -103,11 +104,7 @@ func bareServer(typed bool) http.Handler {
 }
 
 func gatewayServer() http.Handler {
-	cfg, err := config.Parse("bench.yaml", os.TempDir(), []byte("servers: {noop: {kind: bench-noop, description: bench}}\n"), backend.Kinds())
-	if err != nil {
-		log.Fatal(err)
-	}
-	g, err := gateway.New(context.Background(), cfg, gateway.Options{SessionTimeout: sessionTimeout()})
+	g, _, err := gatewaytest.Open(os.TempDir(), "servers: {noop: {kind: bench-noop, description: bench}}\n", gateway.Options{SessionTimeout: sessionTimeout()})
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -115,12 +112,11 @@ func gatewayServer() http.Handler {
 }
 
 func serve(h http.Handler) string {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	u, err := gatewaytest.Serve(h)
 	if err != nil {
 		log.Fatal(err)
 	}
-	go http.Serve(ln, h)
-	return "http://" + ln.Addr().String()
+	return u
 }
 
 type result struct {

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"net/http/httptest"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -20,6 +19,7 @@ import (
 	"github.com/mcpbridge/mcpbridge/internal/backend"
 	"github.com/mcpbridge/mcpbridge/internal/config"
 	"github.com/mcpbridge/mcpbridge/internal/gateway"
+	"github.com/mcpbridge/mcpbridge/internal/gateway/gatewaytest"
 	"github.com/mcpbridge/mcpbridge/internal/store/sqlite"
 )
 
@@ -153,16 +153,7 @@ servers:
 // and tells the backend when a client session ends. A server that cannot open is served
 // as unavailable while the others work.
 func TestBackendSeam(t *testing.T) {
-	cfg, err := config.Parse("seam.yaml", t.TempDir(), []byte(seamConfig), backend.Kinds())
-	if err != nil {
-		t.Fatal(err)
-	}
-	g, err := gateway.New(context.Background(), cfg, gateway.Options{})
-	if err != nil {
-		t.Fatalf("one broken server stopped the gateway: %v", err)
-	}
-	defer g.Close()
-	srv := newHTTPServer(t, g.Handler())
+	srv := gatewaytest.Start(t, seamConfig, gateway.Options{}).URL // one broken server does not stop it
 
 	// The broken server answers 503 with the reason; the others are served.
 	resp, err := http.Post(srv+"/mcp/broken", "application/json", strings.NewReader(initBody("2025-11-25")))
@@ -311,11 +302,4 @@ func TestReplacedBackendDrains(t *testing.T) {
 	case <-time.After(5 * time.Second):
 		t.Error("the old backend was not closed after its call finished")
 	}
-}
-
-func newHTTPServer(t *testing.T, h http.Handler) string {
-	t.Helper()
-	srv := httptest.NewServer(h)
-	t.Cleanup(srv.Close)
-	return srv.URL
 }

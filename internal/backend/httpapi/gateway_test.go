@@ -6,16 +6,14 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"net/http/httptest"
 	"strings"
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/mcpbridge/mcpbridge/internal/backend"
 	_ "github.com/mcpbridge/mcpbridge/internal/backend/httpapi"
-	"github.com/mcpbridge/mcpbridge/internal/config"
 	"github.com/mcpbridge/mcpbridge/internal/gateway"
+	"github.com/mcpbridge/mcpbridge/internal/gateway/gatewaytest"
 )
 
 // usersConfig is the user's documented example, pointed at the test upstream.
@@ -59,19 +57,9 @@ func usersConfig(base string) string {
 
 const gwAPIKey = "gw-key-5f1c2b9a7e"
 
-func newGateway(t testing.TB, upstreamURL string) *httptest.Server {
+func newGateway(t testing.TB, upstreamURL string) *gatewaytest.Server {
 	t.Helper()
-	cfg, err := config.Parse("test.yaml", t.TempDir(), []byte(usersConfig(upstreamURL)), backend.Kinds())
-	if err != nil {
-		t.Fatal(err)
-	}
-	g, err := gateway.New(context.Background(), cfg, gateway.Options{Version: "test"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := httptest.NewServer(g.Handler())
-	t.Cleanup(srv.Close)
-	return srv
+	return gatewaytest.Start(t, usersConfig(upstreamURL), gateway.Options{Version: "test"})
 }
 
 func connectMCP(t testing.TB, url, version string) *mcp.ClientSession {
