@@ -295,15 +295,14 @@ func (registry) Decode(s *config.Server) config.Problems {
 // system can tell: that the secrets the definition names are set. `mcpbridge check` and
 // the admin API refuse a definition whose Check fails.
 type Checker interface {
-	Check(deps Deps) error
+	// Check reports problems located like decoding ones (Section.Problem).
+	Check(deps Deps) config.Problems
 }
 
 // Check runs the spec's Check, if it has one, on a definition decoded by its kind.
-func Check(s *config.Server, deps Deps) error {
+func Check(s *config.Server, deps Deps) config.Problems {
 	if c, ok := s.Spec.(Checker); ok {
-		if err := c.Check(deps); err != nil {
-			return fmt.Errorf("server %s: %w", s.Name, err)
-		}
+		return c.Check(deps)
 	}
 	return nil
 }

@@ -7,7 +7,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"strings"
 
 	"github.com/mcpbridge/mcpbridge/internal/backend"
 	"github.com/mcpbridge/mcpbridge/internal/config"
@@ -47,16 +46,18 @@ func runCheck(ctx context.Context, e *env, args []string) error {
 		fmt.Fprintf(e.stderr, "%s: %v\n", *cfgPath, err)
 		return exitError{1}
 	}
-	// What only the running system can tell: the secrets each server names are set.
-	failed := false
-	for _, name := range cfg.ServerNames() {
-		s := cfg.Servers[name]
-		if err := backend.Check(s, backend.Deps{Dir: cfg.Dir, Variables: cfg.Variables}); err != nil {
-			fmt.Fprintf(e.stderr, "%s: servers.%s: %v\n", *cfgPath, name, strings.TrimPrefix(err.Error(), "server "+name+": "))
-			failed = true
-		}
+	for _, w := range cfg.Warnings {
+		fmt.Fprintln(e.stderr, w)
 	}
-	if failed {
+	// What only the running system can tell: the secrets each server names are set.
+	var ps config.Problems
+	for _, name := range cfg.ServerNames() {
+		ps = append(ps, backend.Check(cfg.Servers[name], backend.Deps{Dir: cfg.Dir, Variables: cfg.Variables})...)
+	}
+	if len(ps) > 0 {
+		for _, p := range ps {
+			fmt.Fprintln(e.stderr, p)
+		}
 		return exitError{1}
 	}
 	tools := 0

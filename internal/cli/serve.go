@@ -55,6 +55,11 @@ func loadConfig(path string, log *slog.Logger) (*config.Config, string, error) {
 		}
 		return nil, "", err
 	}
+	if log != nil {
+		for _, w := range cfg.Warnings {
+			log.Warn("config", "problem", w.String())
+		}
+	}
 	abs, _ := filepath.Abs(path)
 	return cfg, abs, nil
 }

@@ -53,6 +53,8 @@ type Config struct {
 	Path string `yaml:"-"`
 	// Dir is the directory file resources are confined to.
 	Dir string `yaml:"-"`
+	// Warnings are problems that do not make the configuration invalid, in source order.
+	Warnings Problems `yaml:"-"`
 }
 
 // Limits bound what clients may send and receive.
@@ -203,10 +205,11 @@ func Parse(file, dir string, data []byte, kinds Kinds) (*Config, error) {
 		s.Source = "file"
 	}
 	c.applyDefaults()
-	ps := append(d.Problems, c.validate(file, &root, kinds)...)
+	ps, warnings := splitWarnings(append(d.Problems, c.validate(file, &root, kinds)...))
 	if len(ps) > 0 {
-		return nil, ps.sorted()
+		return nil, append(ps, warnings...).sorted()
 	}
+	c.Warnings = warnings.sorted()
 	return c, nil
 }
 
@@ -232,6 +235,7 @@ func ParseServer(label, name string, data []byte, kinds Kinds) (*Server, error) 
 		ps = validateServer(label, name, s, "", kinds)
 		locate(&root, ps)
 	}
+	ps, _ = splitWarnings(ps)
 	if len(ps) > 0 {
 		return nil, ps.sorted()
 	}
@@ -272,4 +276,16 @@ func (c *Config) applyDefaults() {
 			}
 		}
 	}
+}
+
+// splitWarnings separates warnings from problems.
+func splitWarnings(all Problems) (problems, warnings Problems) {
+	for _, p := range all {
+		if p.Warning {
+			warnings = append(warnings, p)
+		} else {
+			problems = append(problems, p)
+		}
+	}
+	return problems, warnings
 }

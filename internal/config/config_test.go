@@ -107,3 +107,24 @@ func TestParseServerSection(t *testing.T) {
 		t.Errorf("problems: %v", err)
 	}
 }
+
+// check catches what would fail at call time: a schema the meta-schema refuses, required
+// names without a property.
+func TestSchemaProblems(t *testing.T) {
+	for _, c := range []struct{ schema, want string }{
+		{`{type: object, properties: {a: {type: strng}}}`, `servers.a.tools.t.inputSchema.properties.a: not a valid JSON Schema 2020-12: type "strng" is not one of array, boolean, integer, null, number, object, string`},
+		{`{type: object, required: a}`, `servers.a.tools.t.inputSchema: not a valid JSON Schema 2020-12: required must be a list of property names, got "a"`},
+		{`{type: object, properties: {a: {type: string}}, required: [a, b]}`, `servers.a.tools.t.inputSchema.required[1]: required names "b", which is not in properties`},
+		{`{type: object, properties: {text: {type: string, description: Lines to sort, separated by newlines}}}`, `servers.a.tools.t.inputSchema.properties.text: the schema has a key "separated by newlines" with no value: a comma inside {...} ends a value in YAML; quote the text`},
+		{`{type: object, properties: {a: {type: object, properties: {x: {type: [string, nope]}}}}}`, `servers.a.tools.t.inputSchema.properties.a.properties.x: not a valid JSON Schema 2020-12: type ["string","nope"] is not one of`},
+	} {
+		_, err := Parse("c.yaml", "/tmp", []byte("servers:\n  a:\n    kind: echo\n    tools:\n      t: {description: x, word: w, inputSchema: "+c.schema+"}\n"), echoKind{})
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("schema %s: problems\n%v\nwant to contain\n%s", c.schema, err, c.want)
+		}
+	}
+	_, err := Parse("c.yaml", "/tmp", []byte("servers:\n  a:\n    kind: ecko\n"), echoKind{})
+	if err == nil || !strings.Contains(err.Error(), `unknown kind "ecko" (did you mean "echo"?)`) {
+		t.Errorf("kind typo: %v", err)
+	}
+}

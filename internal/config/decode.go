@@ -19,9 +19,15 @@ type Problem struct {
 	Column int    // 1-based; 0 when unknown
 	Path   string // the field path, e.g. servers.tools-demo.tools.echo.argv[1]
 	Msg    string
+	// Warning marks something that may fail later (a program not on PATH) but does not
+	// make the configuration invalid.
+	Warning bool
 }
 
 func (p Problem) String() string {
+	if p.Warning {
+		p.Msg = "warning: " + p.Msg
+	}
 	loc := p.File
 	if p.Line > 0 {
 		loc = fmt.Sprintf("%s:%d:%d", p.File, p.Line, p.Column)

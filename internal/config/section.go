@@ -130,6 +130,14 @@ func (s Section) Problem(rel, format string, args ...any) Problem {
 	return p
 }
 
+// Warning returns a warning at the field path rel: something that may fail later but does not
+// make the definition invalid.
+func (s Section) Warning(rel, format string, args ...any) Problem {
+	p := s.Problem(rel, format, args...)
+	p.Warning = true
+	return p
+}
+
 // Kinds is what configuration needs from the registry of backend kinds: their names, and a
 // strict decoding of a server's kind sections. The registry lives in internal/backend; config
 // knows no kind.
@@ -143,6 +151,9 @@ type Kinds interface {
 
 // JoinPath joins a field path and a key: JoinPath("servers.a", "argv") is "servers.a.argv".
 func JoinPath(path, key string) string {
+	if key == "" {
+		return path
+	}
 	if path == "" {
 		return key
 	}

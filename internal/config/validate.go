@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
+	"sort"
 	"strings"
 
 	"github.com/google/jsonschema-go/jsonschema"
@@ -57,6 +58,8 @@ func validateServer(file, name string, s *Server, p string, kinds Kinds) Problem
 	if !slices.Contains(names, s.Kind) {
 		if s.Kind == "" {
 			add(p+".kind", "missing kind; one of: %s", strings.Join(names, ", "))
+		} else if sg := suggest(s.Kind, names); sg != "" {
+			add(p+".kind", "unknown kind %q (did you mean %q?); one of: %s", s.Kind, sg, strings.Join(names, ", "))
 		} else {
 			add(p+".kind", "unknown kind %q; one of: %s", s.Kind, strings.Join(names, ", "))
 		}
@@ -215,10 +218,59 @@ func validateSchema(file, path string, s map[string]any, mustBeObject bool) Prob
 	if mustBeObject && s["type"] != "object" {
 		return Problems{{File: file, Path: path + ".type", Msg: fmt.Sprintf("an inputSchema must have type: object, got %v", s["type"])}}
 	}
+	// The schema as a client receives it (JSON), checked against the 2020-12 meta-schema.
+	var doc map[string]any
+	if b, err := json.Marshal(s); err != nil || json.Unmarshal(b, &doc) != nil {
+		return Problems{{File: file, Path: path, Msg: "the schema cannot be written as JSON"}}
+	}
+	if rel, msg := metaProblem(doc); msg != "" {
+		return Problems{{File: file, Path: JoinPath(path, rel), Msg: msg}}
+	}
 	if _, err := ResolveSchema(s); err != nil {
 		return Problems{{File: file, Path: path, Msg: fmt.Sprintf("invalid JSON Schema: %v", err)}}
 	}
-	return nil
+	var ps Problems
+	checkRequired(file, path, doc, &ps)
+	return ps
+}
+
+// checkRequired reports required names that the schema's properties do not describe: an
+// agent cannot know what to send for them.
+func checkRequired(file, path string, s map[string]any, ps *Problems) {
+	// A keyword with no value whose name reads like prose is almost always a YAML flow
+	// mapping split at a comma: {description: a, b} has the key "b".
+	var split []string
+	for k, v := range s {
+		if v == nil && strings.Contains(k, " ") {
+			split = append(split, k)
+		}
+	}
+	sort.Strings(split)
+	for _, k := range split {
+		*ps = append(*ps, Problem{File: file, Path: path, Msg: fmt.Sprintf("the schema has a key %q with no value: a comma inside {...} ends a value in YAML; quote the text that contains it", k)})
+	}
+	props, hasProps := s["properties"].(map[string]any)
+	if req, ok := s["required"].([]any); ok && hasProps {
+		for i, r := range req {
+			name, _ := r.(string)
+			if _, ok := props[name]; !ok {
+				*ps = append(*ps, Problem{File: file, Path: fmt.Sprintf("%s.required[%d]", path, i), Msg: fmt.Sprintf("required names %q, which is not in properties; describe it or remove it", name)})
+			}
+		}
+	}
+	names := make([]string, 0, len(props))
+	for k := range props {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	for _, k := range names {
+		if sub, ok := props[k].(map[string]any); ok {
+			checkRequired(file, path+".properties."+k, sub, ps)
+		}
+	}
+	if sub, ok := s["items"].(map[string]any); ok {
+		checkRequired(file, path+".items", sub, ps)
+	}
 }
 
 // ResolveSchema turns a JSON-like schema into a resolved JSON Schema ready for validation.

@@ -220,9 +220,8 @@ func (g *Gateway) validate(w http.ResponseWriter, slug string, doc []byte) bool 
 	s, err := config.ParseServer("definition", slug, doc, backend.Kinds())
 	if err == nil {
 		// Refuse what could not be opened (a missing secret), as `mcpbridge check` does.
-		if cerr := backend.Check(s, g.deps(s)); cerr != nil {
-			adminError(w, http.StatusBadRequest, "the definition cannot be served: "+cerr.Error())
-			return false
+		if ps := backend.Check(s, g.deps(s)); len(ps) > 0 {
+			err = ps
 		}
 	}
 	var ps config.Problems

@@ -303,3 +303,25 @@ func TestReplacedBackendDrains(t *testing.T) {
 		t.Error("the old backend was not closed after its call finished")
 	}
 }
+
+// The admin API refuses a definition that could not be opened (a secret that is not set),
+// with the problem located as check reports it, instead of storing it and failing later.
+func TestAdminRefusesUnopenable(t *testing.T) {
+	st, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "s.db"), sqlite.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	_, url := startGateway(t, st)
+	def := `{"kind":"http","description":"d","base_url":"https://api.example.com",
+ "headers":{"Authorization":"secret:MCPBRIDGE_TEST_UNSET_KEY"},
+ "tools":{"get":{"description":"d","method":"GET","path":"/x"}}}`
+	code, m := admin(t, "PUT", url+"/admin/api/servers/api", adminKey, def)
+	if code != http.StatusBadRequest || !strings.Contains(fmt.Sprint(m["problems"]), "path:headers.Authorization") ||
+		!strings.Contains(fmt.Sprint(m), "secret MCPBRIDGE_TEST_UNSET_KEY is not set") {
+		t.Errorf("PUT of an unopenable definition: %d %v", code, m)
+	}
+	if code, _ := admin(t, "GET", url+"/admin/api/servers/api", adminKey, ""); code != http.StatusNotFound {
+		t.Errorf("the refused definition was stored: GET %d", code)
+	}
+}

@@ -2,6 +2,9 @@ package command
 
 import (
 	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"time"
@@ -65,6 +68,9 @@ func decode(s *config.Server) (backend.Spec, config.Problems) {
 	} else if len(sp.conf.Argv) > 0 {
 		ps = append(ps, sec.Problem("argv", "a server-level argv is only used with auto_discover: true"))
 	}
+	if len(sp.conf.Argv) > 0 {
+		ps = append(ps, checkProgram(sec, sp.conf.Argv[0])...)
+	}
 	for i, a := range sp.conf.Argv {
 		ps = append(ps, sp.checkArg(sec, fmt.Sprintf("argv[%d]", i), a, nil)...)
 	}
@@ -81,6 +87,8 @@ func decode(s *config.Server) (backend.Spec, config.Problems) {
 		ps = append(ps, tsec.Decode(&ts)...)
 		if len(ts.Argv) == 0 {
 			ps = append(ps, tsec.Problem("argv", "missing argv: the command and its arguments, e.g. [echo, {direct: message}]"))
+		} else {
+			ps = append(ps, checkProgram(tsec, ts.Argv[0])...)
 		}
 		props := config.SchemaProperties(t.InputSchema)
 		for i, a := range ts.Argv {
@@ -131,6 +139,26 @@ func (sp *spec) checkArg(sec config.Section, path string, a config.Arg, props ma
 			return config.Problems{sec.Problem(path+".expression", "%s", expr.Problem(err))}
 		}
 		sp.programs[a.Expression] = p
+	}
+	return nil
+}
+
+// checkProgram warns when a constant program is not found: on PATH for a bare name, on disk
+// for a path. The tool would fail at call time, but the program may be installed later, so
+// it is a warning, not a problem.
+func checkProgram(sec config.Section, a config.Arg) config.Problems {
+	name, ok := a.Constant.(string)
+	if a.Source != config.ArgConstant || !ok || name == "" {
+		return nil
+	}
+	if strings.ContainsRune(name, '/') {
+		if _, err := os.Stat(name); err != nil && filepath.IsAbs(name) {
+			return config.Problems{sec.Warning("argv[0]", "the program %s does not exist; the tool will fail until it does", name)}
+		}
+		return nil
+	}
+	if _, err := exec.LookPath(name); err != nil {
+		return config.Problems{sec.Warning("argv[0]", "the program %q is not on PATH; the tool will fail until it is installed", name)}
 	}
 	return nil
 }

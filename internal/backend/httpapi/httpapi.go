@@ -47,6 +47,7 @@ import (
 	"github.com/mcpbridge/mcpbridge/internal/backend"
 	"github.com/mcpbridge/mcpbridge/internal/config"
 	"github.com/mcpbridge/mcpbridge/internal/expr"
+	"github.com/mcpbridge/mcpbridge/internal/secret"
 )
 
 // Defaults of the kind.
@@ -128,23 +129,40 @@ func (sp *spec) Open(_ context.Context, deps backend.Deps) (backend.Backend, err
 
 // Check resolves every secret the definition names, so a missing one is reported before the
 // server is served.
-func (sp *spec) Check(deps backend.Deps) error {
-	sec := &secrets{dir: deps.Dir}
-	if _, _, err := resolveHeaders(sec, "headers", sp.conf.Headers); err != nil {
-		return err
+func (sp *spec) Check(deps backend.Deps) config.Problems {
+	var ps config.Problems
+	check := func(sec config.Section, path, ref string) {
+		if !isRef(ref) {
+			return
+		}
+		if _, _, err := secret.Resolve(deps.Dir, "", ref); err != nil {
+			ps = append(ps, sec.Problem(path, "%s", strings.TrimPrefix(err.Error(), ": ")))
+		}
+	}
+	for _, k := range sortedKeys(sp.conf.Headers) {
+		check(sp.server.Section, "headers."+k, sp.conf.Headers[k])
 	}
 	for _, name := range sp.server.ToolNames() {
-		ts := sp.tools[name]
-		if _, _, err := resolveHeaders(sec, "headers", ts.Headers); err != nil {
-			return fmt.Errorf("tools.%s: %w", name, err)
+		ts, sec := sp.tools[name], sp.server.Tools[name].Section
+		for _, k := range sortedKeys(ts.Headers) {
+			check(sec, "headers."+k, ts.Headers[k])
 		}
 		for i, m := range ts.Mappings {
-			if _, err := openMapping(sec, i, m, nil); err != nil {
-				return fmt.Errorf("tools.%s: %w", name, err)
+			if c, ok := m.Constant.(string); ok {
+				check(sec, fmt.Sprintf("mappings[%d].constant", i), c)
 			}
 		}
 	}
-	return nil
+	return ps
+}
+
+func sortedKeys(m map[string]string) []string {
+	ks := make([]string, 0, len(m))
+	for k := range m {
+		ks = append(ks, k)
+	}
+	sort.Strings(ks)
+	return ks
 }
 
 func resolveHeaders(sec *secrets, where string, hs map[string]string) (http.Header, map[string]bool, error) {
