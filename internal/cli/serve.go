@@ -193,7 +193,9 @@ func runStdio(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	defer g.Close()
-	t := &mcp.IOTransport{Reader: nopReadCloser{e.stdin}, Writer: nopWriteCloser{e.stdout}}
+	// Requests read before stdin closes are answered before the server sees the end.
+	pipe := newStdioPipe(e.stdin, e.stdout, cfg.Limits.DrainPeriod)
+	t := &mcp.IOTransport{Reader: pipe, Writer: nopWriteCloser{pipe}}
 	err = g.Entry(name).Server.Run(ctx, t)
 	if err != nil && (errors.Is(err, context.Canceled) || strings.Contains(err.Error(), "EOF") || strings.Contains(err.Error(), "closed")) {
 		return nil
