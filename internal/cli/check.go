@@ -6,9 +6,11 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"net/url"
 	"path/filepath"
 
 	"github.com/mcpbridge/mcpbridge/internal/backend"
+	"github.com/mcpbridge/mcpbridge/internal/backend/httpapi"
 	"github.com/mcpbridge/mcpbridge/internal/config"
 	"github.com/mcpbridge/mcpbridge/internal/openapi"
 )
@@ -110,6 +112,16 @@ func runCID(ctx context.Context, e *env, args []string) error {
 	return nil
 }
 
+// sameFile reports whether a and b name the same file (a missing a is not b).
+func sameFile(a, b string) bool {
+	sa, err := os.Stat(a)
+	if err != nil {
+		return false
+	}
+	sb, err := os.Stat(b)
+	return err == nil && os.SameFile(sa, sb)
+}
+
 func fileExists(p string) bool {
 	_, err := os.Stat(p)
 	return err == nil
@@ -133,6 +145,9 @@ func runImport(ctx context.Context, e *env, args []string) error {
 		fs.Usage()
 		return errUsage
 	}
+	if *out != "" && sameFile(*out, pos[0]) {
+		return fmt.Errorf("--out %s is the spec itself; write the config to another file", *out)
+	}
 	spec, err := os.ReadFile(pos[0])
 	if err != nil {
 		return err
@@ -150,6 +165,11 @@ func runImport(ctx context.Context, e *env, args []string) error {
 	}
 	for _, w := range res.Warnings {
 		fmt.Fprintf(e.stderr, "warning: %s\n", w)
+	}
+	if u, err := url.Parse(res.Server.BaseURL); err == nil {
+		if hint := httpapi.PrivateBaseHint(u, false, nil); hint != "" {
+			fmt.Fprintf(e.stderr, "warning: %s\n", hint)
+		}
 	}
 	if *out == "" {
 		_, err = e.stdout.Write(doc)

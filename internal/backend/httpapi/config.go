@@ -2,7 +2,9 @@ package httpapi
 
 import (
 	"fmt"
+	"net/netip"
 	"net/url"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -108,6 +110,9 @@ func decode(s *config.Server) (backend.Spec, config.Problems) {
 		ps = append(ps, sec.Problem("base_url", "expected an http or https URL such as https://api.example.com, got %q", got))
 	} else {
 		sp.base = u
+		if msg := PrivateBaseHint(u, sp.conf.AllowPrivate, sp.conf.AllowHosts); msg != "" {
+			ps = append(ps, sec.Warning("base_url", "%s", msg))
+		}
 	}
 	ps = append(ps, checkHeaders(sec, sp.conf.Headers)...)
 	for _, name := range s.ToolNames() {
@@ -241,4 +246,24 @@ func checkTool(sec config.Section, name string, t *config.Tool, ts *toolSection)
 		}
 	}
 	return ps
+}
+
+// PrivateBaseHint says, for a base URL that names a loopback or private address (or
+// localhost) which the server does not allow, that every call would be refused and how to
+// allow it; it returns "" otherwise. Host names that resolve to private addresses are only
+// found at call time.
+func PrivateBaseHint(u *url.URL, allowPrivate bool, allowHosts []string) string {
+	host := u.Hostname()
+	if allowPrivate || slices.Contains(allowHosts, host) {
+		return ""
+	}
+	private := strings.EqualFold(host, "localhost") || strings.HasSuffix(strings.ToLower(host), ".localhost")
+	if ip, err := netip.ParseAddr(host); err == nil {
+		ip = ip.Unmap()
+		private = ip.IsLoopback() || ip.IsPrivate()
+	}
+	if !private {
+		return ""
+	}
+	return fmt.Sprintf("%s is a loopback or private address, which mcpbridge refuses by default (SSRF guard), so every call would fail; add allow_hosts: [%s] (or allow_private: true) to the server", host, host)
 }
