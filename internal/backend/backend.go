@@ -285,8 +285,8 @@ func (registry) Decode(s *config.Server) config.Problems {
 	}
 	spec, kps := k.Decode(s)
 	ps = append(ps, kps...)
-	if len(ps) == 0 {
-		s.Spec = spec
+	if !slices.ContainsFunc(ps, func(p config.Problem) bool { return !p.Warning }) {
+		s.Spec = spec // warnings do not stop a definition from being served
 	}
 	return ps
 }
