@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"os"
@@ -36,8 +37,25 @@ func TestScript(t *testing.T) {
 			"freeport": freeport,
 			"waithttp": waithttp,
 			"mcpcall":  mcpcall,
+			"adminput": adminput,
 		},
 	})
+}
+
+// adminput URL KEY FILE PUTs the JSON in FILE to an admin API URL with the bearer KEY and
+// expects a 2xx answer.
+func adminput(ts *testscript.TestScript, neg bool, args []string) {
+	req, err := http.NewRequest("PUT", args[0], strings.NewReader(ts.ReadFile(args[2])))
+	ts.Check(err)
+	req.Header.Set("Authorization", "Bearer "+args[1])
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := http.DefaultClient.Do(req)
+	ts.Check(err)
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if ok := resp.StatusCode/100 == 2; ok == neg {
+		ts.Fatalf("PUT %s: %d %s", args[0], resp.StatusCode, body)
+	}
 }
 
 // freeport VAR sets $VAR to a free loopback port.

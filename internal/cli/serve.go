@@ -174,25 +174,41 @@ func runStdio(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	s, ok := cfg.Servers[name]
-	if !ok {
-		return fmt.Errorf("no server named %q in the config (have: %s)", name, strings.Join(cfg.ServerNames(), ", "))
-	}
-	if !s.IsEnabled() {
-		return fmt.Errorf("server %q is disabled (enabled: false)", name)
-	}
-	// Only the requested server is opened.
-	cfg.Servers = map[string]*config.Server{name: s}
-	st, err := openStore(ctx, storeURL(*storeFlag, cfg), log)
+	url := storeURL(*storeFlag, cfg)
+	st, err := openStore(ctx, url, log)
 	if err != nil {
-		return err
+		return fmt.Errorf("%w\n(the store is where servers added through the admin API live; choose it with --store sqlite:PATH or --store postgres://...)", err)
 	}
 	defer st.Close()
-	g, err := gateway.New(ctx, cfg, gateway.Options{Logger: log, Version: version(), Blobs: st.Blobs, WorkSessions: st.WorkSessions, Definitions: st.Definitions})
+	var defs store.Definitions
+	s, ok := cfg.Servers[name]
+	if ok {
+		cfg.Servers = map[string]*config.Server{name: s} // only the requested server is opened
+	} else {
+		// A server stored through the admin API.
+		if _, err := st.Definitions.Get(ctx, name); err != nil {
+			have := cfg.ServerNames()
+			if stored, err := st.Definitions.List(ctx); err == nil {
+				for _, d := range stored {
+					have = append(have, d.Slug+" (stored)")
+				}
+			}
+			return fmt.Errorf("no server named %q in the config or the store %s (have: %s)", name, url, strings.Join(have, ", "))
+		}
+		cfg.Servers = map[string]*config.Server{}
+		defs = onlySlug{st.Definitions, name}
+	}
+	if s != nil && !s.IsEnabled() {
+		return fmt.Errorf("server %q is disabled (enabled: false)", name)
+	}
+	g, err := gateway.New(ctx, cfg, gateway.Options{Logger: log, Version: version(), Blobs: st.Blobs, WorkSessions: st.WorkSessions, Definitions: defs})
 	if err != nil {
 		return err
 	}
 	defer g.Close()
+	if g.Entry(name) == nil {
+		return fmt.Errorf("stored server %q cannot be served; `mcpbridge serve` logs why", name)
+	}
 	// Requests read before stdin closes are answered before the server sees the end.
 	pipe := newStdioPipe(e.stdin, e.stdout, cfg.Limits.DrainPeriod)
 	t := &mcp.IOTransport{Reader: pipe, Writer: nopWriteCloser{pipe}}
@@ -226,4 +242,19 @@ func adminKeys(cfg *config.Config) ([]string, error) {
 		}
 	}
 	return keys, nil
+}
+
+// onlySlug is a store's definitions narrowed to one slug, for stdio serving one stored server.
+type onlySlug struct {
+	store.Definitions
+	slug string
+}
+
+// List returns the one definition.
+func (o onlySlug) List(ctx context.Context) ([]store.Definition, error) {
+	d, err := o.Definitions.Get(ctx, o.slug)
+	if err != nil {
+		return nil, err
+	}
+	return []store.Definition{d}, nil
 }
