@@ -79,6 +79,11 @@ type Server struct {
 	Tools       map[string]*Tool     `yaml:"tools"`
 	Resources   map[string]*Resource `yaml:"resources"`
 	Prompts     map[string]*Prompt   `yaml:"prompts"`
+	// ToolsInclude and ToolsExclude filter the tools the server offers by name, with *
+	// globs: only tools matching an include pattern (when there are any) and no exclude
+	// pattern are served.
+	ToolsInclude []string `yaml:"tools_include"`
+	ToolsExclude []string `yaml:"tools_exclude"`
 
 	// Section holds the server-level fields of the kind, undecoded.
 	Section Section `yaml:"-"`
@@ -89,6 +94,11 @@ type Server struct {
 	Name string `yaml:"-"`
 	// Source says where the definition came from: "file" or "store".
 	Source string `yaml:"-"`
+}
+
+// Filter returns the server's tool filter.
+func (s *Server) Filter() ToolFilter {
+	return ToolFilter{Include: s.ToolsInclude, Exclude: s.ToolsExclude}
 }
 
 // IsEnabled reports whether the server is served (enabled defaults to true).

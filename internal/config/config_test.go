@@ -128,3 +128,28 @@ func TestSchemaProblems(t *testing.T) {
 		t.Errorf("kind typo: %v", err)
 	}
 }
+
+func TestGlobAndFilter(t *testing.T) {
+	for _, c := range []struct {
+		pattern, s string
+		want       bool
+	}{
+		{"get_*", "get_user", true}, {"get_*", "list_users", false}, {"*user*", "get_user_by_id", true},
+		{"GET /repos/*", "get /repos/a/b", true}, {"GET /repos/*", "POST /repos/a", false},
+		{"a*b*c", "aXbYc", true}, {"a*b*c", "aXbY", false}, {"*", "", true}, {"", "", true}, {"", "x", false},
+		{"**x", "abx", true}, {"a?", "a?", true}, {"a?", "ab", false},
+	} {
+		if got := Glob(c.pattern, c.s); got != c.want {
+			t.Errorf("Glob(%q, %q) = %v, want %v", c.pattern, c.s, got, c.want)
+		}
+	}
+	f := ToolFilter{Include: []string{"get_*", "search"}, Exclude: []string{"*_admin*"}}
+	for name, want := range map[string]bool{"get_user": true, "search": true, "get_admin_keys": false, "delete_user": false} {
+		if got := f.Keep(name); got != want {
+			t.Errorf("Keep(%q) = %v, want %v", name, got, want)
+		}
+	}
+	if !(ToolFilter{}).Keep("anything") {
+		t.Error("an empty filter must keep every tool")
+	}
+}

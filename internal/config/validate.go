@@ -65,6 +65,16 @@ func validateServer(file, name string, s *Server, p string, kinds Kinds) Problem
 		}
 		return ps
 	}
+	for i, pat := range s.ToolsInclude {
+		if strings.TrimSpace(pat) == "" {
+			add(fmt.Sprintf("%s.tools_include[%d]", p, i), "empty pattern; write a tool name, with * for any characters")
+		}
+	}
+	for i, pat := range s.ToolsExclude {
+		if strings.TrimSpace(pat) == "" {
+			add(fmt.Sprintf("%s.tools_exclude[%d]", p, i), "empty pattern; write a tool name, with * for any characters")
+		}
+	}
 	for _, tn := range s.ToolNames() {
 		t := s.Tools[tn]
 		tp := p + ".tools." + tn

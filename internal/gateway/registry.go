@@ -258,7 +258,11 @@ func (g *Gateway) stateFor(s *config.Server, b backend.Backend, l *live, cat *ba
 		templates: map[string]backend.ResourceReader{},
 		prompts:   map[string]backend.PromptGetter{},
 	}
+	filter := s.Filter()
 	for _, t := range cat.Tools {
+		if !filter.Keep(t.Name) {
+			continue // tools_include / tools_exclude
+		}
 		rs, err := resolveToolSchema(t)
 		if err != nil {
 			return nil, fmt.Errorf("server %s: tool %s: %w", s.Name, t.Name, err)

@@ -325,3 +325,36 @@ func TestAdminRefusesUnopenable(t *testing.T) {
 		t.Errorf("the refused definition was stored: GET %d", code)
 	}
 }
+
+// tools_include and tools_exclude decide which tools a server offers, for every kind.
+func TestToolFilters(t *testing.T) {
+	srv := gatewaytest.Start(t, `
+servers:
+  filtered:
+    kind: command
+    description: d
+    tools_include: ["get_*", ping]
+    tools_exclude: ["*_secret"]
+    tools:
+      get_user: {description: d, argv: [echo, user]}
+      get_secret: {description: d, argv: [echo, secret]}
+      ping: {description: d, argv: [echo, pong]}
+      delete_user: {description: d, argv: [echo, gone]}
+`, gateway.Options{})
+	cs := connect(t, srv.URL+"/mcp/filtered", "2025-11-25")
+	res, err := cs.ListTools(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, tl := range res.Tools {
+		names = append(names, tl.Name)
+	}
+	slices.Sort(names)
+	if !slices.Equal(names, []string{"get_user", "ping"}) {
+		t.Errorf("tools = %v, want [get_user ping]", names)
+	}
+	if _, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "delete_user"}); err == nil || !strings.Contains(err.Error(), "unknown tool") {
+		t.Errorf("calling a filtered-out tool: %v", err)
+	}
+}
