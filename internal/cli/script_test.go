@@ -38,6 +38,7 @@ func TestScript(t *testing.T) {
 			"waithttp": waithttp,
 			"mcpcall":  mcpcall,
 			"adminput": adminput,
+			"sleep":    sleep,
 		},
 	})
 }
@@ -56,6 +57,13 @@ func adminput(ts *testscript.TestScript, neg bool, args []string) {
 	if ok := resp.StatusCode/100 == 2; ok == neg {
 		ts.Fatalf("PUT %s: %d %s", args[0], resp.StatusCode, body)
 	}
+}
+
+// sleep DURATION waits, e.g. for a file watcher to notice a change.
+func sleep(ts *testscript.TestScript, neg bool, args []string) {
+	d, err := time.ParseDuration(args[0])
+	ts.Check(err)
+	time.Sleep(d)
 }
 
 // freeport VAR sets $VAR to a free loopback port.

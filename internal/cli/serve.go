@@ -148,6 +148,9 @@ func runServe(ctx context.Context, e *env, args []string) error {
 	// Start-up (config, schemas, migrations) leaves garbage behind; give it back before idling.
 	debug.FreeOSMemory()
 	log.Info("mcpbridge serving", "url", "http://"+ln.Addr().String()+"/mcp", "servers", len(cfg.Servers), "store", st.Kind)
+	if abs != "" {
+		go watchConfig(ctx, abs, g, log)
+	}
 	return g.Serve(ctx, ln)
 }
 

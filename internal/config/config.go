@@ -9,6 +9,9 @@ package config
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -94,6 +97,20 @@ type Server struct {
 	Name string `yaml:"-"`
 	// Source says where the definition came from: "file" or "store".
 	Source string `yaml:"-"`
+}
+
+// Digest identifies the server's definition as written: two definitions with the same digest
+// are the same (a reload keeps such a server running untouched).
+func (s *Server) Digest() string {
+	if s.Section.Anchor == nil {
+		return ""
+	}
+	b, err := yaml.Marshal(s.Section.Anchor)
+	if err != nil {
+		return ""
+	}
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:])
 }
 
 // Filter returns the server's tool filter.
@@ -298,4 +315,11 @@ func splitWarnings(all Problems) (problems, warnings Problems) {
 		}
 	}
 	return problems, warnings
+}
+
+// Digest identifies a JSON-like value (for comparing two versions of a setting).
+func Digest(v any) string {
+	b, _ := json.Marshal(v)
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:])
 }

@@ -358,3 +358,60 @@ servers:
 		t.Errorf("calling a filtered-out tool: %v", err)
 	}
 }
+
+// Reload reopens only the servers whose definition changed, tells connected clients, and
+// retires removed servers.
+func TestReload(t *testing.T) {
+	v1 := `
+servers:
+  keep: {kind: test-seam, description: unchanged}
+  change: {kind: test-seam, description: first}
+  drop: {kind: test-seam, description: removed later}
+`
+	srv := gatewaytest.Start(t, v1, gateway.Options{})
+	keep, change, drop := lastSeam("keep"), lastSeam("change"), lastSeam("drop")
+	changed := make(chan struct{}, 4)
+	c := mcp.NewClient(&mcp.Implementation{Name: "reload-test", Version: "1"}, &mcp.ClientOptions{
+		ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) { changed <- struct{}{} },
+	})
+	cs, err := c.Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: srv.URL + "/mcp/change"}, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	next, err := config.Parse("test.yaml", t.TempDir(), []byte(`
+listen: 127.0.0.1:9999
+servers:
+  keep: {kind: test-seam, description: unchanged}
+  change: {kind: test-seam, description: second, tools_exclude: [ask]}
+  added: {kind: test-seam, description: new}
+`), backend.Kinds())
+	if err != nil {
+		t.Fatal(err)
+	}
+	restart := srv.Reload(context.Background(), next)
+	if !slices.Equal(restart, []string{"listen"}) {
+		t.Errorf("settings needing a restart = %v, want [listen]", restart)
+	}
+	if lastSeam("keep") != keep {
+		t.Error("an unchanged server was reopened")
+	}
+	if lastSeam("change") == change || lastSeam("added") == nil {
+		t.Error("the changed server was not reopened, or the new one not opened")
+	}
+	select {
+	case <-changed:
+	case <-time.After(5 * time.Second):
+		t.Error("no list_changed for the changed server")
+	}
+	for _, b := range []*seamBackend{change, drop} {
+		select {
+		case <-b.closed:
+		case <-time.After(5 * time.Second):
+			t.Error("a replaced or removed backend was not closed")
+		}
+	}
+	if srv.Entry("drop") != nil {
+		t.Error("the removed server is still served")
+	}
+}

@@ -1,0 +1,83 @@
+package gateway
+
+import (
+	"context"
+	"reflect"
+	"slices"
+
+	"github.com/mcpbridge/mcpbridge/internal/config"
+)
+
+// Reload serves the servers of a new version of the configuration file: servers whose
+// definition changed are opened anew and replace the old ones (connected clients get
+// list_changed notifications, calls in flight finish on the old backend), new servers are
+// added, removed ones retired; unchanged servers keep running untouched. Top-level settings
+// (listen, store, limits, origins, admin, variables) take effect at the next start; Reload
+// returns the names of those that changed so the caller can say so.
+func (g *Gateway) Reload(ctx context.Context, next *config.Config) (needRestart []string) {
+	for _, name := range next.ServerNames() {
+		s := next.Servers[name]
+		unlock := g.dyn.lock(name) // a stored server of the same name waits
+		e := g.reg.get(name)
+		if e != nil && e.Config().Source == "file" && e.Config().Digest() == s.Digest() && s.Digest() != "" {
+			unlock()
+			continue
+		}
+		st, err := g.openState(ctx, s)
+		if err != nil {
+			g.log.Error("server cannot be opened; serving it as unavailable", "server", name, "error", err)
+			st = unavailableState(s, err.Error())
+		}
+		if e == nil {
+			e = g.newEntry(name, s.Title, s.Description)
+			g.apply(e, st)
+			g.reg.put(e)
+			g.log.Info("server added", "server", name)
+		} else {
+			g.apply(e, st)
+			g.log.Info("server reloaded", "server", name)
+		}
+		unlock()
+	}
+	for _, e := range g.reg.all() {
+		if _, kept := next.Servers[e.Name]; kept || e.Config().Source != "file" {
+			continue
+		}
+		unlock := g.dyn.lock(e.Name)
+		if removed := g.reg.remove(e.Name); removed != nil {
+			if l := removed.state.Load().live; l != nil {
+				l.retire(closerOf(removed.Backend()), nil)
+			}
+			for ss := range removed.Server.Sessions() {
+				ss.Close()
+			}
+			g.log.Info("server removed", "server", e.Name)
+		}
+		unlock()
+		// A stored server of that name may be served again.
+		if g.opts.Definitions != nil {
+			g.dyn.set(e.Name, -1, "")
+			g.applyStored(ctx, e.Name)
+		}
+	}
+	cur := g.cfg
+	if cur.Listen != next.Listen {
+		needRestart = append(needRestart, "listen")
+	}
+	if cur.Store != next.Store {
+		needRestart = append(needRestart, "store")
+	}
+	if !reflect.DeepEqual(cur.Limits, next.Limits) {
+		needRestart = append(needRestart, "limits")
+	}
+	if !slices.Equal(cur.Origins, next.Origins) {
+		needRestart = append(needRestart, "origins")
+	}
+	if !slices.Equal(cur.Admin.Keys, next.Admin.Keys) {
+		needRestart = append(needRestart, "admin")
+	}
+	if config.Digest(cur.Variables) != config.Digest(next.Variables) {
+		needRestart = append(needRestart, "variables")
+	}
+	return needRestart
+}
