@@ -1,5 +1,5 @@
-// Package cli implements the mcpbridge command: serve, stdio, check, cid, app, import and
-// version. Main returns the process exit code.
+// Package cli implements the mcpbridge command: serve, stdio, check, tools, call, cid, app,
+// import and version. Main returns the process exit code.
 package cli
 
 import (
@@ -56,6 +56,8 @@ func commands() []command {
 		{"serve", "serve every configured server over HTTP", runServe},
 		{"stdio", "serve one server over stdio (for desktop clients)", runStdio},
 		{"check", "validate a config file and exit", runCheck},
+		{"tools", "list a server's tools and their arguments (tools SERVER)", runTools},
+		{"call", "call one tool and print the result (call SERVER TOOL NAME=VALUE...)", runCall},
 		{"cid", "manage content-addressed resources (cid add FILE)", runCID},
 		{"app", "Lowdefy app tools (app eval, app check)", runApp},
 		{"import", "generate server definitions (import openapi SPEC)", runImport},

@@ -256,6 +256,9 @@ type onlySlug struct {
 // List returns the one definition.
 func (o onlySlug) List(ctx context.Context) ([]store.Definition, error) {
 	d, err := o.Definitions.Get(ctx, o.slug)
+	if errors.Is(err, store.ErrNotFound) {
+		return nil, nil
+	}
 	if err != nil {
 		return nil, err
 	}
