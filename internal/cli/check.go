@@ -99,7 +99,8 @@ func runCID(ctx context.Context, e *env, args []string) error {
 	} else {
 		cfg.Dir, _ = os.Getwd()
 	}
-	st, err := openStore(ctx, storeURL(*storeFlag, cfg), nil)
+	log, _ := newLogger(e.stderr, "warn") // the one log format of every subcommand
+	st, err := openStore(ctx, storeURL(*storeFlag, cfg), log)
 	if err != nil {
 		return err
 	}

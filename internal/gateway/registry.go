@@ -457,6 +457,17 @@ func (g *Gateway) toolHandler(e *Entry, name string) mcp.ToolHandler {
 		res, outcome, err := g.callTool(ctx, e, name, req)
 		d := time.Since(start)
 		g.metrics.observe(server, name, outcome, d)
+		// One line per call answers "what happened to my call?"; argument values are never
+		// logged, a failure's reason is (secrets are scrubbed from results by the kinds).
+		attrs := []any{"server", server, "tool", name, "outcome", outcome, "duration", d.Round(time.Microsecond), "request_id", requestID(ctx)}
+		switch {
+		case res != nil && res.IsError:
+			g.log.InfoContext(ctx, "tool call", append(attrs, "reason", truncate(resultText(res), 300))...)
+		case err != nil:
+			g.log.WarnContext(ctx, "tool call", append(attrs, "error", err.Error())...)
+		default:
+			g.log.InfoContext(ctx, "tool call", attrs...)
+		}
 		if g.audit != nil {
 			entry := store.Entry{Time: start, Server: server, Tool: name, Principal: auth.FromContext(ctx).User, Outcome: outcome, Duration: d}
 			if res != nil && res.IsError {
