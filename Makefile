@@ -1,11 +1,15 @@
 # mcpbridge — `make test` installs what the tests need and runs them all.
-.PHONY: test build serve bench fuzz
+.PHONY: test build dist serve bench fuzz
 
 test:
 	scripts/test.sh
 
 build:
 	go build -o mcpbridge ./cmd/mcpbridge
+
+# Static binaries for linux/darwin x amd64/arm64 in dist/, version stamped.
+dist:
+	scripts/dist.sh
 
 serve:
 	go run ./cmd/mcpbridge serve
@@ -15,4 +19,4 @@ bench:
 
 fuzz:
 	go test -run '^$$' -fuzz FuzzHTTPEntry -fuzztime 60s ./internal/gateway
-	go test -run '^$$' -fuzz FuzzParse -fuzztime 60s ./internal/config
+	go test -run '^$$' -fuzz FuzzParse -fuzztime 60s ./internal/backend/all

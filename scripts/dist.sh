@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+# dist.sh — build static mcpbridge binaries for linux and darwin on amd64 and arm64 into
+# dist/, with the version stamped (mcpbridge version prints it). VERSION overrides the
+# version taken from git.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+version="${VERSION:-$(git describe --tags --always --dirty 2>/dev/null || echo dev)}"
+mkdir -p dist
+for os in linux darwin; do
+	for arch in amd64 arm64; do
+		out="dist/mcpbridge-${version}-${os}-${arch}"
+		CGO_ENABLED=0 GOOS=$os GOARCH=$arch go build -trimpath \
+			-ldflags "-s -w -X github.com/mcpbridge/mcpbridge/internal/cli.Version=${version}" \
+			-o "$out" ./cmd/mcpbridge
+		echo "$out"
+	done
+done
