@@ -11,7 +11,8 @@
 # Settings (environment):
 #   MCPBRIDGE_PG_DIR   cluster folder   (default /tmp/mcpbridge-postgres)
 #   MCPBRIDGE_PG_PORT  loopback port    (default 55432)
-# Everything but the final export line goes to stderr.
+# Everything but the final export lines goes to stderr. When this run started the server it
+# also exports MCPBRIDGE_PG_STARTED; scripts/stop-postgres.sh stops it.
 set -euo pipefail
 
 dir=${MCPBRIDGE_PG_DIR:-/tmp/mcpbridge-postgres}
@@ -72,9 +73,11 @@ if [[ ! -f $data/PG_VERSION ]]; then
 	rm -f "$pwfile"
 fi
 
+started=
 if "${run[@]}" "$bindir/pg_ctl" -D "$data" status >/dev/null 2>&1; then
 	say "server already running"
 else
+	started=1
 	say "starting server on 127.0.0.1:$port (log $log)"
 	"${run[@]}" "$bindir/pg_ctl" -D "$data" -l "$log" -w -t 60 start -o "\
 -c listen_addresses=127.0.0.1 -c port=$port -c unix_socket_directories=$dir \
@@ -94,3 +97,7 @@ if ! "$bindir/pg_isready" -q -h 127.0.0.1 -p "$port"; then
 fi
 
 echo "export MCPBRIDGE_TEST_POSTGRES=postgres://$user:$password@127.0.0.1:$port/postgres?sslmode=disable"
+# Tell the caller whether this run started the server, so it can stop what it started.
+if [[ -n $started ]]; then
+	echo "export MCPBRIDGE_PG_STARTED=$data"
+fi

@@ -12,6 +12,10 @@ step() { printf '\n== %s\n' "$*"; }
 step "setup: PostgreSQL"
 eval "$(scripts/setup-postgres.sh)"
 export MCPBRIDGE_TEST_POSTGRES
+# Stop the server at the end if this run started it (MCPBRIDGE_KEEP_POSTGRES=1 keeps it).
+if [[ -n ${MCPBRIDGE_PG_STARTED:-} && -z ${MCPBRIDGE_KEEP_POSTGRES:-} ]]; then
+	trap 'scripts/stop-postgres.sh' EXIT
+fi
 step "setup: Node 22, conformance suite, Inspector, playwright-core"
 scripts/setup-node.sh
 step "setup: Chromium"
