@@ -142,6 +142,7 @@ func (g *Gateway) newEntry(name, title, instructions string) *Entry {
 		SessionTimeout:             max(g.opts.SessionTimeout, 0),
 		MaxRequestBodyBytes:        g.cfg.Limits.MaxBody,
 		DisableLocalhostProtection: g.opts.DisableLocalhostProtection,
+		EventStore:                 g.events,
 	})
 	e.modern = mcp.NewStreamableHTTPHandler(get, &mcp.StreamableHTTPOptions{
 		Stateless:                  true,
