@@ -22,6 +22,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/mcpbridge/mcpbridge/internal/config"
@@ -70,6 +71,8 @@ type Gateway struct {
 	audit    *auditor
 	draining atomic.Bool
 	inflight atomic.Int64 // MCP POSTs being served
+
+	events mcp.EventStore // legacy SSE events kept for Last-Event-ID resumption (events.go)
 }
 
 // New opens the backends of every server in cfg and returns a gateway ready to serve them.
@@ -85,7 +88,7 @@ func New(ctx context.Context, cfg *config.Config, opts Options) (*Gateway, error
 	if opts.Version == "" {
 		opts.Version = "dev"
 	}
-	g := &Gateway{cfg: cfg, opts: opts, log: opts.Logger, origins: map[string]bool{}}
+	g := &Gateway{cfg: cfg, opts: opts, log: opts.Logger, origins: map[string]bool{}, events: newEventStore()}
 	g.sdkLog = slog.New(minLevel{opts.Logger.Handler(), slog.LevelWarn})
 	for _, o := range cfg.Origins {
 		g.origins[strings.ToLower(strings.TrimSuffix(o, "/"))] = true

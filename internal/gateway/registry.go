@@ -194,12 +194,16 @@ func (g *Gateway) newEntry(name, title, instructions string) *Entry {
 		SessionTimeout:             max(g.opts.SessionTimeout, 0),
 		MaxRequestBodyBytes:        g.cfg.Limits.MaxBody,
 		DisableLocalhostProtection: g.opts.DisableLocalhostProtection,
+		EventStore:                 g.events,
 	})
 	e.modern = mcp.NewStreamableHTTPHandler(get, &mcp.StreamableHTTPOptions{
 		Stateless:                  true,
 		Logger:                     g.sdkLog.With("server", name),
 		MaxRequestBodyBytes:        g.cfg.Limits.MaxBody,
 		DisableLocalhostProtection: g.opts.DisableLocalhostProtection,
+		// A 2026-07-28 client cancels a call by closing its request's stream: end the
+		// call's context with the HTTP request, which stops the backend's work.
+		PropagateRequestCancellation: true,
 	})
 	e.sse = mcp.NewSSEHandler(get, nil)
 	e.state.Store(&entryState{cfg: &config.Server{Name: name}, catalog: &backend.Catalog{}})
