@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -16,8 +15,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/mcpbridge/mcpbridge/internal/config"
 	"github.com/mcpbridge/mcpbridge/internal/gateway"
+	"github.com/mcpbridge/mcpbridge/internal/gateway/gatewaytest"
 )
 
 // A tool that writes the pids of its shell and of a child sleep to a file, then waits: both
@@ -39,16 +38,7 @@ servers:
 // legacy eras cancel with notifications/cancelled on the session, 2026-07-28 by closing the
 // request's HTTP stream.
 func TestCancelStopsCommand(t *testing.T) {
-	cfg, err := config.Parse("c.yaml", t.TempDir(), []byte(cancelConfig))
-	if err != nil {
-		t.Fatal(err)
-	}
-	g, err := gateway.New(context.Background(), cfg, gateway.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := httptest.NewServer(g.Handler())
-	defer srv.Close()
+	srv := gatewaytest.Start(t, cancelConfig, gateway.Options{})
 	for _, era := range eras {
 		t.Run(era, func(t *testing.T) {
 			cs := connect(t, srv.URL+"/mcp/c", era)
