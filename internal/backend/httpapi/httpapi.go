@@ -375,7 +375,7 @@ func (b *Backend) CallTool(ctx context.Context, _ auth.Principal, name string, r
 	if err != nil {
 		return backend.ErrorResult("arguments must be a JSON object: %v", err), nil
 	}
-	return b.call(ctx, t, args), nil
+	return b.scrub.result(b.call(ctx, t, args)), nil
 }
 
 // decodeArgs decodes the arguments object keeping numbers exact (json.Number).
