@@ -109,8 +109,9 @@ func (sc *Scrubber) Contains(s string) bool {
 	if sc == nil {
 		return false
 	}
-	for i := range len(s) {
-		if _, f := sc.text.longestAt(s, i); f >= 0 {
+	m := &sc.text
+	for i := m.next(s, 0); i < len(s); i = m.next(s, i+1) {
+		if _, f := m.longestAt(s, i); f >= 0 {
 			return true
 		}
 	}
@@ -180,7 +181,8 @@ type form struct {
 // position is the longest one there.
 type matcher struct {
 	forms   []form
-	byFirst [256][]int32 // indexes into forms by first byte
+	byFirst [256][]int32    // indexes into forms by first byte
+	pairs   [1 << 10]uint64 // bit set of the first two bytes of forms, to skip most positions fast
 }
 
 func newMatcher(forms []form) matcher {
@@ -194,8 +196,31 @@ func newMatcher(forms []form) matcher {
 		seen[f.s] = true
 		m.byFirst[f.s[0]] = append(m.byFirst[f.s[0]], int32(len(m.forms)))
 		m.forms = append(m.forms, f)
+		if len(f.s) == 1 {
+			for c := range 256 {
+				m.setPair(f.s[0], byte(c))
+			}
+		} else {
+			m.setPair(f.s[0], f.s[1])
+		}
 	}
 	return m
+}
+
+func (m *matcher) setPair(a, b byte) {
+	p := uint16(a)<<8 | uint16(b)
+	m.pairs[p>>6] |= 1 << (p & 63)
+}
+
+// next returns the first position from i on where a form may start (len(s) if none): the
+// last byte, or one whose pair with the next byte begins a form.
+func (m *matcher) next(s string, i int) int {
+	for ; i+1 < len(s); i++ {
+		if p := uint16(s[i])<<8 | uint16(s[i+1]); m.pairs[p>>6]&(1<<(p&63)) != 0 {
+			return i
+		}
+	}
+	return min(i, len(s))
 }
 
 // longestAt returns the end and index of the longest form at s[i:], or -1, -1.
@@ -219,7 +244,7 @@ func (m *matcher) replace(s string) string {
 	var b strings.Builder
 	last := 0
 	var marks []string
-	for i := 0; i < len(s); {
+	for i := m.next(s, 0); i < len(s); i = m.next(s, i) {
 		end, k := m.longestAt(s, i)
 		if k < 0 {
 			i++
