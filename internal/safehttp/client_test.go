@@ -141,6 +141,10 @@ func TestRedirectToMetadataRefusedBeforeDial(t *testing.T) {
 		"http://169.254.169.254/latest/meta-data/",
 		"http://[fd00:ec2::254]/latest/meta-data/",
 		"http://[::ffff:169.254.169.254]/",
+		"http://[::a9fe:a9fe]/",
+		"http://[2002:a9fe:a9fe::1]/",
+		"http://[2001:0:4136:e378:8000:63bf:5601:5601]/",
+		"http://[64:ff9b:1::a9fe:a9fe]/",
 	} {
 		t.Run(target, func(t *testing.T) {
 			srv, _, _ := newServer(t, func(w http.ResponseWriter, r *http.Request) {

@@ -17,8 +17,18 @@
 //
 // Always refused, whatever the [Policy]: link-local addresses (169.254.0.0/16, fe80::/10)
 // including the cloud metadata endpoints 169.254.169.254, fd00:ec2::254 and 100.100.100.200;
-// unspecified addresses (0.0.0.0/8, ::); multicast and broadcast. IPv4-mapped
-// (::ffff:a.b.c.d) and NAT64 (64:ff9b::a.b.c.d) spellings are judged as their IPv4 address.
+// unspecified addresses (0.0.0.0/8, ::); multicast and broadcast.
+//
+// IPv6 addresses that carry an IPv4 address are judged as that IPv4 address, so a refused
+// IPv4 address cannot be reached through an IPv6 spelling: IPv4-mapped (::ffff:a.b.c.d),
+// IPv4-compatible (::a.b.c.d, such as ::7f00:1 for 127.0.0.1; :: and ::1 keep their IPv6
+// meaning), IPv4-translated (SIIT, ::ffff:0:a.b.c.d), NAT64 (64:ff9b::a.b.c.d, and the
+// local-use prefix 64:ff9b:1::/48), 6to4 (2002:AABB:CCDD::/48 carries AA.BB.CC.DD) and
+// Teredo (2001:0::/32; the client address, stored inverted in the last 32 bits). In the
+// local-use NAT64 prefix, whose translator prefix length is not known, the last 32 bits
+// decide, and a loopback, private, shared or link-local/metadata address at the /48, /56 or
+// /64 position of RFC 6052 is refused too. A prefix in [Policy.AllowHosts] may name the
+// IPv4 address or the IPv6 one.
 //
 // Refused unless [Policy.AllowPrivate] is set or [Policy.AllowHosts] lists the host name or
 // a prefix containing the address: loopback, private (RFC 1918, fc00::/7), shared (CGNAT

@@ -9,7 +9,9 @@ import (
 
 // Policy says which destination addresses upstream calls may reach. The zero value allows
 // public addresses only. Whatever the policy, link-local and cloud metadata addresses,
-// unspecified, broadcast and multicast addresses are refused.
+// unspecified, broadcast and multicast addresses are refused. An IPv6 address carrying an
+// IPv4 address (mapped, compatible, translated, NAT64, 6to4, Teredo) is judged as that IPv4
+// address (see the package documentation).
 type Policy struct {
 	// AllowPrivate allows loopback (127.0.0.0/8, ::1), private (RFC 1918, fc00::/7),
 	// shared (CGNAT, 100.64.0.0/10) and other reserved, non-public ranges.
@@ -68,7 +70,6 @@ var (
 		netip.MustParseAddr("fd00:ec2::254"),   // AWS IMDS over IPv6
 		netip.MustParseAddr("100.100.100.200"), // Alibaba Cloud metadata
 	}
-	nat64Prefix  = netip.MustParsePrefix("64:ff9b::/96")
 	thisNetwork  = netip.MustParsePrefix("0.0.0.0/8")
 	broadcast    = netip.MustParseAddr("255.255.255.255")
 	sharedPrefix = netip.MustParsePrefix("100.64.0.0/10")
@@ -85,21 +86,89 @@ var (
 	}
 )
 
-// canonical unwraps IPv4-mapped (::ffff:a.b.c.d) and NAT64 (64:ff9b::a.b.c.d) forms so a
-// refused IPv4 address cannot be reached through its IPv6 spelling.
+// IPv6 forms that carry an IPv4 address: a connection to one of them can end at that IPv4
+// address (through the kernel, a translator or a tunnel), so they are judged by it.
+var (
+	compatPrefix     = netip.MustParsePrefix("::/96")           // IPv4-compatible, ::a.b.c.d (RFC 4291, deprecated)
+	siitPrefix       = netip.MustParsePrefix("::ffff:0:0:0/96") // IPv4-translated, ::ffff:0:a.b.c.d (SIIT, RFC 2765)
+	nat64Prefix      = netip.MustParsePrefix("64:ff9b::/96")    // NAT64 well-known prefix (RFC 6052)
+	nat64LocalPrefix = netip.MustParsePrefix("64:ff9b:1::/48")  // NAT64 local-use prefix (RFC 8215)
+	sixToFourPrefix  = netip.MustParsePrefix("2002::/16")       // 6to4, 2002:AABB:CCDD::/48 (RFC 3056)
+	teredoPrefix     = netip.MustParsePrefix("2001::/32")       // Teredo, client address inverted in the last 32 bits (RFC 4380)
+)
+
+// canonical returns the address ip is judged as: without zone, and the IPv4 address it
+// carries when it is an IPv4-mapped (::ffff:a.b.c.d), IPv4-compatible (::a.b.c.d, but not
+// :: or ::1), IPv4-translated (::ffff:0:a.b.c.d), NAT64 (64:ff9b::a.b.c.d, and the last 32
+// bits of 64:ff9b:1::/48), 6to4 (2002:AABB:CCDD::) or Teredo (2001:0::, the client address)
+// address, so a refused IPv4 address cannot be reached through an IPv6 spelling.
 func canonical(ip netip.Addr) netip.Addr {
 	ip = ip.Unmap().WithZone("")
-	if ip.Is6() && nat64Prefix.Contains(ip) {
-		b := ip.As16()
+	if !ip.Is6() {
+		return ip
+	}
+	b := ip.As16()
+	switch {
+	case nat64Prefix.Contains(ip), nat64LocalPrefix.Contains(ip), siitPrefix.Contains(ip),
+		compatPrefix.Contains(ip) && ip != netip.IPv6Unspecified() && ip != netip.IPv6Loopback():
 		return netip.AddrFrom4([4]byte{b[12], b[13], b[14], b[15]})
+	case sixToFourPrefix.Contains(ip):
+		return netip.AddrFrom4([4]byte{b[2], b[3], b[4], b[5]})
+	case teredoPrefix.Contains(ip):
+		return netip.AddrFrom4([4]byte{b[12] ^ 0xff, b[13] ^ 0xff, b[14] ^ 0xff, b[15] ^ 0xff})
 	}
 	return ip
+}
+
+// localNAT64Others returns the IPv4 addresses an address of the local-use NAT64 prefix
+// 64:ff9b:1::/48 carries at the positions RFC 6052 gives for translator prefixes of length
+// 48, 56 and 64 (bits 64-71 are skipped). The prefix length a translator uses is not
+// known here, and translators ignore the bits after the IPv4 address, so an address can
+// carry a public IPv4 address in its last 32 bits (the /96 position, judged by canonical)
+// and a refused one at another position.
+func localNAT64Others(ip netip.Addr) []netip.Addr {
+	ip = ip.Unmap().WithZone("")
+	if !nat64LocalPrefix.Contains(ip) {
+		return nil
+	}
+	b := ip.As16()
+	return []netip.Addr{
+		netip.AddrFrom4([4]byte{b[6], b[7], b[9], b[10]}),   // /48
+		netip.AddrFrom4([4]byte{b[7], b[9], b[10], b[11]}),  // /56
+		netip.AddrFrom4([4]byte{b[9], b[10], b[11], b[12]}), // /64
+	}
 }
 
 // classify returns why ip is not public ("" when it is public) and whether it is refused
 // whatever the policy.
 func classify(ip netip.Addr) (reason string, always bool) {
-	ip = canonical(ip)
+	reason, always, _ = judge(ip)
+	return reason, always
+}
+
+// judge classifies ip as canonical(ip), and also returns the address the verdict is about.
+// In the local-use NAT64 prefix, a loopback, private, shared or link-local/metadata IPv4
+// address at another position (localNAT64Others) is refused as well; the other classes
+// are not looked for there, since the zero bits of ordinary addresses read as 0.0.0.0/8.
+func judge(ip netip.Addr) (reason string, always bool, as netip.Addr) {
+	as = canonical(ip)
+	reason, always = classifyAddr(as)
+	if always {
+		return reason, always, as
+	}
+	for _, other := range localNAT64Others(ip) {
+		switch r, a := classifyAddr(other); {
+		case a && r == reasonMetadata:
+			return r, true, other
+		case reason == "" && (r == reasonLoopback || r == reasonPrivate || r == reasonShared):
+			reason, as = r, other
+		}
+	}
+	return reason, false, as
+}
+
+// classifyAddr classifies ip as it is (see classify).
+func classifyAddr(ip netip.Addr) (reason string, always bool) {
 	switch {
 	case !ip.IsValid():
 		return "invalid address", true
@@ -199,7 +268,7 @@ func (c compiled) hostAllowed(host string) bool {
 
 // check returns a *BlockedError when connecting to ip (resolved from host) is refused.
 func (c compiled) check(host string, ip netip.Addr) error {
-	reason, always := classify(ip)
+	reason, always, as := judge(ip)
 	if reason == "" {
 		return nil
 	}
@@ -207,9 +276,11 @@ func (c compiled) check(host string, ip netip.Addr) error {
 		if c.allowPrivate || c.hostAllowed(host) {
 			return nil
 		}
-		cip := canonical(ip)
+		// An allowed prefix may name the address judged (the IPv4 address an IPv6 one
+		// carries) or the address as written.
+		raw := ip.Unmap().WithZone("")
 		for _, p := range c.prefixes {
-			if p.Contains(cip) {
+			if p.Contains(as) || p.Contains(raw) {
 				return nil
 			}
 		}

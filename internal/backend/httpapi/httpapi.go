@@ -322,7 +322,7 @@ func (b *Backend) CallTool(ctx context.Context, c *backend.Call) (*mcp.CallToolR
 	if err != nil {
 		return backend.ErrorResult("arguments must be a JSON object: %v", err), nil
 	}
-	return b.call(ctx, t, args), nil
+	return b.scrub.result(b.call(ctx, t, args)), nil
 }
 
 // decodeArgs decodes the arguments object keeping numbers exact (json.Number).

@@ -25,10 +25,7 @@ func (b *Backend) call(ctx context.Context, t *tool, args map[string]any) *mcp.C
 	if err != nil {
 		return b.failure(err)
 	}
-	req := bt.req
-	if len(bt.stripOnRedirect) > 0 {
-		req = req.WithContext(context.WithValue(req.Context(), stripKey{}, bt.stripOnRedirect))
-	}
+	req := guardRedirects(bt, b.scrub)
 	display := b.scrub.String(bt.display)
 	resp, err := b.client.Do(req)
 	if err != nil {

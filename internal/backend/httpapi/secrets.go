@@ -1,11 +1,11 @@
 package httpapi
 
 import (
-	"bytes"
 	"encoding/json"
-	"net/url"
+	"slices"
 	"sort"
-	"strings"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcpbridge/mcpbridge/internal/secret"
 )
@@ -42,84 +42,124 @@ func (s *secrets) resolve(where, v string) (string, error) {
 	return val, nil
 }
 
-// scrubber replaces resolved secret values (and their JSON, URL, query and cookie encodings) with a
-// placeholder that names the reference. The zero value scrubs nothing.
+// scrubber replaces resolved secret values, and their encodings (internal/secret.Scrubber,
+// plus the cookie encoding of this package), with a placeholder that names the reference,
+// in strings, bytes, JSON-like values and whole tool results. The zero value scrubs nothing.
 type scrubber struct {
-	r     *strings.Replacer
-	forms []string // every scrubbed form of every secret
+	sc *secret.Scrubber
 }
 
 func newScrubber(values map[string]string) scrubber {
 	if len(values) == 0 {
 		return scrubber{}
 	}
-	// Longest first, so a secret containing another is replaced whole.
 	vals := make([]string, 0, len(values))
 	for v := range values {
 		vals = append(vals, v)
 	}
-	sort.Slice(vals, func(i, j int) bool { return len(vals[i]) > len(vals[j]) })
-	var pairs, forms []string
-	seen := map[string]bool{}
+	sort.Strings(vals) // a form shared by two secrets is named after the same one every time
+	secrets := make([]secret.Secret, 0, 2*len(vals))
 	for _, v := range vals {
-		mark := "[" + values[v] + "]"
-		jb, _ := json.Marshal(v)
-		forms := []string{v, string(jb[1 : len(jb)-1]), url.PathEscape(v), url.QueryEscape(v), cookieValue(v)}
-		for _, f := range forms {
-			if f == "" || seen[f] {
-				continue
-			}
-			seen[f] = true
-			pairs = append(pairs, f, mark)
-			forms = append(forms, f)
-		}
+		secrets = append(secrets, secret.Secret{Value: v, Label: values[v]}, secret.Secret{Value: cookieValue(v), Label: values[v]})
 	}
-	return scrubber{r: strings.NewReplacer(pairs...), forms: forms}
+	return scrubber{sc: secret.NewLabeledScrubber(secrets...)}
 }
 
-// cutPartial drops the end of a cut-off text when it is the beginning of a secret, which
-// the replacer cannot recognise.
-func (sc scrubber) cutPartial(b []byte) []byte {
-	cut := 0
-	for _, f := range sc.forms {
-		for k := min(len(f)-1, len(b)); k > cut; k-- {
-			if bytes.HasSuffix(b, []byte(f[:k])) {
-				cut = k
-				break
-			}
-		}
-	}
-	return b[:len(b)-cut]
-}
+// cutPartial scrubs a response body cut at max_output: whole secrets are replaced and what
+// is left of a secret the cut went through (4 bytes or more) is dropped.
+func (s scrubber) cutPartial(b []byte) []byte { return s.sc.Cut(b, secret.CutEnd) }
 
-// String returns s with every secret replaced.
-func (sc scrubber) String(s string) string {
-	if sc.r == nil {
-		return s
-	}
-	return sc.r.Replace(s)
-}
+// String returns x with every secret replaced.
+func (s scrubber) String(x string) string { return s.sc.String(x) }
 
-// Value returns a copy of a JSON-like value with secrets replaced in every string and key.
-func (sc scrubber) Value(v any) any {
-	if sc.r == nil {
+// Bytes returns binary content with every secret replaced, before it is base64-encoded.
+func (s scrubber) Bytes(b []byte) []byte { return s.sc.Bytes(b) }
+
+// Value returns a JSON-like value with secrets replaced in every string and key; the value
+// itself when it holds none, else a copy.
+func (s scrubber) Value(v any) any {
+	if s.sc == nil {
 		return v
 	}
+	out, _ := s.value(v)
+	return out
+}
+
+func (s scrubber) value(v any) (any, bool) {
 	switch x := v.(type) {
 	case string:
-		return sc.r.Replace(x)
+		y := s.sc.String(x)
+		return y, y != x
+	case json.Number: // a secret made of digits, echoed as a number, becomes a string
+		if y := s.sc.String(string(x)); y != string(x) {
+			return y, true
+		}
+		return x, false
 	case []any:
-		out := make([]any, len(x))
+		var out []any
 		for i, e := range x {
-			out[i] = sc.Value(e)
+			if y, changed := s.value(e); changed {
+				if out == nil {
+					out = slices.Clone(x)
+				}
+				out[i] = y
+			}
 		}
-		return out
+		if out == nil {
+			return x, false
+		}
+		return out, true
 	case map[string]any:
-		out := make(map[string]any, len(x))
+		var out map[string]any
 		for k, e := range x {
-			out[sc.r.Replace(k)] = sc.Value(e)
+			k2 := s.sc.String(k)
+			y, changed := s.value(e)
+			if (changed || k2 != k) && out == nil {
+				out = make(map[string]any, len(x))
+				for k, e := range x {
+					out[k] = e
+				}
+			}
+			if out != nil {
+				if k2 != k {
+					delete(out, k)
+				}
+				out[k2] = y
+			}
 		}
-		return out
+		if out == nil {
+			return x, false
+		}
+		return out, true
 	}
-	return v
+	return v, false
+}
+
+// result scrubs a tool result in place, whatever built it: text, image and audio bytes,
+// embedded resources and links, and structured content. It is the last step of every call,
+// so nothing the API returned can reach the client with a secret in it.
+func (s scrubber) result(r *mcp.CallToolResult) *mcp.CallToolResult {
+	if s.sc == nil || r == nil {
+		return r
+	}
+	for _, c := range r.Content {
+		switch c := c.(type) {
+		case *mcp.TextContent:
+			c.Text = s.String(c.Text)
+		case *mcp.ImageContent:
+			c.Data, c.MIMEType = s.Bytes(c.Data), s.String(c.MIMEType)
+		case *mcp.AudioContent:
+			c.Data, c.MIMEType = s.Bytes(c.Data), s.String(c.MIMEType)
+		case *mcp.EmbeddedResource:
+			if rc := c.Resource; rc != nil {
+				rc.URI, rc.MIMEType, rc.Text, rc.Blob = s.String(rc.URI), s.String(rc.MIMEType), s.String(rc.Text), s.Bytes(rc.Blob)
+			}
+		case *mcp.ResourceLink:
+			c.URI, c.Name, c.Title, c.Description, c.MIMEType = s.String(c.URI), s.String(c.Name), s.String(c.Title), s.String(c.Description), s.String(c.MIMEType)
+		}
+	}
+	if r.StructuredContent != nil {
+		r.StructuredContent = s.Value(r.StructuredContent)
+	}
+	return r
 }
