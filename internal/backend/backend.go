@@ -151,9 +151,9 @@ type Deps struct {
 	Variables map[string]any
 	// Logger is the backend's logger (never nil when opened by the gateway).
 	Logger *slog.Logger
-	// HTTPClient returns the shared, SSRF-guarded HTTP client of a policy (one connection
-	// pool per policy). nil means safehttp.NewClient without sharing.
-	HTTPClient func(safehttp.Policy) *http.Client
+	// HTTPClient returns an SSRF-guarded HTTP client for a policy; clients of the same
+	// policy share one connection pool. nil means safehttp.NewClient.
+	HTTPClient func(safehttp.Policy, safehttp.Options) *http.Client
 	// Secrets resolves secret references (secret:NAME, env:NAME, file:PATH).
 	Secrets SecretResolver
 	// WorkSessions and Blobs are the store's, for kinds that keep work sessions or
@@ -175,6 +175,14 @@ func (d Deps) Clock() func() time.Time {
 		return d.Now
 	}
 	return time.Now
+}
+
+// Client returns an HTTP client from d.HTTPClient, or from safehttp.NewClient when unset.
+func (d Deps) Client(p safehttp.Policy, o safehttp.Options) *http.Client {
+	if d.HTTPClient != nil {
+		return d.HTTPClient(p, o)
+	}
+	return safehttp.NewClient(p, o)
 }
 
 // Log returns d.Logger, or a logger that discards when unset.

@@ -21,6 +21,7 @@ import (
 	"github.com/mcpbridge/mcpbridge/internal/auth"
 	"github.com/mcpbridge/mcpbridge/internal/backend"
 	"github.com/mcpbridge/mcpbridge/internal/config"
+	"github.com/mcpbridge/mcpbridge/internal/safehttp"
 	"github.com/mcpbridge/mcpbridge/internal/store"
 )
 
@@ -245,6 +246,7 @@ func (g *Gateway) deps(s *config.Server) backend.Deps {
 		Logger:       g.log.With("server", s.Name),
 		WorkSessions: g.opts.WorkSessions,
 		Secrets:      secretResolver{dir: g.cfg.Dir},
+		HTTPClient:   safehttp.NewClient, // clients of a policy share one pool
 	}
 	if b, ok := g.opts.Blobs.(store.Blobs); ok {
 		d.Blobs = b

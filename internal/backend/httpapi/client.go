@@ -9,19 +9,11 @@ import (
 	"slices"
 	"sort"
 	"strings"
-	"sync"
 	"time"
 
+	"github.com/mcpbridge/mcpbridge/internal/backend"
 	"github.com/mcpbridge/mcpbridge/internal/safehttp"
 	"github.com/mcpbridge/mcpbridge/internal/secret"
-)
-
-// Clients are shared by SSRF policy: every backend with the same policy uses the same
-// transport (one connection pool), so a tool call never opens a descriptor of its own that
-// outlives it, and reloading a server does not leak pools.
-var (
-	clientsMu sync.Mutex
-	clients   = map[string]*http.Client{}
 )
 
 func policyOf(s serverSection) safehttp.Policy {
@@ -30,27 +22,13 @@ func policyOf(s serverSection) safehttp.Policy {
 	return safehttp.Policy{AllowPrivate: s.AllowPrivate, AllowHosts: hosts}
 }
 
-func policyKey(p safehttp.Policy) string {
-	var b strings.Builder
-	if p.AllowPrivate {
-		b.WriteString("private;")
-	}
-	b.WriteString(strings.Join(p.AllowHosts, ","))
-	return b.String()
-}
-
-// clientFor returns the shared client of a policy, whose redirects carry no Referer and
-// none of a call's secrets to another host (see guardRedirect).
-func clientFor(p safehttp.Policy) *http.Client {
-	key := policyKey(p)
-	clientsMu.Lock()
-	defer clientsMu.Unlock()
-	if c, ok := clients[key]; ok {
-		return c
-	}
+// newClient returns the backend's HTTP client: one from the gateway's factory (clients of a
+// policy share a connection pool), whose redirects carry no Referer and none of a call's
+// secrets to another host (see guardRedirect).
+func newClient(deps backend.Deps, p safehttp.Policy) *http.Client {
 	// Per-call deadlines come from the tool's timeout on the request context; the client's own
 	// limits are set beyond any sensible tool timeout so they never cut a call short.
-	base := safehttp.NewClient(p, safehttp.Options{Timeout: clientCeiling, ResponseHeaderTimeout: clientCeiling})
+	base := deps.Client(p, safehttp.Options{Timeout: clientCeiling, ResponseHeaderTimeout: clientCeiling})
 	c := *base
 	next := base.CheckRedirect
 	c.CheckRedirect = func(req *http.Request, via []*http.Request) error {
@@ -61,7 +39,6 @@ func clientFor(p safehttp.Policy) *http.Client {
 		}
 		return guardRedirect(req, via)
 	}
-	clients[key] = &c
 	return &c
 }
 

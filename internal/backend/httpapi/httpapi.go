@@ -123,7 +123,7 @@ func (sp *spec) Open(_ context.Context, deps backend.Deps) (backend.Backend, err
 		b.list = append(b.list, backend.ToolFromConfig(name, s.Tools[name]))
 	}
 	b.scrub = newScrubber(sec.values)
-	b.client = clientFor(policyOf(sp.conf))
+	b.client = newClient(deps, policyOf(sp.conf))
 	return b, nil
 }
 
