@@ -35,6 +35,12 @@ type seamBackend struct {
 	release chan struct{}
 }
 
+// slowOpen holds the Open of test-seam servers named slow* until it is closed.
+var (
+	slowOpen    = make(chan struct{})
+	releaseSlow = sync.OnceFunc(func() { close(slowOpen) })
+)
+
 // seams are the opened test-seam backends by server name, in the order they were opened.
 var seams = struct {
 	sync.Mutex
@@ -57,6 +63,9 @@ func init() {
 		return backend.SpecFunc(func(context.Context, backend.Deps) (backend.Backend, error) {
 			if strings.HasPrefix(name, "broken") {
 				return nil, errors.New("upstream at 127.0.0.1:1 refused the connection")
+			}
+			if strings.HasPrefix(name, "slow") {
+				<-slowOpen // an upstream that takes its time to answer
 			}
 			b := &seamBackend{
 				changes: make(chan struct{}, 1), ended: make(chan string, 8), closed: make(chan struct{}),
@@ -413,5 +422,45 @@ servers:
 	}
 	if srv.Entry("drop") != nil {
 		t.Error("the removed server is still served")
+	}
+}
+
+// A backend that is slow to open holds up neither the admin API nor other servers.
+func TestSlowOpenBlocksNothing(t *testing.T) {
+	st, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "s.db"), sqlite.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	_, url := startGateway(t, st)
+	defer releaseSlow()
+	slowDone := make(chan time.Duration, 1)
+	go func() {
+		start := time.Now()
+		admin(t, "PUT", url+"/admin/api/servers/slow", adminKey, `{"kind":"test-seam","description":"slow to open"}`)
+		slowDone <- time.Since(start)
+	}()
+	time.Sleep(200 * time.Millisecond) // the slow open is under way
+	start := time.Now()
+	if code, m := admin(t, "PUT", url+"/admin/api/servers/quick", adminKey, `{"kind":"test-seam","description":"quick"}`); code != 201 {
+		t.Fatalf("put quick: %d %v", code, m)
+	}
+	if d := time.Since(start); d > time.Second {
+		t.Errorf("another server waited %s for the slow open", d)
+	}
+	cs := connect(t, url+"/mcp/quick", "2025-11-25")
+	if _, err := cs.ListTools(context.Background(), nil); err != nil {
+		t.Errorf("the quick server is not served while the slow one opens: %v", err)
+	}
+	if code, _ := admin(t, "GET", url+"/admin/api/servers", adminKey, ""); code != 200 {
+		t.Errorf("the admin API is held up: GET %d", code)
+	}
+	select {
+	case d := <-slowDone:
+		if d > 5*time.Second {
+			t.Errorf("the admin API answered the slow PUT after %s", d)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the admin API did not answer the PUT of a slow server")
 	}
 }
