@@ -189,6 +189,8 @@ type PromptArgument struct {
 	Name        string `yaml:"name"`
 	Description string `yaml:"description"`
 	Required    bool   `yaml:"required"`
+	// Values are offered to clients that complete the argument (completion/complete).
+	Values []string `yaml:"values"`
 }
 
 // PromptMessage is one message of a prompt; Text may contain {{argument}} placeholders.

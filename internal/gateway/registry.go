@@ -156,15 +156,24 @@ func (g *Gateway) newEntry(name, title, instructions string) *Entry {
 		Instructions: instructions,
 		// completion/complete goes to the backend that completes.
 		CompletionHandler: func(ctx context.Context, req *mcp.CompleteRequest) (*mcp.CompleteResult, error) {
-			st, ok := e.enter()
-			if !ok {
-				return &mcp.CompleteResult{}, nil
+			st, entered := e.enter()
+			if entered {
+				defer st.live.exit()
 			}
-			defer st.live.exit()
-			if c, ok := st.backend.(backend.Completer); ok {
+			// The source that offers the prompt or template completes it; else the backend.
+			var owner any = st.backend
+			if ref := req.Params.Ref; ref != nil {
+				switch ref.Type {
+				case "ref/prompt":
+					owner = st.prompts[ref.Name]
+				case "ref/resource":
+					owner = st.templates[ref.URI]
+				}
+			}
+			if c, ok := owner.(backend.Completer); ok {
 				return c.Complete(ctx, req.Params)
 			}
-			return &mcp.CompleteResult{}, nil
+			return &mcp.CompleteResult{Completion: mcp.CompletionResultDetails{Values: []string{}}}, nil
 		},
 		// The backend learns when a client session ends.
 		InitializedHandler: func(_ context.Context, req *mcp.InitializedRequest) {

@@ -86,6 +86,31 @@ func (c configured) ReadResource(ctx context.Context, _ auth.Principal, uri stri
 	return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{rc}}, nil
 }
 
+// Complete offers the configured values of a prompt argument that start with what the
+// client typed (case-insensitive), at most 100.
+func (c configured) Complete(_ context.Context, p *mcp.CompleteParams) (*mcp.CompleteResult, error) {
+	out := []string{}
+	total := 0
+	if p.Ref != nil && p.Ref.Type == "ref/prompt" {
+		if pr := c.s.Prompts[p.Ref.Name]; pr != nil {
+			for _, a := range pr.Arguments {
+				if a.Name != p.Argument.Name {
+					continue
+				}
+				for _, v := range a.Values {
+					if strings.HasPrefix(strings.ToLower(v), strings.ToLower(p.Argument.Value)) {
+						total++
+						if len(out) < 100 {
+							out = append(out, v)
+						}
+					}
+				}
+			}
+		}
+	}
+	return &mcp.CompleteResult{Completion: mcp.CompletionResultDetails{Values: out, Total: total, HasMore: total > len(out)}}, nil
+}
+
 // GetPrompt expands a configured prompt's messages with the arguments.
 func (c configured) GetPrompt(_ context.Context, _ auth.Principal, name string, args map[string]string) (*mcp.GetPromptResult, error) {
 	p := c.s.Prompts[name]

@@ -464,3 +464,33 @@ func TestSlowOpenBlocksNothing(t *testing.T) {
 		t.Fatal("the admin API did not answer the PUT of a slow server")
 	}
 }
+
+// completion/complete completes a configured prompt's arguments from their values.
+func TestCompleteConfiguredPrompt(t *testing.T) {
+	srv := gatewaytest.Start(t, `
+servers:
+  p:
+    kind: command
+    description: d
+    prompts:
+      weather:
+        arguments: [{name: city, values: [Berlin, Bern, Boston, Paris]}, {name: unit}]
+        messages: [{role: user, text: "Weather in {{city}}"}]
+`, gateway.Options{})
+	for _, era := range []string{"2025-11-25", "2026-07-28"} {
+		cs := connect(t, srv.URL+"/mcp/p", era)
+		comp := func(arg, typed string) []string {
+			res, err := cs.Complete(context.Background(), &mcp.CompleteParams{Ref: &mcp.CompleteReference{Type: "ref/prompt", Name: "weather"}, Argument: mcp.CompleteParamsArgument{Name: arg, Value: typed}})
+			if err != nil {
+				t.Fatalf("%s: complete: %v", era, err)
+			}
+			return res.Completion.Values
+		}
+		if got := comp("city", "be"); !slices.Equal(got, []string{"Berlin", "Bern"}) {
+			t.Errorf("%s: city be → %v", era, got)
+		}
+		if got := comp("unit", "c"); len(got) != 0 {
+			t.Errorf("%s: an argument without values completed to %v", era, got)
+		}
+	}
+}
