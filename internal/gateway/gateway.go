@@ -68,6 +68,7 @@ type Gateway struct {
 	origins map[string]bool
 
 	dyn      dynamic
+	watch    watches // subscribed file resources
 	audit    *auditor
 	draining atomic.Bool
 	inflight atomic.Int64 // MCP POSTs being served
@@ -270,6 +271,7 @@ func (g *Gateway) Serve(ctx context.Context, ln net.Listener) error {
 // Close flushes the audit log and releases the backends.
 func (g *Gateway) Close() error {
 	g.audit.close()
+	g.watch.stopWatching()
 	var errs []error
 	for _, e := range g.reg.all() {
 		if c, ok := e.Backend().(io.Closer); ok {

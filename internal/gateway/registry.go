@@ -175,6 +175,9 @@ func (g *Gateway) newEntry(name, title, instructions string) *Entry {
 			}
 			return &mcp.CompleteResult{Completion: mcp.CompletionResultDetails{Values: []string{}}}, nil
 		},
+		// A configured file resource that changes is announced to its subscribers.
+		SubscribeHandler:   g.subscribe(e),
+		UnsubscribeHandler: func(context.Context, *mcp.UnsubscribeRequest) error { return nil },
 		// The backend learns when a client session ends.
 		InitializedHandler: func(_ context.Context, req *mcp.InitializedRequest) {
 			ss := req.Session
@@ -192,7 +195,7 @@ func (g *Gateway) newEntry(name, title, instructions string) *Entry {
 		PageSize: g.cfg.Limits.PageSize,
 		Capabilities: &mcp.ServerCapabilities{
 			Tools:     &mcp.ToolCapabilities{ListChanged: true},
-			Resources: &mcp.ResourceCapabilities{ListChanged: true},
+			Resources: &mcp.ResourceCapabilities{ListChanged: true, Subscribe: true},
 			Prompts:   &mcp.PromptCapabilities{ListChanged: true},
 			Logging:   &mcp.LoggingCapabilities{},
 		},

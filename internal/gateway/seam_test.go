@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -492,5 +493,53 @@ servers:
 		if got := comp("unit", "c"); len(got) != 0 {
 			t.Errorf("%s: an argument without values completed to %v", era, got)
 		}
+	}
+}
+
+// A client subscribed to a configured file resource hears when the file changes.
+func TestSubscribeFileResource(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "notes.txt")
+	if err := os.WriteFile(file, []byte("v1"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	srv := gatewaytest.StartIn(t, dir, `
+servers:
+  docs:
+    kind: command
+    description: d
+    resources:
+      notes: {uri: "docs://notes", file: notes.txt}
+      fixed: {uri: "docs://fixed", text: "never changes"}
+`, gateway.Options{})
+	updated := make(chan string, 4)
+	c := mcp.NewClient(&mcp.Implementation{Name: "sub-test", Version: "1"}, &mcp.ClientOptions{
+		ResourceUpdatedHandler: func(_ context.Context, req *mcp.ResourceUpdatedNotificationRequest) { updated <- req.Params.URI },
+	})
+	cs, err := c.Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: srv.URL + "/mcp/docs"}, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	if !cs.InitializeResult().Capabilities.Resources.Subscribe {
+		t.Error("the resources capability does not offer subscribe")
+	}
+	if err := cs.Subscribe(context.Background(), &mcp.SubscribeParams{URI: "docs://notes"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := cs.Subscribe(context.Background(), &mcp.SubscribeParams{URI: "docs://nope"}); err == nil {
+		t.Error("subscribing to an unknown resource succeeded")
+	}
+	time.Sleep(50 * time.Millisecond)
+	if err := os.WriteFile(file, []byte("version two"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case uri := <-updated:
+		if uri != "docs://notes" {
+			t.Errorf("updated %q", uri)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("no notifications/resources/updated after the file changed")
 	}
 }
