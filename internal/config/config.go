@@ -193,10 +193,16 @@ type PromptArgument struct {
 	Values []string `yaml:"values"`
 }
 
-// PromptMessage is one message of a prompt; Text may contain {{argument}} placeholders.
+// PromptMessage is one message of a prompt: text (which may contain {{argument}}
+// placeholders), an embedded resource of the server, or an image file.
 type PromptMessage struct {
 	Role string `yaml:"role"`
+	// Exactly one of Text, Resource and Image.
 	Text string `yaml:"text"`
+	// Resource is the URI of one of the server's resources, embedded in the message.
+	Resource string `yaml:"resource"`
+	// Image is a file inside the config's directory, sent as image content.
+	Image string `yaml:"image"`
 }
 
 // Load reads and validates the configuration file at path; kinds decodes each server's

@@ -127,6 +127,22 @@ func validateServer(file, name string, s *Server, p string, kinds Kinds) Problem
 			if m.Role != "user" && m.Role != "assistant" {
 				add(mp+".role", "role must be user or assistant, got %q", m.Role)
 			}
+			switch n := btoi(m.Text != "") + btoi(m.Resource != "") + btoi(m.Image != ""); {
+			case n != 1:
+				add(mp, "give exactly one of text, resource (a URI of this server's resources) or image (a file)")
+			case m.Resource != "":
+				found := false
+				for _, r := range s.Resources {
+					found = found || (r != nil && r.URI == m.Resource)
+				}
+				if !found {
+					add(mp+".resource", "%q is not the uri of one of this server's resources", m.Resource)
+				}
+			case m.Image != "":
+				if filepath.IsAbs(m.Image) || strings.HasPrefix(filepath.Clean(m.Image), "..") {
+					add(mp+".image", "image must be a file inside the config's directory, got %q", m.Image)
+				}
+			}
 			for _, ref := range Placeholders(m.Text) {
 				if !args[ref] {
 					add(mp+".text", "placeholder {{%s}} names no argument of this prompt", ref)
@@ -365,4 +381,11 @@ func Find(root *yaml.Node, path string) *yaml.Node {
 		best = match
 	}
 	return best
+}
+
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"mime"
+	"net/http"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -112,7 +114,7 @@ func (c configured) Complete(_ context.Context, p *mcp.CompleteParams) (*mcp.Com
 }
 
 // GetPrompt expands a configured prompt's messages with the arguments.
-func (c configured) GetPrompt(_ context.Context, _ auth.Principal, name string, args map[string]string) (*mcp.GetPromptResult, error) {
+func (c configured) GetPrompt(ctx context.Context, _ auth.Principal, name string, args map[string]string) (*mcp.GetPromptResult, error) {
 	p := c.s.Prompts[name]
 	if p == nil {
 		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("unknown prompt %q", name)}
@@ -131,7 +133,25 @@ func (c configured) GetPrompt(_ context.Context, _ auth.Principal, name string, 
 	}
 	res := &mcp.GetPromptResult{Description: p.Description}
 	for _, m := range p.Messages {
-		res.Messages = append(res.Messages, &mcp.PromptMessage{Role: mcp.Role(m.Role), Content: &mcp.TextContent{Text: config.Expand(m.Text, args)}})
+		var content mcp.Content
+		switch {
+		case m.Resource != "":
+			rr, err := c.ReadResource(ctx, auth.Principal{}, m.Resource)
+			if err != nil {
+				return nil, err
+			}
+			content = &mcp.EmbeddedResource{Resource: rr.Contents[0]}
+		case m.Image != "":
+			data, err := c.g.readConfinedFile(m.Image)
+			if err != nil {
+				c.g.log.WarnContext(ctx, "prompt image", "server", c.s.Name, "prompt", name, "error", err)
+				return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: fmt.Sprintf("prompt %s: the image %s is not readable; check the prompt's image path", name, m.Image)}
+			}
+			content = &mcp.ImageContent{Data: data, MIMEType: imageType(m.Image, data)}
+		default:
+			content = &mcp.TextContent{Text: config.Expand(m.Text, args)}
+		}
+		res.Messages = append(res.Messages, &mcp.PromptMessage{Role: mcp.Role(m.Role), Content: content})
 	}
 	return res, nil
 }
@@ -266,4 +286,12 @@ func contentsOf(data []byte) *mcp.ResourceContents {
 		return &mcp.ResourceContents{Text: string(data)}
 	}
 	return &mcp.ResourceContents{Blob: data}
+}
+
+// imageType names the MIME type of an image file by its extension, else by its content.
+func imageType(name string, data []byte) string {
+	if t := mime.TypeByExtension(strings.ToLower(filepath.Ext(name))); strings.HasPrefix(t, "image/") {
+		return t
+	}
+	return http.DetectContentType(data)
 }

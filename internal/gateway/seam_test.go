@@ -543,3 +543,54 @@ servers:
 		t.Fatal("no notifications/resources/updated after the file changed")
 	}
 }
+
+// Configured prompts may carry an embedded resource of the server and an image file.
+func TestPromptResourceAndImage(t *testing.T) {
+	dir := t.TempDir()
+	png := []byte("\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR")
+	if err := os.WriteFile(filepath.Join(dir, "chart.png"), png, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	srv := gatewaytest.StartIn(t, dir, `
+servers:
+  p:
+    kind: command
+    description: d
+    resources:
+      guide: {uri: "docs://guide", text: "the style guide", mimeType: text/markdown}
+    prompts:
+      review:
+        messages:
+          - {role: user, resource: "docs://guide"}
+          - {role: user, image: chart.png}
+          - {role: user, text: "Review the chart against the guide."}
+`, gateway.Options{})
+	cs := connect(t, srv.URL+"/mcp/p", "2025-11-25")
+	res, err := cs.GetPrompt(context.Background(), &mcp.GetPromptParams{Name: "review"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Messages) != 3 {
+		t.Fatalf("messages = %d", len(res.Messages))
+	}
+	if er, ok := res.Messages[0].Content.(*mcp.EmbeddedResource); !ok || er.Resource.Text != "the style guide" || er.Resource.URI != "docs://guide" {
+		t.Errorf("resource message = %#v", res.Messages[0].Content)
+	}
+	if im, ok := res.Messages[1].Content.(*mcp.ImageContent); !ok || im.MIMEType != "image/png" || string(im.Data) != string(png) {
+		t.Errorf("image message = %#v", res.Messages[1].Content)
+	}
+	_, err = config.Parse("c.yaml", dir, []byte(`
+servers:
+  p:
+    kind: command
+    description: d
+    prompts:
+      bad:
+        messages: [{role: user, resource: "docs://missing"}, {role: user, text: a, image: b.png}]
+`), backend.Kinds())
+	for _, want := range []string{`servers.p.prompts.bad.messages[0].resource: "docs://missing" is not the uri of one of this server's resources`, `servers.p.prompts.bad.messages[1]: give exactly one of text, resource`} {
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("problems %v, want %s", err, want)
+		}
+	}
+}
