@@ -166,7 +166,11 @@ type Annotations struct {
 // Resource is a readable resource: inline text, a file, base64 data, or content derived from
 // its URI (cid://, variable://, server://).
 type Resource struct {
-	URI         string  `yaml:"uri"`
+	URI string `yaml:"uri"`
+	// URITemplate (RFC 6570), instead of URI, makes the resource a template: a file
+	// path with the same {variables}, or a server://SERVER/TOOL{?arg} template whose
+	// variables become the tool's arguments.
+	URITemplate string  `yaml:"uri_template"`
 	Name        string  `yaml:"name"`
 	Title       string  `yaml:"title"`
 	Description string  `yaml:"description"`

@@ -153,3 +153,18 @@ func TestGlobAndFilter(t *testing.T) {
 		t.Error("an empty filter must keep every tool")
 	}
 }
+
+func TestTemplateProblems(t *testing.T) {
+	for _, c := range []struct{ res, want string }{
+		{`{uri_template: "docs://{name", file: x}`, "servers.a.resources.r.uri_template: not a valid URI template"},
+		{`{uri_template: "docs://g/{name}"}`, "servers.a.resources.r.file: give the file the template reads"},
+		{`{uri_template: "docs://g/{name}", file: "g/{other}.md"}`, "servers.a.resources.r.file: {other} is not a variable of uri_template"},
+		{`{uri_template: "docs://g/{name}", file: "../{name}"}`, "file must be a path inside the config's directory"},
+		{`{uri_template: "docs://g/{name}", uri: "docs://x", file: "{name}"}`, "give uri or uri_template, not both"},
+	} {
+		_, err := Parse("c.yaml", "/tmp", []byte("servers:\n  a:\n    kind: echo\n    resources:\n      r: "+c.res+"\n"), echoKind{})
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: %v, want %s", c.res, err, c.want)
+		}
+	}
+}

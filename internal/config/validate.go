@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/yosida95/uritemplate/v3"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -178,8 +179,11 @@ func validateResource(file, rp string, r *Resource) Problems {
 	add := func(path, format string, args ...any) {
 		ps = append(ps, Problem{File: file, Path: path, Msg: fmt.Sprintf(format, args...)})
 	}
+	if r.URITemplate != "" {
+		return validateTemplate(file, rp, r)
+	}
 	if r.URI == "" {
-		add(rp+".uri", "missing uri")
+		add(rp+".uri", "missing uri (or uri_template)")
 		return ps
 	}
 	u, err := url.Parse(r.URI)
@@ -389,3 +393,52 @@ func btoi(b bool) int {
 	}
 	return 0
 }
+
+// validateTemplate checks a resource template: a valid RFC 6570 template whose content is
+// a file path with the same variables, or a server:// tool call.
+func validateTemplate(file, rp string, r *Resource) Problems {
+	var ps Problems
+	add := func(path, format string, args ...any) {
+		ps = append(ps, Problem{File: file, Path: path, Msg: fmt.Sprintf(format, args...)})
+	}
+	if r.URI != "" {
+		add(rp+".uri", "give uri or uri_template, not both")
+	}
+	tpl, err := uritemplate.New(r.URITemplate)
+	if err != nil {
+		add(rp+".uri_template", "not a valid URI template (RFC 6570): %v", err)
+		return ps
+	}
+	scheme, _, ok := strings.Cut(r.URITemplate, "://")
+	if !ok || scheme == "" || strings.ContainsAny(scheme, "{}") {
+		add(rp+".uri_template", "expected an absolute URI template such as docs://guides/{name}, got %q", r.URITemplate)
+		return ps
+	}
+	if r.Text != nil || r.Blob != nil {
+		add(rp, "a template takes its content from a file or a server:// tool; remove text and blob")
+	}
+	switch {
+	case scheme == "server":
+		if r.File != "" {
+			add(rp+".file", "a server:// template runs the tool; remove file")
+		}
+	case r.File == "":
+		add(rp+".file", "give the file the template reads, with the same variables, e.g. guides/{name}.md")
+	default:
+		if filepath.IsAbs(r.File) || strings.HasPrefix(filepath.Clean(r.File), "..") {
+			add(rp+".file", "file must be a path inside the config's directory, got %q", r.File)
+		}
+		vars := map[string]bool{}
+		for _, v := range tpl.Varnames() {
+			vars[v] = true
+		}
+		for _, m := range fileVar.FindAllStringSubmatch(r.File, -1) {
+			if !vars[m[1]] {
+				add(rp+".file", "{%s} is not a variable of uri_template", m[1])
+			}
+		}
+	}
+	return ps
+}
+
+var fileVar = regexp.MustCompile(`\{([A-Za-z0-9_]+)\}`)

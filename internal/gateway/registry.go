@@ -307,6 +307,11 @@ func (g *Gateway) stateFor(s *config.Server, b backend.Backend, l *live, cat *ba
 	conf := configured{g: g, s: s}
 	for _, name := range s.ResourceNames() {
 		r := s.Resources[name]
+		if r.URITemplate != "" {
+			st.catalog.Templates = append(st.catalog.Templates, &mcp.ResourceTemplate{URITemplate: r.URITemplate, Name: cmp.Or(r.Name, name), Title: r.Title, Description: r.Description, MIMEType: r.MimeType})
+			st.templates[r.URITemplate] = conf
+			continue
+		}
 		res := &mcp.Resource{URI: r.URI, Name: cmp.Or(r.Name, name), Title: r.Title, Description: r.Description, MIMEType: r.MimeType}
 		if r.Text != nil {
 			res.Size = int64(len(*r.Text))

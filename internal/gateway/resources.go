@@ -10,10 +10,12 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/yosida95/uritemplate/v3"
 
 	"github.com/mcpbridge/mcpbridge/internal/auth"
 	"github.com/mcpbridge/mcpbridge/internal/backend"
@@ -75,7 +77,7 @@ func (c configured) ReadResource(ctx context.Context, _ auth.Principal, uri stri
 		}
 	}
 	if r == nil {
-		return nil, mcp.ResourceNotFoundError(uri)
+		return c.readTemplate(ctx, uri)
 	}
 	rc, err := c.g.readResource(ctx, c.s, r)
 	if err != nil {
@@ -87,6 +89,68 @@ func (c configured) ReadResource(ctx context.Context, _ auth.Principal, uri stri
 	}
 	return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{rc}}, nil
 }
+
+// readTemplate reads uri through the configured template it matches: a server:// template
+// runs the tool with the URI's query, a file template reads the file named by the URI's
+// variables (each one path segment).
+func (c configured) readTemplate(ctx context.Context, uri string) (*mcp.ReadResourceResult, error) {
+	for _, name := range c.s.ResourceNames() {
+		r := c.s.Resources[name]
+		if r.URITemplate == "" {
+			continue
+		}
+		tpl, err := uritemplate.New(r.URITemplate)
+		if err != nil {
+			continue
+		}
+		vals := tpl.Match(uri)
+		if vals == nil {
+			continue
+		}
+		var rc *mcp.ResourceContents
+		if strings.HasPrefix(r.URITemplate, "server://") {
+			u, err := url.Parse(uri)
+			if err != nil {
+				return nil, mcp.ResourceNotFoundError(uri)
+			}
+			if rc, err = c.g.readServerOutput(ctx, uri, u); err != nil {
+				return nil, err
+			}
+		} else {
+			path, ok := fillPath(r.File, vals)
+			if !ok {
+				return nil, resourceError(uri, "a template variable is empty or not a single path segment")
+			}
+			data, err := c.g.readConfinedFile(path)
+			if err != nil {
+				return nil, mcp.ResourceNotFoundError(uri)
+			}
+			rc = contentsOf(data)
+		}
+		rc.URI = uri
+		if rc.MIMEType == "" {
+			rc.MIMEType = r.MimeType
+		}
+		return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{rc}}, nil
+	}
+	return nil, mcp.ResourceNotFoundError(uri)
+}
+
+// fillPath replaces the {variables} of a file pattern with values that are single path
+// segments (no separator, not "." or "..").
+func fillPath(pattern string, vals uritemplate.Values) (string, bool) {
+	ok := true
+	out := templateVar.ReplaceAllStringFunc(pattern, func(m string) string {
+		v := vals.Get(m[1 : len(m)-1]).String()
+		if v == "" || v == "." || v == ".." || strings.ContainsAny(v, "/\\\x00") {
+			ok = false
+		}
+		return v
+	})
+	return out, ok
+}
+
+var templateVar = regexp.MustCompile(`\{[A-Za-z0-9_]+\}`)
 
 // Complete offers the configured values of a prompt argument that start with what the
 // client typed (case-insensitive), at most 100.

@@ -594,3 +594,40 @@ servers:
 		}
 	}
 }
+
+// Configured resources may be templates: files named by the URI's variables, or tool
+// output with the URI's query as arguments.
+func TestConfiguredTemplates(t *testing.T) {
+	dir := t.TempDir()
+	os.MkdirAll(filepath.Join(dir, "guides"), 0o755)
+	os.WriteFile(filepath.Join(dir, "guides", "style.md"), []byte("# Style"), 0o644)
+	os.WriteFile(filepath.Join(dir, "secret.md"), []byte("outside guides"), 0o644)
+	srv := gatewaytest.StartIn(t, dir, `
+servers:
+  docs:
+    kind: command
+    description: d
+    tools:
+      echo: {description: d, inputSchema: {type: object, properties: {message: {type: string}}}, argv: [echo, {direct: message}]}
+    resources:
+      guide: {uri_template: "docs://guides/{name}", file: "guides/{name}.md", mimeType: text/markdown}
+      said: {uri_template: "server://docs/echo{?message}"}
+`, gateway.Options{})
+	cs := connect(t, srv.URL+"/mcp/docs", "2025-11-25")
+	ctx := context.Background()
+	tl, err := cs.ListResourceTemplates(ctx, nil)
+	if err != nil || len(tl.ResourceTemplates) != 2 {
+		t.Fatalf("templates = %+v, %v", tl, err)
+	}
+	for uri, want := range map[string]string{"docs://guides/style": "# Style", "server://docs/echo?message=hi": "hi\n"} {
+		rr, err := cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: uri})
+		if err != nil || rr.Contents[0].Text != want || rr.Contents[0].URI != uri {
+			t.Errorf("read %s = %+v, %v; want %q", uri, rr, err, want)
+		}
+	}
+	for _, uri := range []string{"docs://guides/..%2Fsecret", "docs://guides/nope"} {
+		if rr, err := cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: uri}); err == nil {
+			t.Errorf("read %s succeeded: %+v", uri, rr.Contents[0])
+		}
+	}
+}
