@@ -137,4 +137,3 @@ func (w *watches) stopWatching() {
 		w.stop()
 	}
 }
-

@@ -274,7 +274,8 @@ func headerVars(h http.Header) map[string]any {
 	return out
 }
 
-// binaryResult returns a binary body: image/* as image content, anything else as an
+// binaryResult returns a binary body: image/* as image content, audio/* as audio content,
+// anything else as an
 // embedded resource blob, each with a short text saying what it is.
 func (b *Backend) binaryResult(t *tool, display, status string, resp *http.Response, mt string, data []byte, truncated bool) *mcp.CallToolResult {
 	if mt == "" {
@@ -289,6 +290,9 @@ func (b *Backend) binaryResult(t *tool, display, status string, resp *http.Respo
 	caption := &mcp.TextContent{Text: fmt.Sprintf("%s: %s returned %d bytes of %s.", status, display, len(data), mt)}
 	if strings.HasPrefix(mt, "image/") {
 		return &mcp.CallToolResult{Content: []mcp.Content{caption, &mcp.ImageContent{Data: data, MIMEType: mt}}}
+	}
+	if strings.HasPrefix(mt, "audio/") {
+		return &mcp.CallToolResult{Content: []mcp.Content{caption, &mcp.AudioContent{Data: data, MIMEType: mt}}}
 	}
 	uri := *resp.Request.URL
 	uri.User, uri.RawQuery, uri.ForceQuery, uri.Fragment = nil, "", false, ""

@@ -56,6 +56,7 @@ tools:
   text:     {description: text, method: GET, path: /text}
   empty:    {description: 204, method: GET, path: /empty}
   image:    {description: png, method: GET, path: /image}
+  audio:    {description: wav, method: GET, path: /audio}
   binary:   {description: pdf, method: GET, path: /binary}
   notutf8:  {description: invalid UTF-8 labelled text, method: GET, path: /notutf8}
   big:      {description: long text, method: GET, path: /big, max_output: 100}
@@ -161,6 +162,18 @@ func TestResponses(t *testing.T) {
 		}
 		if !strings.Contains(resultJSON(t, res), `"type":"image"`) {
 			t.Errorf("wire form: %s", resultJSON(t, res))
+		}
+	})
+	t.Run("audio becomes audio content", func(t *testing.T) {
+		res := callTool(t, b, "audio", nil)
+		var au *mcp.AudioContent
+		for _, c := range res.Content {
+			if a, ok := c.(*mcp.AudioContent); ok {
+				au = a
+			}
+		}
+		if res.IsError || au == nil || au.MIMEType != "audio/wav" || !strings.HasPrefix(string(au.Data), "RIFF") {
+			t.Fatalf("got %s", resultJSON(t, res))
 		}
 	})
 	for _, tc := range []struct{ tool, mime string }{{"binary", "application/pdf"}, {"notutf8", "text/plain"}} {

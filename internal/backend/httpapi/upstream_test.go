@@ -72,6 +72,10 @@ func newUpstream(t testing.TB) *upstream {
 		w.Header().Set("Content-Type", "image/png")
 		w.Write(pngBytes)
 	})
+	mux.HandleFunc("/audio", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "audio/wav")
+		w.Write([]byte("RIFF\x24\x00\x00\x00WAVEfmt "))
+	})
 	mux.HandleFunc("/binary", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/pdf")
 		w.Write([]byte("%PDF-1.4\x00\xff\xfe binary"))
