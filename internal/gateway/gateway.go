@@ -7,25 +7,18 @@ package gateway
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
-	"fmt"
 	"io"
 	"log/slog"
 	"net"
 	"net/http"
-	"regexp"
-	"strconv"
 	"strings"
 	"sync/atomic"
 	"time"
 
-	"github.com/prometheus/client_golang/prometheus/promhttp"
-
+	"github.com/mcpbridge/mcpbridge/internal/auth"
 	"github.com/mcpbridge/mcpbridge/internal/config"
 	"github.com/mcpbridge/mcpbridge/internal/store"
-	"github.com/mcpbridge/mcpbridge/internal/web"
 )
 
 // Options configure a Gateway. The zero value is usable.
@@ -63,6 +56,9 @@ type Gateway struct {
 	metrics *metrics
 	origins map[string]bool
 
+	authn     auth.Authenticator
+	adminKeys *auth.StaticKeys
+
 	dyn      dynamic
 	audit    *auditor
 	draining atomic.Bool
@@ -85,6 +81,8 @@ func New(ctx context.Context, cfg *config.Config, opts Options) (*Gateway, error
 	for _, o := range cfg.Origins {
 		g.origins[strings.ToLower(strings.TrimSuffix(o, "/"))] = true
 	}
+	g.adminKeys = auth.NewStaticKeys(auth.Principal{User: "admin", Admin: true}, opts.AdminKeys...)
+	g.authn = auth.Authenticators{g.adminKeys}
 	g.metrics = newMetrics(g)
 	if opts.Audit != nil {
 		g.audit = newAuditor(opts.Audit, g.log)
@@ -117,107 +115,6 @@ func (g *Gateway) Watch(ctx context.Context) {
 
 // Entry returns the served entry of a server, or nil.
 func (g *Gateway) Entry(name string) *Entry { return g.reg.get(name) }
-
-// Handler returns the gateway's HTTP handler.
-func (g *Gateway) Handler() http.Handler {
-	mux := http.NewServeMux()
-	mux.HandleFunc("/mcp", g.serveMCPTree)
-	mux.HandleFunc("/mcp/", g.serveMCPTree)
-	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
-		if g.draining.Load() {
-			w.WriteHeader(http.StatusServiceUnavailable)
-			fmt.Fprintln(w, "draining")
-			return
-		}
-		fmt.Fprintln(w, "ok")
-	})
-	mux.Handle("GET /metrics", promhttp.HandlerFor(g.metrics.reg, promhttp.HandlerOpts{}))
-	mux.Handle("GET /_mcpbridge/static/", web.Static())
-	mux.HandleFunc("/admin/api/", g.serveAdmin)
-	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path == "/" && r.Method == http.MethodGet {
-			http.Redirect(w, r, "/mcp", http.StatusFound)
-			return
-		}
-		http.NotFound(w, r)
-	})
-	return g.withRequestID(mux)
-}
-
-// serveMCPTree routes /mcp, /mcp/meta/{server}, /mcp/{server} and /mcp/{server}/sse.
-func (g *Gateway) serveMCPTree(w http.ResponseWriter, r *http.Request) {
-	rest := strings.Trim(strings.TrimPrefix(r.URL.Path, "/mcp"), "/")
-	parts := strings.Split(rest, "/")
-	switch {
-	case rest == "":
-		if r.Method != http.MethodGet && r.Method != http.MethodHead {
-			writeRPCError(w, http.StatusNotFound, nil, codeInvalidRequest, "each server has its own endpoint: send MCP requests to /mcp/{server}; GET /mcp lists the servers")
-			return
-		}
-		g.serveIndex(w, r)
-	case len(parts) == 2 && parts[0] == "meta":
-		if r.Method != http.MethodGet && r.Method != http.MethodHead {
-			w.Header().Set("Allow", "GET, HEAD")
-			http.Error(w, "method not allowed", http.StatusMethodNotAllowed)
-			return
-		}
-		g.serveMeta(w, r, parts[1])
-	case len(parts) == 1:
-		g.track(w, r, func() { g.serveEndpoint(w, r, parts[0], false) })
-	case len(parts) == 2 && parts[1] == "sse":
-		g.track(w, r, func() { g.serveEndpoint(w, r, parts[0], true) })
-	default:
-		writeRPCError(w, http.StatusNotFound, nil, codeInvalidRequest, "not found; MCP endpoints are /mcp/{server}, pages are /mcp and /mcp/meta/{server}")
-	}
-}
-
-// track counts in-flight requests for graceful shutdown and refuses new ones while draining.
-func (g *Gateway) track(w http.ResponseWriter, r *http.Request, f func()) {
-	if g.draining.Load() {
-		w.Header().Set("Retry-After", "1")
-		writeRPCError(w, http.StatusServiceUnavailable, nil, codeInternalError, "the gateway is shutting down; retry on another instance")
-		return
-	}
-	if r.Method == http.MethodPost {
-		g.inflight.Add(1)
-		defer g.inflight.Add(-1)
-	}
-	f()
-}
-
-type requestIDKey struct{}
-
-var validRequestID = regexp.MustCompile(`^[A-Za-z0-9._-]{1,64}$`)
-
-func (g *Gateway) withRequestID(h http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		id := r.Header.Get("X-Request-Id")
-		if id == "" || !validRequestID.MatchString(id) {
-			id = newRequestID()
-		}
-		w.Header().Set("X-Request-Id", id)
-		ctx := context.WithValue(r.Context(), requestIDKey{}, id)
-		start := time.Now()
-		h.ServeHTTP(w, r.WithContext(ctx))
-		g.log.DebugContext(ctx, "request", "method", r.Method, "path", r.URL.Path, "request_id", id, "duration", time.Since(start))
-	})
-}
-
-// Request ids are a random per-process prefix and a counter: unique, cheap, no syscall.
-var (
-	idPrefix  = func() string { var b [4]byte; rand.Read(b[:]); return hex.EncodeToString(b[:]) }()
-	idCounter atomic.Uint64
-)
-
-func newRequestID() string {
-	return idPrefix + "-" + strconv.FormatUint(idCounter.Add(1), 36)
-}
-
-func requestID(ctx context.Context) string {
-	id, _ := ctx.Value(requestIDKey{}).(string)
-	return id
-}
 
 // Serve serves on ln until ctx is cancelled, then drains: it stops taking new MCP requests,
 // waits up to the configured drain period for in-flight calls, and closes.

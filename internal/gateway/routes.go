@@ -1,0 +1,107 @@
+package gateway
+
+import (
+	"fmt"
+	"net/http"
+
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"github.com/mcpbridge/mcpbridge/internal/web"
+)
+
+// Handler returns the gateway's HTTP handler: the routes behind the middleware chain.
+func (g *Gateway) Handler() http.Handler {
+	mux := http.NewServeMux()
+	g.routes(mux)
+	return chain(mux, g.middleware()...)
+}
+
+// middleware is the HTTP chain every request passes, outermost first. Authentication is one
+// link of it: a route sees the principal on its request's context.
+func (g *Gateway) middleware() []func(http.Handler) http.Handler {
+	return []func(http.Handler) http.Handler{
+		g.withRequestID, // X-Request-Id in and out; the request log line
+		g.checkOrigin,   // browser Origin allow-list
+		g.authenticate,  // credentials → auth.Principal on the context
+		g.limitRequest,  // request body cap
+	}
+}
+
+// chain wraps h in mws so that mws[0] runs first.
+func chain(h http.Handler, mws ...func(http.Handler) http.Handler) http.Handler {
+	for i := len(mws) - 1; i >= 0; i-- {
+		h = mws[i](h)
+	}
+	return h
+}
+
+// routes registers every route on mux.
+func (g *Gateway) routes(mux *http.ServeMux) {
+	// Pages and MCP endpoints. "/mcp/meta/{server}" and "/mcp/{server}/sse" overlap on
+	// /mcp/meta/sse, which ServeMux refuses to register, so both share one two-segment
+	// pattern ("meta" is a reserved server name).
+	mux.HandleFunc("GET /mcp", g.serveIndex)
+	mux.HandleFunc("GET /mcp/{$}", g.serveIndex)
+	mux.HandleFunc("/mcp", func(w http.ResponseWriter, r *http.Request) {
+		writeRPCError(w, http.StatusNotFound, nil, codeInvalidRequest, "each server has its own endpoint: send MCP requests to /mcp/{server}; GET /mcp lists the servers")
+	})
+	mux.HandleFunc("/mcp/{server}", func(w http.ResponseWriter, r *http.Request) {
+		g.track(w, r, func() { g.serveEndpoint(w, r, r.PathValue("server"), false) })
+	})
+	mux.HandleFunc("/mcp/{server}/{sub}", func(w http.ResponseWriter, r *http.Request) {
+		switch server, sub := r.PathValue("server"), r.PathValue("sub"); {
+		case server == "meta":
+			if r.Method != http.MethodGet && r.Method != http.MethodHead {
+				w.Header().Set("Allow", "GET, HEAD")
+				http.Error(w, "method not allowed", http.StatusMethodNotAllowed)
+				return
+			}
+			g.serveMeta(w, r, sub)
+		case sub == "sse":
+			g.track(w, r, func() { g.serveEndpoint(w, r, server, true) })
+		default:
+			serveMCPNotFound(w, r)
+		}
+	})
+	mux.HandleFunc("/mcp/", serveMCPNotFound)
+
+	mux.HandleFunc("GET /healthz", g.serveHealth)
+	mux.Handle("GET /metrics", promhttp.HandlerFor(g.metrics.reg, promhttp.HandlerOpts{}))
+	mux.Handle("GET /_mcpbridge/static/", web.Static())
+
+	g.adminRoutes(mux)
+
+	mux.HandleFunc("GET /{$}", func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, "/mcp", http.StatusFound)
+	})
+	mux.HandleFunc("/", http.NotFound)
+}
+
+func serveMCPNotFound(w http.ResponseWriter, r *http.Request) {
+	writeRPCError(w, http.StatusNotFound, nil, codeInvalidRequest, "not found; MCP endpoints are /mcp/{server}, pages are /mcp and /mcp/meta/{server}")
+}
+
+// serveHealth answers ok, or 503 while draining.
+func (g *Gateway) serveHealth(w http.ResponseWriter, r *http.Request) {
+	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+	if g.draining.Load() {
+		w.WriteHeader(http.StatusServiceUnavailable)
+		fmt.Fprintln(w, "draining")
+		return
+	}
+	fmt.Fprintln(w, "ok")
+}
+
+// track counts in-flight requests for graceful shutdown and refuses new ones while draining.
+func (g *Gateway) track(w http.ResponseWriter, r *http.Request, f func()) {
+	if g.draining.Load() {
+		w.Header().Set("Retry-After", "1")
+		writeRPCError(w, http.StatusServiceUnavailable, nil, codeInternalError, "the gateway is shutting down; retry on another instance")
+		return
+	}
+	if r.Method == http.MethodPost {
+		g.inflight.Add(1)
+		defer g.inflight.Add(-1)
+	}
+	f()
+}
