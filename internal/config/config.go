@@ -114,9 +114,10 @@ func (l Limits) negative() []string {
 	return names
 }
 
-// applyDefaults fills the zero limits with their defaults (Connections stays zero: its
-// default depends on the process and is worked out where connections are accepted).
-func (l *Limits) applyDefaults() {
+// SetDefaults fills the zero limits with their defaults (Connections stays zero: its
+// default depends on the process and is worked out where connections are accepted). Parse
+// calls it; it is idempotent.
+func (l *Limits) SetDefaults() {
 	orDefault(&l.MaxBody, DefaultMaxBody)
 	orDefault(&l.PageSize, DefaultPageSize)
 	orDefault(&l.DrainPeriod, DefaultDrainPeriod)
@@ -382,7 +383,7 @@ func yamlProblem(file string, err error) Problem {
 }
 
 func (c *Config) applyDefaults() {
-	c.Limits.applyDefaults()
+	c.Limits.SetDefaults()
 	for _, s := range c.Servers {
 		if s == nil {
 			continue

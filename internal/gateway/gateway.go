@@ -70,6 +70,7 @@ func New(ctx context.Context, cfg *config.Config, opts Options) (*Gateway, error
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)
 	}
+	cfg.Limits.SetDefaults() // for configs not made by config.Parse
 	if opts.SessionTimeout == 0 {
 		opts.SessionTimeout = 30 * time.Minute
 	}
@@ -119,11 +120,17 @@ func (g *Gateway) Entry(name string) *Entry { return g.reg.get(name) }
 // Serve serves on ln until ctx is cancelled, then drains: it stops taking new MCP requests,
 // waits up to the configured drain period for in-flight calls, and closes.
 func (g *Gateway) Serve(ctx context.Context, ln net.Listener) error {
+	l := g.cfg.Limits
+	// ReadTimeout bounds the headers and body of a request; the server lifts the deadline once
+	// the body has been read, so long tool calls and event streams are not cut by it.
 	srv := &http.Server{
 		Handler:           g.Handler(),
-		ReadHeaderTimeout: 10 * time.Second,
+		ReadHeaderTimeout: l.HeaderTimeout,
+		ReadTimeout:       l.ReadTimeout,
+		IdleTimeout:       l.IdleTimeout,
 		ErrorLog:          slog.NewLogLogger(g.log.Handler(), slog.LevelWarn),
 	}
+	ln = newConnLimiter(ln, g.maxConnections(), l.ConnectionsPerClient, g.metrics.refused)
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
 	wctx, stopWatch := context.WithCancel(ctx)
@@ -151,6 +158,18 @@ func (g *Gateway) Serve(ctx context.Context, ln net.Listener) error {
 	}
 	srv.Close()
 	return nil
+}
+
+// maxConnections is limits.connections, or by default half the open-file limit (the other
+// half is for tool processes, upstream calls and the store), at most 4096.
+func (g *Gateway) maxConnections() int {
+	if n := g.cfg.Limits.Connections; n > 0 {
+		return n
+	}
+	if n := openFileLimit() / 2; n > 0 {
+		return min(n, maxDefaultConnections)
+	}
+	return maxDefaultConnections
 }
 
 // Close flushes the audit log and releases the backends.

@@ -90,12 +90,7 @@ func (g *Gateway) serveEndpoint(w http.ResponseWriter, r *http.Request, name str
 		}
 		body, err := readBody(w, r, g.cfg.Limits.MaxBody)
 		if err != nil {
-			var mbe *http.MaxBytesError
-			if errors.As(err, &mbe) {
-				writeRPCError(w, http.StatusRequestEntityTooLarge, nil, codeInvalidRequest, fmt.Sprintf("request body is larger than %d bytes", g.cfg.Limits.MaxBody))
-				return
-			}
-			writeRPCError(w, http.StatusBadRequest, nil, codeInvalidRequest, "reading request body: "+err.Error())
+			g.bodyError(w, err)
 			return
 		}
 		var ok bool
@@ -121,6 +116,22 @@ func (g *Gateway) serveEndpoint(w http.ResponseWriter, r *http.Request, name str
 		e.legacy.ServeHTTP(rw, r)
 	}
 	g.metrics.requests.WithLabelValues(name, strconv.Itoa(rw.status())).Inc()
+}
+
+// bodyError answers a request whose body could not be read: too large (413) or too slow
+// (408, limits.read_timeout).
+func (g *Gateway) bodyError(w http.ResponseWriter, err error) {
+	var mbe *http.MaxBytesError
+	var ne net.Error
+	switch {
+	case errors.As(err, &mbe):
+		writeRPCError(w, http.StatusRequestEntityTooLarge, nil, codeInvalidRequest, fmt.Sprintf("request body is larger than %d bytes (limits.max_body)", g.cfg.Limits.MaxBody))
+	case errors.As(err, &ne) && ne.Timeout():
+		w.Header().Set("Connection", "close")
+		writeRPCError(w, http.StatusRequestTimeout, nil, codeInvalidRequest, fmt.Sprintf("the request body did not arrive within %s (limits.read_timeout)", g.cfg.Limits.ReadTimeout))
+	default:
+		writeRPCError(w, http.StatusBadRequest, nil, codeInvalidRequest, "reading request body: "+err.Error())
+	}
 }
 
 // checkMessage validates the JSON-RPC envelope; on failure it writes the error and returns false.
