@@ -29,8 +29,8 @@ type Options struct {
 	Version string
 	// Blobs serves cid:// resources; nil means cid:// resources cannot be read.
 	Blobs BlobGetter
-	// SessionTimeout closes legacy sessions idle this long; zero means 30 minutes and a
-	// negative value keeps idle sessions until the client ends them.
+	// SessionTimeout, when not zero, overrides limits.session_idle: legacy sessions idle
+	// this long are closed, and a negative value keeps them until the client ends them.
 	SessionTimeout time.Duration
 	// DisableLocalhostProtection turns off the SDK's DNS-rebinding guard (tests only).
 	DisableLocalhostProtection bool
@@ -59,6 +59,8 @@ type Gateway struct {
 	authn     auth.Authenticator
 	adminKeys *auth.StaticKeys
 
+	sessions *sessionTable
+
 	dyn      dynamic
 	audit    *auditor
 	draining atomic.Bool
@@ -72,7 +74,7 @@ func New(ctx context.Context, cfg *config.Config, opts Options) (*Gateway, error
 	}
 	cfg.Limits.SetDefaults() // for configs not made by config.Parse
 	if opts.SessionTimeout == 0 {
-		opts.SessionTimeout = 30 * time.Minute
+		opts.SessionTimeout = cfg.Limits.SessionIdle
 	}
 	if opts.Version == "" {
 		opts.Version = "dev"
@@ -85,6 +87,7 @@ func New(ctx context.Context, cfg *config.Config, opts Options) (*Gateway, error
 	g.adminKeys = auth.NewStaticKeys(auth.Principal{User: "admin", Admin: true}, opts.AdminKeys...)
 	g.authn = auth.Authenticators{g.adminKeys}
 	g.metrics = newMetrics(g)
+	g.sessions = newSessionTable(cfg.Limits.Sessions, cfg.Limits.SessionsPerClient)
 	if opts.Audit != nil {
 		g.audit = newAuditor(opts.Audit, g.log)
 	}

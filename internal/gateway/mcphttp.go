@@ -25,6 +25,9 @@ const (
 	codeInvalidRequest = -32600
 	codeMethodNotFound = -32601
 	codeInternalError  = -32603
+	// codeBusy answers a request refused by a limit (sessions, concurrent calls): the
+	// message says which and when to retry.
+	codeBusy = -32029
 )
 
 // writeRPCError writes a JSON-RPC error object with HTTP status code.
@@ -105,6 +108,25 @@ func (g *Gateway) serveEndpoint(w http.ResponseWriter, r *http.Request, name str
 		r.Body = io.NopCloser(bytes.NewReader(body))
 		r.ContentLength = int64(len(body))
 	}
+	if !sse && !modern && !g.checkSessionVersion(w, r, e, id) {
+		return
+	}
+	// A legacy POST without a session opens one; so does a GET of the HTTP+SSE transport.
+	opens := (!sse && !modern && r.Method == http.MethodPost && r.Header.Get("Mcp-Session-Id") == "") ||
+		(sse && r.Method == http.MethodGet)
+	var release func()
+	if opens {
+		var status int
+		var msg string
+		release, status, msg = g.sessions.reserve(clientKey(r.RemoteAddr))
+		if status != 0 {
+			limit := map[int]string{http.StatusTooManyRequests: "sessions_per_client", http.StatusServiceUnavailable: "sessions"}[status]
+			g.metrics.refused(limit)
+			w.Header().Set("Retry-After", "5")
+			writeRPCError(w, status, id, codeBusy, msg)
+			return
+		}
+	}
 	rw := &rpcErrorWriter{ResponseWriter: w, id: id, method: method}
 	defer rw.finish()
 	switch {
@@ -114,6 +136,19 @@ func (g *Gateway) serveEndpoint(w http.ResponseWriter, r *http.Request, name str
 		e.modern.ServeHTTP(rw, r)
 	default:
 		e.legacy.ServeHTTP(rw, r)
+	}
+	if release != nil {
+		// A Streamable HTTP session lives on after this request: keep its slot until it ends.
+		// An HTTP+SSE session ended with its stream, which is this request.
+		if sid := w.Header().Get("Mcp-Session-Id"); sid != "" && !sse {
+			if ss := findSession(e.Server, sid); ss != nil && ss.InitializeParams() != nil {
+				g.sessions.bind(ss, e.Name, release)
+				release = nil
+			}
+		}
+		if release != nil {
+			release()
+		}
 	}
 	g.metrics.requests.WithLabelValues(name, strconv.Itoa(rw.status())).Inc()
 }
@@ -132,6 +167,31 @@ func (g *Gateway) bodyError(w http.ResponseWriter, err error) {
 	default:
 		writeRPCError(w, http.StatusBadRequest, nil, codeInvalidRequest, "reading request body: "+err.Error())
 	}
+}
+
+// checkSessionVersion holds a legacy-era request on a session to the protocol version the
+// session negotiated at initialize: a different MCP-Protocol-Version is refused (400), and a
+// missing one is taken to be the negotiated version (not 2025-03-26, the spec's fallback
+// for servers that cannot tell), so version-dependent rules such as "no batches after
+// 2025-03-26" hold. It reports whether the request may go on.
+func (g *Gateway) checkSessionVersion(w http.ResponseWriter, r *http.Request, e *Entry, id json.RawMessage) bool {
+	sid := r.Header.Get("Mcp-Session-Id")
+	if sid == "" {
+		return true
+	}
+	info, ok := g.sessions.lookup(sid)
+	if !ok || info.server != e.Name {
+		return true // the SDK answers for unknown sessions
+	}
+	switch v := r.Header.Get("Mcp-Protocol-Version"); v {
+	case "":
+		r.Header.Set("Mcp-Protocol-Version", info.version)
+	case info.version:
+	default:
+		writeRPCError(w, http.StatusBadRequest, id, codeInvalidRequest, fmt.Sprintf("MCP-Protocol-Version %q does not match the version this session negotiated at initialize (%s): send MCP-Protocol-Version: %s, or initialize a new session", truncate(v, 32), info.version, info.version))
+		return false
+	}
+	return true
 }
 
 // checkMessage validates the JSON-RPC envelope; on failure it writes the error and returns false.
