@@ -37,6 +37,7 @@ type Entry struct {
 	sse    http.Handler // legacy HTTP+SSE (2024-11-05)
 
 	state atomic.Pointer[entryState]
+	calls callSlots // tool calls running (limits.concurrent_calls)
 }
 
 // entryState is an immutable snapshot of what an entry serves.
@@ -120,7 +121,7 @@ func (r *registry) remove(name string) (old *Entry) {
 
 // newEntry creates the go-sdk server and handlers of a server name; apply gives it content.
 func (g *Gateway) newEntry(name, title, instructions string) *Entry {
-	e := &Entry{Name: name}
+	e := &Entry{Name: name, calls: make(callSlots, g.cfg.Limits.ConcurrentCalls)}
 	if title == "" {
 		title = name
 	}
@@ -277,6 +278,9 @@ func (g *Gateway) toolHandler(e *Entry, name string) mcp.ToolHandler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		start := time.Now()
 		res, outcome, err := g.callTool(ctx, e, name, req)
+		if outcome == "busy" {
+			g.metrics.refused("concurrent_calls")
+		}
 		d := time.Since(start)
 		g.metrics.observe(server, name, outcome, d)
 		if g.audit != nil {
@@ -303,6 +307,11 @@ func (g *Gateway) callTool(ctx context.Context, e *Entry, name string, req *mcp.
 	if msg != "" {
 		return backend.ErrorResult("invalid arguments for tool %s: %s", name, msg), "invalid_arguments", nil
 	}
+	release, err := e.calls.acquire(ctx, e.Name, g.cfg.Limits.CallQueueWait)
+	if err != nil {
+		return nil, "busy", err
+	}
+	defer release()
 	if tok := req.Params.GetProgressToken(); tok != nil && req.Session != nil {
 		sess := req.Session
 		ctx = backend.WithProgress(ctx, func(p, total float64, m string) {

@@ -118,6 +118,11 @@ func (g *Gateway) readServerOutput(ctx context.Context, uri string, u *url.URL) 
 	if msg != "" {
 		return nil, resourceError(uri, "%s", msg)
 	}
+	release, err := e.calls.acquire(ctx, e.Name, g.cfg.Limits.CallQueueWait)
+	if err != nil {
+		return nil, err
+	}
+	defer release()
 	res, err := st.backend.CallTool(ctx, auth.FromContext(ctx), tool, valid)
 	if err != nil {
 		g.log.ErrorContext(ctx, "server resource", "uri", uri, "error", err)
