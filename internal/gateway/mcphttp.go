@@ -10,6 +10,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"regexp"
 	"strconv"
 	"strings"
 
@@ -212,6 +213,18 @@ func checkMessage(w http.ResponseWriter, body []byte) (id json.RawMessage, metho
 			writeRPCError(w, http.StatusBadRequest, nil, codeInvalidRequest, "invalid request: a batch must be a non-empty array of JSON-RPC messages")
 			return nil, "", false
 		}
+		for i, m := range msgs {
+			var item struct {
+				ID json.RawMessage `json:"id"`
+			}
+			if json.Unmarshal(m, &item) != nil {
+				continue // the SDK answers for malformed items
+			}
+			if problem := checkID(item.ID); problem != "" {
+				writeRPCError(w, http.StatusBadRequest, nil, codeInvalidRequest, fmt.Sprintf("invalid request: batch item %d: %s", i+1, problem))
+				return nil, "", false
+			}
+		}
 		return nil, "", true
 	}
 	var m struct {
@@ -231,8 +244,13 @@ func checkMessage(w http.ResponseWriter, body []byte) (id json.RawMessage, metho
 		return nil, "", false
 	}
 	id = m.ID
-	if len(id) > 0 && id[0] != '"' && !(id[0] == '-' || (id[0] >= '0' && id[0] <= '9')) && string(id) != "null" {
-		writeRPCError(w, http.StatusBadRequest, nil, codeInvalidRequest, "invalid request: id must be a string or a number")
+	if problem := checkID(id); problem != "" {
+		// The answer carries the id exactly as sent: the one thing the gateway can echo
+		// without changing it.
+		if !isNumber(id) {
+			id = nil
+		}
+		writeRPCError(w, http.StatusBadRequest, id, codeInvalidRequest, "invalid request: "+problem)
 		return nil, "", false
 	}
 	if m.JSONRPC == nil || *m.JSONRPC != "2.0" {
@@ -251,6 +269,43 @@ func checkMessage(w http.ResponseWriter, body []byte) (id json.RawMessage, metho
 		method = *m.Method
 	}
 	return id, method, true
+}
+
+// maxSafeID is the largest integer id that survives the SDK, which reads numeric ids as
+// float64 (2^53-1, JavaScript's Number.MAX_SAFE_INTEGER).
+const maxSafeID = 1<<53 - 1
+
+// plainInteger matches an integer written without fraction, exponent or leading zeros.
+var plainInteger = regexp.MustCompile(`^-?(0|[1-9][0-9]*)$`)
+
+// checkID says what is wrong with a JSON-RPC id, or returns "". Ids are strings, or
+// integers from -(2^53-1) to 2^53-1 written plainly: the SDK reads numeric ids as float64
+// and writes them back as integers, so 1.5 would come back as 1, 1e2 as 100,
+// 9007199254740993 as 9007199254740992 and -0 as 0. Such ids are refused rather than
+// answered under another id.
+func checkID(id json.RawMessage) string {
+	switch {
+	case len(id) == 0, string(id) == "null", id[0] == '"':
+		return ""
+	case !isNumber(id):
+		return "id must be a string or an integer"
+	}
+	const rule = "; ids must be strings, or integers from -9007199254740991 to 9007199254740991 written without a fraction or exponent"
+	s := string(id)
+	if !plainInteger.MatchString(s) {
+		return fmt.Sprintf("id %s is not a plain integer", truncate(s, 40)) + rule
+	}
+	if s == "-0" {
+		return "id -0 is negative zero, which would come back as 0" + rule
+	}
+	if n, err := strconv.ParseInt(s, 10, 64); err != nil || n > maxSafeID || n < -maxSafeID {
+		return fmt.Sprintf("id %s is too large to come back unchanged", truncate(s, 40)) + rule
+	}
+	return ""
+}
+
+func isNumber(id json.RawMessage) bool {
+	return len(id) > 0 && (id[0] == '-' || (id[0] >= '0' && id[0] <= '9'))
 }
 
 // rpcErrorWriter turns the SDK's plain-text HTTP errors into JSON-RPC error objects, so
