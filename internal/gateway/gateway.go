@@ -12,6 +12,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/url"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -32,7 +33,8 @@ type Options struct {
 	// SessionTimeout, when not zero, overrides limits.session_idle: legacy sessions idle
 	// this long are closed, and a negative value keeps them until the client ends them.
 	SessionTimeout time.Duration
-	// DisableLocalhostProtection turns off the SDK's DNS-rebinding guard (tests only).
+	// DisableLocalhostProtection turns off the DNS-rebinding guard: the refusal of a
+	// non-loopback Host on a loopback connection (tests only).
 	DisableLocalhostProtection bool
 	// ConfigLabel is how pages refer to the configuration (a path for setup snippets).
 	ConfigLabel string
@@ -55,6 +57,9 @@ type Gateway struct {
 	reg     registry
 	metrics *metrics
 	origins map[string]bool
+	// originHosts are the hosts (host[:port]) of the configured origins, also accepted as
+	// Host on loopback connections.
+	originHosts map[string]bool
 
 	authn     auth.Authenticator
 	adminKeys *auth.StaticKeys
@@ -81,8 +86,12 @@ func New(ctx context.Context, cfg *config.Config, opts Options) (*Gateway, error
 	}
 	g := &Gateway{cfg: cfg, opts: opts, log: opts.Logger, origins: map[string]bool{}}
 	g.sdkLog = slog.New(minLevel{opts.Logger.Handler(), slog.LevelWarn})
+	g.originHosts = map[string]bool{}
 	for _, o := range cfg.Origins {
 		g.origins[strings.ToLower(strings.TrimSuffix(o, "/"))] = true
+		if u, err := url.Parse(o); err == nil && u.Host != "" {
+			g.originHosts[strings.ToLower(u.Host)] = true
+		}
 	}
 	g.adminKeys = auth.NewStaticKeys(auth.Principal{User: "admin", Admin: true}, opts.AdminKeys...)
 	g.authn = auth.Authenticators{g.adminKeys}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"net"
 	"net/http"
 	"regexp"
 	"strconv"
@@ -47,6 +48,48 @@ func newRequestID() string {
 func requestID(ctx context.Context) string {
 	id, _ := ctx.Value(requestIDKey{}).(string)
 	return id
+}
+
+// checkHost guards against DNS rebinding: a request that reached the gateway on a loopback
+// address must name a loopback host (localhost, 127.0.0.1, [::1]) or the host of a
+// configured origin (a reverse proxy on the same machine that passes its public Host on).
+// Otherwise a web page on any domain, resolved to 127.0.0.1 after it loaded, could read the
+// pages and /metrics and call the tools. It covers every route; the SDK's own check, which
+// covers only the MCP endpoints, is off.
+func (g *Gateway) checkHost(h http.Handler) http.Handler {
+	if g.opts.DisableLocalhostProtection {
+		return h
+	}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if la, ok := r.Context().Value(http.LocalAddrContextKey).(net.Addr); ok && isLoopbackAddr(la) && !g.hostAllowed(r.Host) {
+			refuse(w, r, http.StatusForbidden, "this gateway listens on a loopback address and answers only requests for localhost, 127.0.0.1 or [::1] (or the host of an origin listed in the config), as a guard against DNS rebinding")
+			return
+		}
+		h.ServeHTTP(w, r)
+	})
+}
+
+// hostAllowed reports whether a Host header names a loopback host or a configured origin's
+// host.
+func (g *Gateway) hostAllowed(host string) bool {
+	name := host
+	if h, _, err := net.SplitHostPort(host); err == nil {
+		name = h
+	}
+	name = strings.TrimSuffix(strings.TrimPrefix(name, "["), "]")
+	return isLoopbackHost(name) || g.originHosts[strings.ToLower(host)]
+}
+
+func isLoopbackAddr(a net.Addr) bool {
+	if ta, ok := a.(*net.TCPAddr); ok {
+		return ta.IP.IsLoopback()
+	}
+	h, _, err := net.SplitHostPort(a.String())
+	if err != nil {
+		return false
+	}
+	ip := net.ParseIP(h)
+	return ip != nil && ip.IsLoopback()
 }
 
 // checkOrigin refuses a request whose Origin is not allowed (see originAllowed).

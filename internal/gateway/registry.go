@@ -142,13 +142,13 @@ func (g *Gateway) newEntry(name, title, instructions string) *Entry {
 		Logger:                     g.sdkLog.With("server", name),
 		SessionTimeout:             max(g.opts.SessionTimeout, 0),
 		MaxRequestBodyBytes:        g.cfg.Limits.MaxBody,
-		DisableLocalhostProtection: g.opts.DisableLocalhostProtection,
+		DisableLocalhostProtection: true, // checkHost guards every route
 	})
 	e.modern = mcp.NewStreamableHTTPHandler(get, &mcp.StreamableHTTPOptions{
 		Stateless:                  true,
 		Logger:                     g.sdkLog.With("server", name),
 		MaxRequestBodyBytes:        g.cfg.Limits.MaxBody,
-		DisableLocalhostProtection: g.opts.DisableLocalhostProtection,
+		DisableLocalhostProtection: true, // checkHost guards every route
 	})
 	e.sse = mcp.NewSSEHandler(get, nil)
 	e.state.Store(&entryState{cfg: &config.Server{Name: name}, catalog: &backend.Catalog{}})

@@ -21,6 +21,7 @@ func (g *Gateway) Handler() http.Handler {
 func (g *Gateway) middleware() []func(http.Handler) http.Handler {
 	return []func(http.Handler) http.Handler{
 		g.withRequestID, // X-Request-Id in and out; the request log line
+		g.checkHost,     // Host on loopback connections (DNS rebinding)
 		g.checkOrigin,   // browser Origin allow-list
 		g.authenticate,  // credentials → auth.Principal on the context
 		g.limitRequest,  // request body cap
