@@ -1,11 +1,15 @@
 package gateway
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"net/http"
+	"time"
 
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
+	"github.com/mcpbridge/mcpbridge/internal/store"
 	"github.com/mcpbridge/mcpbridge/internal/web"
 )
 
@@ -82,15 +86,58 @@ func serveMCPNotFound(w http.ResponseWriter, r *http.Request) {
 	writeRPCError(w, http.StatusNotFound, nil, codeInvalidRequest, "not found; MCP endpoints are /mcp/{server}, pages are /mcp and /mcp/meta/{server}")
 }
 
-// serveHealth answers ok, or 503 while draining.
+// storePingTimeout bounds the store round trip of /healthz.
+const storePingTimeout = 2 * time.Second
+
+// serveHealth answers ok, or 503 with the reason while draining or when the store does not
+// answer.
 func (g *Gateway) serveHealth(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+	w.Header().Set("Cache-Control", "no-store")
 	if g.draining.Load() {
 		w.WriteHeader(http.StatusServiceUnavailable)
 		fmt.Fprintln(w, "draining")
 		return
 	}
+	if reason := g.pingStore(r.Context()); reason != "" {
+		w.WriteHeader(http.StatusServiceUnavailable)
+		fmt.Fprintln(w, "store unreachable: "+reason)
+		return
+	}
 	fmt.Fprintln(w, "ok")
+}
+
+// pinger is a store that can be asked whether it answers.
+type pinger interface {
+	Ping(ctx context.Context) error
+}
+
+// pingStore makes one round trip to the store (a Ping when it has one, else the read of a
+// definition that need not exist) and returns "" or why it failed. The detail of a failure
+// goes to the log: /healthz answers anyone who can reach it.
+func (g *Gateway) pingStore(ctx context.Context) string {
+	d := g.opts.Definitions
+	if d == nil {
+		return ""
+	}
+	ctx, cancel := context.WithTimeout(ctx, storePingTimeout)
+	defer cancel()
+	var err error
+	if p, ok := d.(pinger); ok {
+		err = p.Ping(ctx)
+	} else if _, err = d.Get(ctx, "healthz-probe"); errors.Is(err, store.ErrNotFound) {
+		err = nil
+	}
+	switch {
+	case err == nil:
+		return ""
+	case ctx.Err() != nil:
+		g.log.Warn("healthz: the store did not answer", "timeout", storePingTimeout, "error", err)
+		return fmt.Sprintf("no answer within %s", storePingTimeout)
+	default:
+		g.log.Warn("healthz: the store failed", "error", err)
+		return "it answered with an error (the gateway log has it)"
+	}
 }
 
 // track counts in-flight requests for graceful shutdown and refuses new ones while draining.
