@@ -75,6 +75,14 @@ func storeURL(flagValue string, cfg *config.Config) string {
 	return "sqlite:" + filepath.Join(cfg.Dir, config.DefaultStoreFile)
 }
 
+// sqliteFile returns the database file of a SQLite store URL, or "".
+func sqliteFile(url string) string {
+	if kind, target, err := openstore.Parse(url); err == nil && kind == "sqlite" {
+		return target
+	}
+	return ""
+}
+
 func openStore(ctx context.Context, url string, log *slog.Logger) (*store.Store, error) {
 	st, err := openstore.Open(ctx, url, log)
 	if err != nil {
@@ -114,7 +122,8 @@ func runServe(ctx context.Context, e *env, args []string) error {
 	if addr == "" {
 		addr = config.DefaultListen
 	}
-	st, err := openStore(ctx, storeURL(*storeFlag, cfg), log)
+	stURL := storeURL(*storeFlag, cfg)
+	st, err := openStore(ctx, stURL, log)
 	if err != nil {
 		return err
 	}
@@ -124,7 +133,7 @@ func runServe(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	g, err := gateway.New(ctx, cfg, gateway.Options{Logger: log, Version: version(), Blobs: st.Blobs, ConfigLabel: abs,
-		Definitions: st.Definitions, AdminKeys: adminKeys, Audit: st.Audit})
+		Definitions: st.Definitions, AdminKeys: adminKeys, Audit: st.Audit, StoreFile: sqliteFile(stURL)})
 	if err != nil {
 		return err
 	}
@@ -177,12 +186,13 @@ func runStdio(ctx context.Context, e *env, args []string) error {
 	}
 	// Only the requested server is opened.
 	cfg.Servers = map[string]*config.Server{name: s}
-	st, err := openStore(ctx, storeURL(*storeFlag, cfg), log)
+	stURL := storeURL(*storeFlag, cfg)
+	st, err := openStore(ctx, stURL, log)
 	if err != nil {
 		return err
 	}
 	defer st.Close()
-	g, err := gateway.New(ctx, cfg, gateway.Options{Logger: log, Version: version(), Blobs: st.Blobs, Definitions: st.Definitions})
+	g, err := gateway.New(ctx, cfg, gateway.Options{Logger: log, Version: version(), Blobs: st.Blobs, Definitions: st.Definitions, StoreFile: sqliteFile(stURL)})
 	if err != nil {
 		return err
 	}

@@ -199,7 +199,10 @@ func (g *Gateway) validate(w http.ResponseWriter, slug string, doc []byte) bool 
 		adminError(w, http.StatusBadRequest, fmt.Sprintf("slug %q is not allowed: use 1-63 lowercase letters, digits, '-' or '_', starting with a letter or digit", slug))
 		return false
 	}
-	_, err := config.ParseServer("definition", slug, doc)
+	s, err := config.ParseServer("definition", slug, doc)
+	if err == nil {
+		err = g.checkResourceFiles(s)
+	}
 	var ps config.Problems
 	if errors.As(err, &ps) {
 		var out []adminProblem

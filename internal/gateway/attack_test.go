@@ -34,12 +34,12 @@ type loopback struct {
 func limitsSection(limits string) string { return "limits: " + limits + "\n" }
 
 // serveLoopback serves cfg (a YAML document; the test's directory is its dir) on 127.0.0.1.
-// setup, when set, runs on the directory before the config is parsed.
-func serveLoopback(t *testing.T, cfgYAML string, opts gateway.Options, setup func(dir string)) *loopback {
+// setup, when set, runs on the directory (and may adjust opts) before the gateway opens.
+func serveLoopback(t *testing.T, cfgYAML string, opts gateway.Options, setup func(dir string, opts *gateway.Options)) *loopback {
 	t.Helper()
 	dir := t.TempDir()
 	if setup != nil {
-		setup(dir)
+		setup(dir, &opts)
 	}
 	cfg, err := config.Parse("attack.yaml", dir, []byte(cfgYAML))
 	if err != nil {

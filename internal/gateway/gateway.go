@@ -43,6 +43,10 @@ type Options struct {
 	Definitions store.Definitions
 	// AdminKeys are the secrets that authorise the admin API; the API is off when empty.
 	AdminKeys []string
+	// StoreFile is the SQLite store's database file, if the store is SQLite. It, its -wal,
+	// -shm and -journal files, and the default mcpbridge.db beside the config are never
+	// served as file resources.
+	StoreFile string
 	// Audit, when set, receives one entry per tool call (who, what, how long, how it ended),
 	// written in the background.
 	Audit AuditRecorder
@@ -57,6 +61,8 @@ type Gateway struct {
 	reg     registry
 	metrics *metrics
 	origins map[string]bool
+	// storeFiles are the store's files, never served as file resources.
+	storeFiles []string
 	// originHosts are the hosts (host[:port]) of the configured origins, also accepted as
 	// Host on loopback connections.
 	originHosts map[string]bool
@@ -86,6 +92,7 @@ func New(ctx context.Context, cfg *config.Config, opts Options) (*Gateway, error
 	}
 	g := &Gateway{cfg: cfg, opts: opts, log: opts.Logger, origins: map[string]bool{}}
 	g.sdkLog = slog.New(minLevel{opts.Logger.Handler(), slog.LevelWarn})
+	g.storeFiles = storeFiles(cfg, opts)
 	g.originHosts = map[string]bool{}
 	for _, o := range cfg.Origins {
 		g.origins[strings.ToLower(strings.TrimSuffix(o, "/"))] = true

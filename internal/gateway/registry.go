@@ -161,6 +161,9 @@ func (g *Gateway) openState(ctx context.Context, s *config.Server) (*entryState,
 	if !s.IsEnabled() {
 		return st, nil
 	}
+	if err := g.checkResourceFiles(s); err != nil {
+		return nil, err
+	}
 	b, err := backend.Open(ctx, s, backend.Deps{Dir: g.cfg.Dir, Variables: g.cfg.Variables})
 	if err != nil {
 		return nil, err
