@@ -110,3 +110,12 @@ func (c *limitedConn) Close() error {
 	c.once.Do(c.release)
 	return err
 }
+
+// CloseWrite lets the HTTP server half-close the connection after an error answer, as it
+// does on a bare TCP connection, so the client reads the answer before the close.
+func (c *limitedConn) CloseWrite() error {
+	if cw, ok := c.Conn.(interface{ CloseWrite() error }); ok {
+		return cw.CloseWrite()
+	}
+	return nil
+}

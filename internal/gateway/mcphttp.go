@@ -127,6 +127,11 @@ func (g *Gateway) serveEndpoint(w http.ResponseWriter, r *http.Request, name str
 			writeRPCError(w, status, id, codeBusy, msg)
 			return
 		}
+		defer func() {
+			if release != nil { // not bound to a session below, or the handler panicked
+				release()
+			}
+		}()
 	}
 	rw := &rpcErrorWriter{ResponseWriter: w, id: id, method: method}
 	defer rw.finish()
@@ -146,9 +151,6 @@ func (g *Gateway) serveEndpoint(w http.ResponseWriter, r *http.Request, name str
 				g.sessions.bind(ss, e.Name, release)
 				release = nil
 			}
-		}
-		if release != nil {
-			release()
 		}
 	}
 	g.metrics.requests.WithLabelValues(name, strconv.Itoa(rw.status())).Inc()
