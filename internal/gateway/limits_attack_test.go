@@ -150,17 +150,17 @@ func TestAttackConnectionFlood(t *testing.T) {
 // read_timeout bounds reading a request, not serving it: a call that runs longer than it,
 // and an event stream held open longer than it, are not cut.
 func TestReadTimeoutSparesLongCalls(t *testing.T) {
-	lb := serveLoopback(t, limitsSection("{read_timeout: 500ms, idle_timeout: 500ms, drain_period: 1s}")+`servers:
+	lb := serveLoopback(t, limitsSection("{read_timeout: 300ms, idle_timeout: 300ms, drain_period: 1s}")+`servers:
   slow:
     kind: command
     description: slow
     tools:
-      nap: {description: sleeps, inputSchema: {type: object}, argv: [sh, -c, "sleep 1.2; echo rested"], timeout: 5s}
+      nap: {description: sleeps, inputSchema: {type: object}, argv: [sh, -c, "sleep 0.7; echo rested"], timeout: 5s}
 `, gateway.Options{}, nil)
 	for _, v := range []string{"2025-11-25", "2026-07-28"} {
 		cs := connectFrom(t, "127.0.0.1", lb.base+"/mcp/slow", v)
 		if r := call(t, cs, "nap", map[string]any{}); text(t, r) != "rested\n" {
-			t.Errorf("%s: a 1.2s call with read_timeout 500ms: %q", v, text(t, r))
+			t.Errorf("%s: a 0.7s call with read_timeout 300ms: %q", v, text(t, r))
 		}
 	}
 	req, _ := http.NewRequest("GET", lb.base+"/mcp/slow/sse", nil)
@@ -170,7 +170,7 @@ func TestReadTimeoutSparesLongCalls(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer resp.Body.Close()
-	time.Sleep(1200 * time.Millisecond)
+	time.Sleep(700 * time.Millisecond)
 	// The stream is still open: the endpoint event is followed by nothing, and the read
 	// below times out rather than ending.
 	done := make(chan error, 1)
