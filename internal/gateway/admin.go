@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"mime"
+	"net"
 	"net/http"
 	"strconv"
 	"strings"
@@ -178,7 +179,12 @@ func (g *Gateway) readDefinition(w http.ResponseWriter, r *http.Request) ([]byte
 		return nil, false
 	}
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, g.cfg.Limits.MaxBody))
-	if err != nil {
+	var ne net.Error
+	switch {
+	case errors.As(err, &ne) && ne.Timeout():
+		adminError(w, http.StatusRequestTimeout, fmt.Sprintf("the definition did not arrive within %s (limits.read_timeout)", g.cfg.Limits.ReadTimeout))
+		return nil, false
+	case err != nil:
 		adminError(w, http.StatusRequestEntityTooLarge, fmt.Sprintf("the definition is larger than %d bytes", g.cfg.Limits.MaxBody))
 		return nil, false
 	}
