@@ -24,12 +24,12 @@ import (
 func TestAttackConcurrentCalls(t *testing.T) {
 	var lb *loopback
 	cfg := func(dir string) string {
-		return limitsSection("{concurrent_calls: 2, call_queue_wait: 300ms, drain_period: 1s}") + `servers:
+		return limitsSection("{concurrent_calls: 2, call_queue_wait: 600ms, drain_period: 1s}") + `servers:
   slow:
     kind: command
     description: slow
     tools:
-      nap: {description: sleeps a second, inputSchema: {type: object}, argv: [sh, -c, "echo started >> ` + filepath.Join(dir, "started.log") + `; sleep 1; echo done"], timeout: 10s}
+      nap: {description: sleeps 1.5s, inputSchema: {type: object}, argv: [sh, -c, "echo started >> ` + filepath.Join(dir, "started.log") + `; sleep 1.5; echo done"], timeout: 10s}
       quick: {description: quick, inputSchema: {type: object}, argv: [sh, -c, "sleep 0.05; echo quick"]}
   other:
     kind: command
@@ -101,7 +101,7 @@ func TestAttackConcurrentCalls(t *testing.T) {
 	}
 	wg.Wait()
 	if queued.Load() != 3 {
-		t.Errorf("3 short calls with 2 slots and a 300ms queue: %d succeeded, want 3", queued.Load())
+		t.Errorf("3 short calls with 2 slots and a 600ms queue: %d succeeded, want 3", queued.Load())
 	}
 
 	// One batch of 100 tools/call on a 2025-03-26 session.

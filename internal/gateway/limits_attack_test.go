@@ -7,6 +7,7 @@ import (
 	"net"
 	"net/http"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -114,25 +115,38 @@ func TestAttackConnectionFlood(t *testing.T) {
 			c.Close()
 		}
 	}()
-	refused := 0
 	for range 40 {
 		c, err := d.Dial("tcp", lb.addr)
 		if err != nil {
 			t.Fatal(err)
 		}
 		conns = append(conns, c)
-		// A refused connection gets its answer at once; an accepted one waits for a request.
-		c.SetReadDeadline(time.Now().Add(100 * time.Millisecond))
-		b := make([]byte, 512)
-		n, _ := c.Read(b)
-		if n > 0 {
-			refused++
-			if refused == 1 {
-				t.Logf("refusal: %q", b[:n])
-				if !strings.Contains(string(b[:n]), " 429 ") || !strings.Contains(string(b[:n]), "Retry-After") {
-					t.Errorf("refusal is not a 429 with Retry-After: %q", b[:n])
-				}
-			}
+	}
+	// A refused connection gets its answer at once; an accepted one waits for a request.
+	answers := make([]string, len(conns))
+	var wg sync.WaitGroup
+	for i, c := range conns {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			c.SetReadDeadline(time.Now().Add(time.Second))
+			b := make([]byte, 512)
+			n, _ := c.Read(b)
+			answers[i] = string(b[:n])
+		}()
+	}
+	wg.Wait()
+	refused := 0
+	for _, a := range answers {
+		if a == "" {
+			continue
+		}
+		refused++
+		if refused == 1 {
+			t.Logf("refusal: %q", a)
+		}
+		if !strings.Contains(a, " 429 ") || !strings.Contains(a, "Retry-After") {
+			t.Errorf("refusal is not a 429 with Retry-After: %q", a)
 		}
 	}
 	held := 40 - refused
