@@ -81,6 +81,14 @@ func storeURL(flagValue string, cfg *config.Config) string {
 	return "sqlite:" + filepath.Join(cfg.Dir, config.DefaultStoreFile)
 }
 
+// sqliteFile returns the database file of a SQLite store URL, or "".
+func sqliteFile(url string) string {
+	if kind, target, err := openstore.Parse(url); err == nil && kind == "sqlite" {
+		return target
+	}
+	return ""
+}
+
 func openStore(ctx context.Context, url string, log *slog.Logger) (*store.Store, error) {
 	st, err := openstore.Open(ctx, url, log)
 	if err != nil {
@@ -120,7 +128,8 @@ func runServe(ctx context.Context, e *env, args []string) error {
 	if addr == "" {
 		addr = config.DefaultListen
 	}
-	st, err := openStore(ctx, storeURL(*storeFlag, cfg), log)
+	stURL := storeURL(*storeFlag, cfg)
+	st, err := openStore(ctx, stURL, log)
 	if err != nil {
 		return err
 	}
@@ -130,7 +139,7 @@ func runServe(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	g, err := gateway.New(ctx, cfg, gateway.Options{Logger: log, Version: version(), Blobs: st.Blobs, WorkSessions: st.WorkSessions, ConfigLabel: abs,
-		Definitions: st.Definitions, AdminKeys: adminKeys, Audit: st.Audit})
+		Definitions: st.Definitions, AdminKeys: adminKeys, Audit: st.Audit, StoreFile: sqliteFile(stURL)})
 	if err != nil {
 		return err
 	}
@@ -177,8 +186,8 @@ func runStdio(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	url := storeURL(*storeFlag, cfg)
-	st, err := openStore(ctx, url, log)
+	stURL := storeURL(*storeFlag, cfg)
+	st, err := openStore(ctx, stURL, log)
 	if err != nil {
 		return fmt.Errorf("%w\n(the store is where servers added through the admin API live; choose it with --store sqlite:PATH or --store postgres://...)", err)
 	}
@@ -196,7 +205,7 @@ func runStdio(ctx context.Context, e *env, args []string) error {
 					have = append(have, d.Slug+" (stored)")
 				}
 			}
-			return fmt.Errorf("no server named %q in the config or the store %s (have: %s)", name, url, strings.Join(have, ", "))
+			return fmt.Errorf("no server named %q in the config or the store %s (have: %s)", name, stURL, strings.Join(have, ", "))
 		}
 		cfg.Servers = map[string]*config.Server{}
 		defs = onlySlug{st.Definitions, name}
@@ -204,7 +213,7 @@ func runStdio(ctx context.Context, e *env, args []string) error {
 	if s != nil && !s.IsEnabled() {
 		return fmt.Errorf("server %q is disabled (enabled: false)", name)
 	}
-	g, err := gateway.New(ctx, cfg, gateway.Options{Logger: log, Version: version(), Blobs: st.Blobs, WorkSessions: st.WorkSessions, Definitions: defs})
+	g, err := gateway.New(ctx, cfg, gateway.Options{Logger: log, Version: version(), Blobs: st.Blobs, WorkSessions: st.WorkSessions, Definitions: defs, StoreFile: sqliteFile(stURL)})
 	if err != nil {
 		return err
 	}

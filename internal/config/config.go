@@ -31,6 +31,16 @@ const (
 	DefaultPageSize    = 100
 	DefaultStoreFile   = "mcpbridge.db"
 	DefaultDrainPeriod = 15 * time.Second
+
+	DefaultSessions             = 1000
+	DefaultSessionsPerClient    = 100
+	DefaultSessionIdle          = 30 * time.Minute
+	DefaultConcurrentCalls      = 32
+	DefaultCallQueueWait        = 2 * time.Second
+	DefaultConnectionsPerClient = 64
+	DefaultHeaderTimeout        = 10 * time.Second
+	DefaultReadTimeout          = 30 * time.Second
+	DefaultIdleTimeout          = 60 * time.Second
 )
 
 // NamePattern is what a server name must match: it becomes a URL path segment.
@@ -60,11 +70,77 @@ type Config struct {
 	Warnings Problems `yaml:"-"`
 }
 
-// Limits bound what clients may send and receive.
+// Limits bound what clients may send, hold and start. A zero field takes its default
+// (the Default* constants); a negative one is a config error.
 type Limits struct {
 	MaxBody     int64         `yaml:"max_body"`     // request body bytes; default 4 MiB
 	PageSize    int           `yaml:"page_size"`    // items per list page; default 100
 	DrainPeriod time.Duration `yaml:"drain_period"` // how long shutdown waits for in-flight calls; default 15s
+
+	// Legacy-era MCP sessions (Streamable HTTP with Mcp-Session-Id, and HTTP+SSE streams)
+	// live in memory: how many may be open in all, how many from one client address, and
+	// how long an idle one is kept.
+	Sessions          int           `yaml:"sessions"`            // default 1000
+	SessionsPerClient int           `yaml:"sessions_per_client"` // default 100
+	SessionIdle       time.Duration `yaml:"session_idle"`        // default 30m
+
+	// Tool calls running at once on one server (a JSON-RPC batch counts call by call), and
+	// how long a call waits for a free slot before it is answered "busy, retry".
+	ConcurrentCalls int           `yaml:"concurrent_calls"` // default 32
+	CallQueueWait   time.Duration `yaml:"call_queue_wait"`  // default 2s
+
+	// Client connections: open in all (zero: half the process's open-file limit, at most
+	// 4096) and from one client address.
+	Connections          int `yaml:"connections"`
+	ConnectionsPerClient int `yaml:"connections_per_client"` // default 64
+
+	HeaderTimeout time.Duration `yaml:"header_timeout"` // to read a request's headers; default 10s
+	ReadTimeout   time.Duration `yaml:"read_timeout"`   // to read a whole request, body included; default 30s
+	IdleTimeout   time.Duration `yaml:"idle_timeout"`   // a keep-alive connection without a request is closed; default 60s
+}
+
+// negative names (by YAML key) the limits set below zero.
+func (l Limits) negative() []string {
+	var names []string
+	for _, f := range []struct {
+		name string
+		v    int64
+	}{
+		{"max_body", l.MaxBody}, {"page_size", int64(l.PageSize)}, {"drain_period", int64(l.DrainPeriod)},
+		{"sessions", int64(l.Sessions)}, {"sessions_per_client", int64(l.SessionsPerClient)}, {"session_idle", int64(l.SessionIdle)},
+		{"concurrent_calls", int64(l.ConcurrentCalls)}, {"call_queue_wait", int64(l.CallQueueWait)},
+		{"connections", int64(l.Connections)}, {"connections_per_client", int64(l.ConnectionsPerClient)},
+		{"header_timeout", int64(l.HeaderTimeout)}, {"read_timeout", int64(l.ReadTimeout)}, {"idle_timeout", int64(l.IdleTimeout)},
+	} {
+		if f.v < 0 {
+			names = append(names, f.name)
+		}
+	}
+	return names
+}
+
+// SetDefaults fills the zero limits with their defaults (Connections stays zero: its
+// default depends on the process and is worked out where connections are accepted). Parse
+// calls it; it is idempotent.
+func (l *Limits) SetDefaults() {
+	orDefault(&l.MaxBody, DefaultMaxBody)
+	orDefault(&l.PageSize, DefaultPageSize)
+	orDefault(&l.DrainPeriod, DefaultDrainPeriod)
+	orDefault(&l.Sessions, DefaultSessions)
+	orDefault(&l.SessionsPerClient, DefaultSessionsPerClient)
+	orDefault(&l.SessionIdle, DefaultSessionIdle)
+	orDefault(&l.ConcurrentCalls, DefaultConcurrentCalls)
+	orDefault(&l.CallQueueWait, DefaultCallQueueWait)
+	orDefault(&l.ConnectionsPerClient, DefaultConnectionsPerClient)
+	orDefault(&l.HeaderTimeout, DefaultHeaderTimeout)
+	orDefault(&l.ReadTimeout, DefaultReadTimeout)
+	orDefault(&l.IdleTimeout, DefaultIdleTimeout)
+}
+
+func orDefault[T int | int64 | time.Duration](v *T, d T) {
+	if *v == 0 {
+		*v = d
+	}
 }
 
 // Admin configures the admin API.
@@ -293,15 +369,7 @@ func yamlProblem(file string, err error) Problem {
 }
 
 func (c *Config) applyDefaults() {
-	if c.Limits.MaxBody == 0 {
-		c.Limits.MaxBody = DefaultMaxBody
-	}
-	if c.Limits.PageSize == 0 {
-		c.Limits.PageSize = DefaultPageSize
-	}
-	if c.Limits.DrainPeriod == 0 {
-		c.Limits.DrainPeriod = DefaultDrainPeriod
-	}
+	c.Limits.SetDefaults()
 	for _, s := range c.Servers {
 		if s == nil {
 			continue

@@ -1,6 +1,7 @@
 package config
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -166,5 +167,39 @@ func TestTemplateProblems(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: %v, want %s", c.res, err, c.want)
 		}
+	}
+}
+
+func TestLimits(t *testing.T) {
+	c, err := Parse("c.yaml", "/tmp", []byte("limits: {sessions_per_client: 3, read_timeout: 2s}\n"), echoKind{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := Limits{
+		MaxBody: DefaultMaxBody, PageSize: DefaultPageSize, DrainPeriod: DefaultDrainPeriod,
+		Sessions: DefaultSessions, SessionsPerClient: 3, SessionIdle: DefaultSessionIdle,
+		ConcurrentCalls: DefaultConcurrentCalls, CallQueueWait: DefaultCallQueueWait,
+		ConnectionsPerClient: DefaultConnectionsPerClient,
+		HeaderTimeout:        DefaultHeaderTimeout, ReadTimeout: 2 * time.Second, IdleTimeout: DefaultIdleTimeout,
+	}
+	if c.Limits != want {
+		t.Errorf("limits = %+v\nwant %+v", c.Limits, want)
+	}
+	_, err = Parse("c.yaml", "/tmp", []byte("limits:\n  sessions: -1\n  concurrent_calls: -2\n  max_body: -1\n"), echoKind{})
+	got := fmt.Sprint(err)
+	for _, w := range []string{
+		"c.yaml:2:13: limits.sessions: must not be negative",
+		"c.yaml:3:21: limits.concurrent_calls: must not be negative",
+		"c.yaml:4:13: limits.max_body: must not be negative",
+	} {
+		if !strings.Contains(got, w) {
+			t.Errorf("problems %q lack %q", got, w)
+		}
+	}
+	if _, err := Parse("c.yaml", "/tmp", []byte("limits: {session_idle: 30}\n"), echoKind{}); !strings.Contains(fmt.Sprint(err), "limits.session_idle: expected a duration with a unit") {
+		t.Errorf("unitless duration: %v", err)
+	}
+	if _, err := Parse("c.yaml", "/tmp", []byte("limits: {idle_timeout: -5s}\n"), echoKind{}); !strings.Contains(fmt.Sprint(err), "limits.idle_timeout: expected a duration") {
+		t.Errorf("negative duration: %v", err)
 	}
 }

@@ -29,8 +29,8 @@ func (c *Config) validate(file string, root *yaml.Node, kinds Kinds) Problems {
 			ps = append(ps, Problem{File: file, Path: fmt.Sprintf("origins[%d]", i), Msg: fmt.Sprintf("expected an origin such as https://example.com, got %q", o)})
 		}
 	}
-	if c.Limits.MaxBody < 0 || c.Limits.PageSize < 0 || c.Limits.DrainPeriod < 0 {
-		ps = append(ps, Problem{File: file, Path: "limits", Msg: "limits must not be negative"})
+	for _, name := range c.Limits.negative() {
+		ps = append(ps, Problem{File: file, Path: "limits." + name, Msg: "must not be negative"})
 	}
 	for _, name := range c.ServerNames() {
 		s := c.Servers[name]

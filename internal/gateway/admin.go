@@ -2,17 +2,18 @@ package gateway
 
 import (
 	"context"
-	"crypto/subtle"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"mime"
+	"net"
 	"net/http"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/mcpbridge/mcpbridge/internal/auth"
 	"github.com/mcpbridge/mcpbridge/internal/backend"
 	"github.com/mcpbridge/mcpbridge/internal/config"
 	"github.com/mcpbridge/mcpbridge/internal/store"
@@ -69,61 +70,43 @@ func adminJSON(w http.ResponseWriter, status int, v any) {
 	enc.Encode(v)
 }
 
-// adminAuthorized checks the bearer token against the admin keys in constant time.
-func (g *Gateway) adminAuthorized(r *http.Request) bool {
-	tok, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
-	if !ok || tok == "" {
-		return false
-	}
-	match := 0
-	for _, k := range g.opts.AdminKeys {
-		match |= subtle.ConstantTimeCompare([]byte(tok), []byte(k))
-	}
-	return match == 1
-}
-
-func (g *Gateway) serveAdmin(w http.ResponseWriter, r *http.Request) {
-	if len(g.opts.AdminKeys) == 0 || g.opts.Definitions == nil {
-		adminError(w, http.StatusNotFound, "the admin API is off: set MCPBRIDGE_ADMIN_KEY (or admin.keys in the config) to turn it on")
-		return
-	}
-	if r.Header.Get("Origin") != "" && !g.originAllowed(r) {
-		adminError(w, http.StatusForbidden, "origin not allowed")
-		return
-	}
-	if !g.adminAuthorized(r) {
-		w.Header().Set("WWW-Authenticate", `Bearer realm="mcpbridge admin"`)
-		adminError(w, http.StatusUnauthorized, "send an admin key as Authorization: Bearer KEY")
-		return
-	}
-	rest := strings.Trim(strings.TrimPrefix(r.URL.Path, "/admin/api/"), "/")
-	parts := strings.Split(rest, "/")
-	switch {
-	case rest == "servers" && r.Method == http.MethodGet:
-		g.adminList(w, r)
-	case rest == "servers" && r.Method == http.MethodPost:
-		g.adminCreate(w, r)
-	case len(parts) == 2 && parts[0] == "servers":
-		slug := parts[1]
-		switch r.Method {
-		case http.MethodGet:
-			g.adminGet(w, r, slug)
-		case http.MethodPut:
-			g.adminPut(w, r, slug)
-		case http.MethodDelete:
-			g.adminDelete(w, r, slug)
-		default:
-			w.Header().Set("Allow", "GET, PUT, DELETE")
-			adminError(w, http.StatusMethodNotAllowed, "use GET, PUT or DELETE on /admin/api/servers/{slug}")
-		}
-	case rest == "audit" && r.Method == http.MethodGet:
-		g.adminAudit(w, r)
-	case rest == "servers":
+// adminRoutes registers the admin API. Every route is guarded by adminGuard.
+func (g *Gateway) adminRoutes(mux *http.ServeMux) {
+	handle := func(pattern string, h http.HandlerFunc) { mux.Handle(pattern, g.adminGuard(h)) }
+	handle("GET /admin/api/servers", g.adminList)
+	handle("POST /admin/api/servers", g.adminCreate)
+	handle("/admin/api/servers", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Allow", "GET, POST")
 		adminError(w, http.StatusMethodNotAllowed, "use GET or POST on /admin/api/servers")
-	default:
+	})
+	handle("GET /admin/api/servers/{slug}", g.adminGet)
+	handle("PUT /admin/api/servers/{slug}", g.adminPut)
+	handle("DELETE /admin/api/servers/{slug}", g.adminDelete)
+	handle("/admin/api/servers/{slug}", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Allow", "GET, PUT, DELETE")
+		adminError(w, http.StatusMethodNotAllowed, "use GET, PUT or DELETE on /admin/api/servers/{slug}")
+	})
+	handle("GET /admin/api/audit", g.adminAudit)
+	handle("/admin/api/", func(w http.ResponseWriter, r *http.Request) {
 		adminError(w, http.StatusNotFound, "unknown admin API path; see /admin/api/servers")
-	}
+	})
+}
+
+// adminGuard answers 404 while the admin API is off and 401 unless the authentication
+// middleware found an admin principal (a request with one of the admin keys).
+func (g *Gateway) adminGuard(h http.Handler) http.Handler {
+	unauthorized := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("WWW-Authenticate", `Bearer realm="mcpbridge admin"`)
+		adminError(w, http.StatusUnauthorized, "send an admin key as Authorization: Bearer KEY")
+	})
+	guarded := auth.Require(auth.IsAdmin, unauthorized)(h)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if g.adminKeys.Len() == 0 || g.opts.Definitions == nil {
+			adminError(w, http.StatusNotFound, "the admin API is off: set MCPBRIDGE_ADMIN_KEY (or admin.keys in the config) to turn it on")
+			return
+		}
+		guarded.ServeHTTP(w, r)
+	})
 }
 
 func (g *Gateway) summary(r *http.Request, e *Entry) adminServer {
@@ -171,7 +154,8 @@ func (g *Gateway) storedView(r *http.Request, d store.Definition, withDoc bool) 
 	return v
 }
 
-func (g *Gateway) adminGet(w http.ResponseWriter, r *http.Request, slug string) {
+func (g *Gateway) adminGet(w http.ResponseWriter, r *http.Request) {
+	slug := r.PathValue("slug")
 	if e := g.reg.get(slug); e != nil && e.Config().Source == "file" {
 		adminJSON(w, http.StatusOK, g.summary(r, e))
 		return
@@ -196,7 +180,12 @@ func (g *Gateway) readDefinition(w http.ResponseWriter, r *http.Request) ([]byte
 		return nil, false
 	}
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, g.cfg.Limits.MaxBody))
-	if err != nil {
+	var ne net.Error
+	switch {
+	case errors.As(err, &ne) && ne.Timeout():
+		adminError(w, http.StatusRequestTimeout, fmt.Sprintf("the definition did not arrive within %s (limits.read_timeout)", g.cfg.Limits.ReadTimeout))
+		return nil, false
+	case err != nil:
 		adminError(w, http.StatusRequestEntityTooLarge, fmt.Sprintf("the definition is larger than %d bytes", g.cfg.Limits.MaxBody))
 		return nil, false
 	}
@@ -223,6 +212,9 @@ func (g *Gateway) validate(w http.ResponseWriter, slug string, doc []byte) bool 
 		if ps := backend.Check(s, g.deps(s)); len(ps) > 0 {
 			err = ps
 		}
+	}
+	if err == nil {
+		err = g.checkResourceFiles(s)
 	}
 	var ps config.Problems
 	if errors.As(err, &ps) {
@@ -273,7 +265,8 @@ func (g *Gateway) adminCreate(w http.ResponseWriter, r *http.Request) {
 	adminJSON(w, http.StatusCreated, g.storedView(r, d, true))
 }
 
-func (g *Gateway) adminPut(w http.ResponseWriter, r *http.Request, slug string) {
+func (g *Gateway) adminPut(w http.ResponseWriter, r *http.Request) {
+	slug := r.PathValue("slug")
 	body, ok := g.readDefinition(w, r)
 	if !ok || !g.validate(w, slug, body) {
 		return
@@ -294,7 +287,8 @@ func (g *Gateway) adminPut(w http.ResponseWriter, r *http.Request, slug string) 
 	adminJSON(w, status, g.storedView(r, d, true))
 }
 
-func (g *Gateway) adminDelete(w http.ResponseWriter, r *http.Request, slug string) {
+func (g *Gateway) adminDelete(w http.ResponseWriter, r *http.Request) {
+	slug := r.PathValue("slug")
 	if e := g.reg.get(slug); e != nil && e.Config().Source == "file" {
 		adminError(w, http.StatusConflict, fmt.Sprintf("server %q is defined in the config file; remove it there", slug))
 		return

@@ -1,33 +1,30 @@
 // Package gateway serves every configured server at /mcp/{server}: Streamable HTTP in both
 // protocol eras (sessions up to 2025-11-25, stateless from 2026-07-28) and legacy HTTP+SSE
-// at /mcp/{server}/sse, plus the HTML pages, /healthz and /metrics. It owns the HTTP server,
-// the middleware (Origin, content type, body size, JSON-RPC envelope), and the registry that
-// maps server names to their backends and go-sdk servers.
+// at /mcp/{server}/sse, plus the HTML pages, /healthz, /metrics and the admin API. It owns
+// the HTTP server and its limits (connections, timeouts, sessions, concurrent calls), the
+// routes and the middleware chain (request id, Host, Origin, authentication, body cap; see
+// Handler), the JSON-RPC envelope checks, and the registry that maps server names to their
+// backends and go-sdk servers.
 package gateway
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
-	"fmt"
 	"io"
 	"log/slog"
 	"net"
 	"net/http"
-	"regexp"
-	"strconv"
+	"net/url"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-	"github.com/prometheus/client_golang/prometheus/promhttp"
 
+	"github.com/mcpbridge/mcpbridge/internal/auth"
 	"github.com/mcpbridge/mcpbridge/internal/config"
 	"github.com/mcpbridge/mcpbridge/internal/store"
-	"github.com/mcpbridge/mcpbridge/internal/web"
 )
 
 // Options configure a Gateway. The zero value is usable.
@@ -38,10 +35,11 @@ type Options struct {
 	Version string
 	// Blobs serves cid:// resources; nil means cid:// resources cannot be read.
 	Blobs BlobGetter
-	// SessionTimeout closes legacy sessions idle this long; zero means 30 minutes and a
-	// negative value keeps idle sessions until the client ends them.
+	// SessionTimeout, when not zero, overrides limits.session_idle: legacy sessions idle
+	// this long are closed, and a negative value keeps them until the client ends them.
 	SessionTimeout time.Duration
-	// DisableLocalhostProtection turns off the SDK's DNS-rebinding guard (tests only).
+	// DisableLocalhostProtection turns off the DNS-rebinding guard: the refusal of a
+	// non-loopback Host on a loopback connection (tests only).
 	DisableLocalhostProtection bool
 	// ConfigLabel is how pages refer to the configuration (a path for setup snippets).
 	ConfigLabel string
@@ -52,6 +50,10 @@ type Options struct {
 	AdminKeys []string
 	// WorkSessions, when set, is given to backends that keep work sessions.
 	WorkSessions store.WorkSessions
+	// StoreFile is the SQLite store's database file, if the store is SQLite. It, its -wal,
+	// -shm and -journal files, and the default mcpbridge.db beside the config are never
+	// served as file resources.
+	StoreFile string
 	// Audit, when set, receives one entry per tool call (who, what, how long, how it ended),
 	// written in the background.
 	Audit AuditRecorder
@@ -66,6 +68,16 @@ type Gateway struct {
 	reg     registry
 	metrics *metrics
 	origins map[string]bool
+	// storeFiles are the store's files, never served as file resources.
+	storeFiles []string
+	// originHosts are the hosts (host[:port]) of the configured origins, also accepted as
+	// Host on loopback connections.
+	originHosts map[string]bool
+
+	authn     auth.Authenticator
+	adminKeys *auth.StaticKeys
+
+	sessions *sessionTable
 
 	dyn      dynamic
 	watch    watches // subscribed file resources
@@ -83,18 +95,27 @@ func New(ctx context.Context, cfg *config.Config, opts Options) (*Gateway, error
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)
 	}
+	cfg.Limits.SetDefaults() // for configs not made by config.Parse
 	if opts.SessionTimeout == 0 {
-		opts.SessionTimeout = 30 * time.Minute
+		opts.SessionTimeout = cfg.Limits.SessionIdle
 	}
 	if opts.Version == "" {
 		opts.Version = "dev"
 	}
 	g := &Gateway{cfg: cfg, opts: opts, log: opts.Logger, origins: map[string]bool{}, events: newEventStore()}
 	g.sdkLog = slog.New(minLevel{opts.Logger.Handler(), slog.LevelWarn})
+	g.storeFiles = storeFiles(cfg, opts)
+	g.originHosts = map[string]bool{}
 	for _, o := range cfg.Origins {
 		g.origins[strings.ToLower(strings.TrimSuffix(o, "/"))] = true
+		if u, err := url.Parse(o); err == nil && u.Host != "" {
+			g.originHosts[strings.ToLower(u.Host)] = true
+		}
 	}
+	g.adminKeys = auth.NewStaticKeys(auth.Principal{User: "admin", Admin: true}, opts.AdminKeys...)
+	g.authn = auth.Authenticators{g.adminKeys}
 	g.metrics = newMetrics(g)
+	g.sessions = newSessionTable(cfg.Limits.Sessions, cfg.Limits.SessionsPerClient)
 	if opts.Audit != nil {
 		g.audit = newAuditor(opts.Audit, g.log)
 	}
@@ -130,115 +151,20 @@ func (g *Gateway) Watch(ctx context.Context) {
 // Entry returns the served entry of a server, or nil.
 func (g *Gateway) Entry(name string) *Entry { return g.reg.get(name) }
 
-// Handler returns the gateway's HTTP handler.
-func (g *Gateway) Handler() http.Handler {
-	mux := http.NewServeMux()
-	mux.HandleFunc("/mcp", g.serveMCPTree)
-	mux.HandleFunc("/mcp/", g.serveMCPTree)
-	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
-		if g.draining.Load() {
-			w.WriteHeader(http.StatusServiceUnavailable)
-			fmt.Fprintln(w, "draining")
-			return
-		}
-		fmt.Fprintln(w, "ok")
-	})
-	mux.Handle("GET /metrics", promhttp.HandlerFor(g.metrics.reg, promhttp.HandlerOpts{}))
-	mux.Handle("GET /_mcpbridge/static/", web.Static())
-	mux.HandleFunc("/admin/api/", g.serveAdmin)
-	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path == "/" && r.Method == http.MethodGet {
-			http.Redirect(w, r, "/mcp", http.StatusFound)
-			return
-		}
-		http.NotFound(w, r)
-	})
-	return g.withRequestID(mux)
-}
-
-// serveMCPTree routes /mcp, /mcp/meta/{server}, /mcp/{server} and /mcp/{server}/sse.
-func (g *Gateway) serveMCPTree(w http.ResponseWriter, r *http.Request) {
-	rest := strings.Trim(strings.TrimPrefix(r.URL.Path, "/mcp"), "/")
-	parts := strings.Split(rest, "/")
-	switch {
-	case rest == "":
-		if r.Method != http.MethodGet && r.Method != http.MethodHead {
-			writeRPCError(w, http.StatusNotFound, nil, codeInvalidRequest, "each server has its own endpoint: send MCP requests to /mcp/{server}; GET /mcp lists the servers")
-			return
-		}
-		g.serveIndex(w, r)
-	case len(parts) == 2 && parts[0] == "meta":
-		if r.Method != http.MethodGet && r.Method != http.MethodHead {
-			w.Header().Set("Allow", "GET, HEAD")
-			http.Error(w, "method not allowed", http.StatusMethodNotAllowed)
-			return
-		}
-		g.serveMeta(w, r, parts[1])
-	case len(parts) == 1:
-		g.track(w, r, func() { g.serveEndpoint(w, r, parts[0], false) })
-	case len(parts) == 2 && parts[1] == "sse":
-		g.track(w, r, func() { g.serveEndpoint(w, r, parts[0], true) })
-	default:
-		writeRPCError(w, http.StatusNotFound, nil, codeInvalidRequest, "not found; MCP endpoints are /mcp/{server}, pages are /mcp and /mcp/meta/{server}")
-	}
-}
-
-// track counts in-flight requests for graceful shutdown and refuses new ones while draining.
-func (g *Gateway) track(w http.ResponseWriter, r *http.Request, f func()) {
-	if g.draining.Load() {
-		w.Header().Set("Retry-After", "1")
-		writeRPCError(w, http.StatusServiceUnavailable, nil, codeInternalError, "the gateway is shutting down; retry on another instance")
-		return
-	}
-	if r.Method == http.MethodPost {
-		g.inflight.Add(1)
-		defer g.inflight.Add(-1)
-	}
-	f()
-}
-
-type requestIDKey struct{}
-
-var validRequestID = regexp.MustCompile(`^[A-Za-z0-9._-]{1,64}$`)
-
-func (g *Gateway) withRequestID(h http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		id := r.Header.Get("X-Request-Id")
-		if id == "" || !validRequestID.MatchString(id) {
-			id = newRequestID()
-		}
-		w.Header().Set("X-Request-Id", id)
-		ctx := context.WithValue(r.Context(), requestIDKey{}, id)
-		start := time.Now()
-		h.ServeHTTP(w, r.WithContext(ctx))
-		g.log.DebugContext(ctx, "request", "method", r.Method, "path", r.URL.Path, "request_id", id, "duration", time.Since(start))
-	})
-}
-
-// Request ids are a random per-process prefix and a counter: unique, cheap, no syscall.
-var (
-	idPrefix  = func() string { var b [4]byte; rand.Read(b[:]); return hex.EncodeToString(b[:]) }()
-	idCounter atomic.Uint64
-)
-
-func newRequestID() string {
-	return idPrefix + "-" + strconv.FormatUint(idCounter.Add(1), 36)
-}
-
-func requestID(ctx context.Context) string {
-	id, _ := ctx.Value(requestIDKey{}).(string)
-	return id
-}
-
 // Serve serves on ln until ctx is cancelled, then drains: it stops taking new MCP requests,
 // waits up to the configured drain period for in-flight calls, and closes.
 func (g *Gateway) Serve(ctx context.Context, ln net.Listener) error {
+	l := g.cfg.Limits
+	// ReadTimeout bounds the headers and body of a request; the server lifts the deadline once
+	// the body has been read, so long tool calls and event streams are not cut by it.
 	srv := &http.Server{
 		Handler:           g.Handler(),
-		ReadHeaderTimeout: 10 * time.Second,
+		ReadHeaderTimeout: l.HeaderTimeout,
+		ReadTimeout:       l.ReadTimeout,
+		IdleTimeout:       l.IdleTimeout,
 		ErrorLog:          slog.NewLogLogger(g.log.Handler(), slog.LevelWarn),
 	}
+	ln = newConnLimiter(ln, g.maxConnections(), l.ConnectionsPerClient, g.metrics.refused)
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
 	wctx, stopWatch := context.WithCancel(ctx)
@@ -266,6 +192,18 @@ func (g *Gateway) Serve(ctx context.Context, ln net.Listener) error {
 	}
 	srv.Close()
 	return nil
+}
+
+// maxConnections is limits.connections, or by default half the open-file limit (the other
+// half is for tool processes, upstream calls and the store), at most 4096.
+func (g *Gateway) maxConnections() int {
+	if n := g.cfg.Limits.Connections; n > 0 {
+		return n
+	}
+	if n := openFileLimit() / 2; n > 0 {
+		return min(n, maxDefaultConnections)
+	}
+	return maxDefaultConnections
 }
 
 // Close flushes the audit log and releases the backends.

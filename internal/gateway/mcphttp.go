@@ -10,6 +10,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"regexp"
 	"strconv"
 	"strings"
 
@@ -25,6 +26,9 @@ const (
 	codeInvalidRequest = -32600
 	codeMethodNotFound = -32601
 	codeInternalError  = -32603
+	// codeBusy answers a request refused by a limit (sessions, concurrent calls): the
+	// message says which and when to retry.
+	codeBusy = -32029
 )
 
 // writeRPCError writes a JSON-RPC error object with HTTP status code.
@@ -66,10 +70,6 @@ func (g *Gateway) serveEndpoint(w http.ResponseWriter, r *http.Request, name str
 		writeRPCError(w, http.StatusServiceUnavailable, nil, codeInternalError, fmt.Sprintf("server %q is unavailable: it could not be opened: %s; fix its definition or what it depends on", name, reason))
 		return
 	}
-	if !g.originAllowed(r) {
-		writeRPCError(w, http.StatusForbidden, nil, codeInvalidRequest, "origin not allowed: add it to origins in the config to call this server from a browser page")
-		return
-	}
 	if o := r.Header.Get("Origin"); o != "" {
 		h := w.Header()
 		h.Set("Access-Control-Allow-Origin", o)
@@ -99,12 +99,7 @@ func (g *Gateway) serveEndpoint(w http.ResponseWriter, r *http.Request, name str
 		}
 		body, err := readBody(w, r, g.cfg.Limits.MaxBody)
 		if err != nil {
-			var mbe *http.MaxBytesError
-			if errors.As(err, &mbe) {
-				writeRPCError(w, http.StatusRequestEntityTooLarge, nil, codeInvalidRequest, fmt.Sprintf("request body is larger than %d bytes", g.cfg.Limits.MaxBody))
-				return
-			}
-			writeRPCError(w, http.StatusBadRequest, nil, codeInvalidRequest, "reading request body: "+err.Error())
+			g.bodyError(w, err)
 			return
 		}
 		var ok bool
@@ -119,6 +114,30 @@ func (g *Gateway) serveEndpoint(w http.ResponseWriter, r *http.Request, name str
 		r.Body = io.NopCloser(bytes.NewReader(body))
 		r.ContentLength = int64(len(body))
 	}
+	if !sse && !modern && !g.checkSessionVersion(w, r, e, id) {
+		return
+	}
+	// A legacy POST without a session opens one; so does a GET of the HTTP+SSE transport.
+	opens := (!sse && !modern && r.Method == http.MethodPost && r.Header.Get("Mcp-Session-Id") == "") ||
+		(sse && r.Method == http.MethodGet)
+	var release func()
+	if opens {
+		var status int
+		var msg string
+		release, status, msg = g.sessions.reserve(clientKey(r.RemoteAddr))
+		if status != 0 {
+			limit := map[int]string{http.StatusTooManyRequests: "sessions_per_client", http.StatusServiceUnavailable: "sessions"}[status]
+			g.metrics.refused(limit)
+			w.Header().Set("Retry-After", "5")
+			writeRPCError(w, status, id, codeBusy, msg)
+			return
+		}
+		defer func() {
+			if release != nil { // not bound to a session below, or the handler panicked
+				release()
+			}
+		}()
+	}
 	rw := &rpcErrorWriter{ResponseWriter: w, id: id, method: method}
 	defer rw.finish()
 	switch {
@@ -129,7 +148,58 @@ func (g *Gateway) serveEndpoint(w http.ResponseWriter, r *http.Request, name str
 	default:
 		e.legacy.ServeHTTP(rw, r)
 	}
+	if release != nil {
+		// A Streamable HTTP session lives on after this request: keep its slot until it ends.
+		// An HTTP+SSE session ended with its stream, which is this request.
+		if sid := w.Header().Get("Mcp-Session-Id"); sid != "" && !sse {
+			if ss := findSession(e.Server, sid); ss != nil && ss.InitializeParams() != nil {
+				g.sessions.bind(ss, e.Name, release)
+				release = nil
+			}
+		}
+	}
 	g.metrics.requests.WithLabelValues(name, strconv.Itoa(rw.status())).Inc()
+}
+
+// bodyError answers a request whose body could not be read: too large (413) or too slow
+// (408, limits.read_timeout).
+func (g *Gateway) bodyError(w http.ResponseWriter, err error) {
+	var mbe *http.MaxBytesError
+	var ne net.Error
+	switch {
+	case errors.As(err, &mbe):
+		writeRPCError(w, http.StatusRequestEntityTooLarge, nil, codeInvalidRequest, fmt.Sprintf("request body is larger than %d bytes (limits.max_body)", g.cfg.Limits.MaxBody))
+	case errors.As(err, &ne) && ne.Timeout():
+		w.Header().Set("Connection", "close")
+		writeRPCError(w, http.StatusRequestTimeout, nil, codeInvalidRequest, fmt.Sprintf("the request body did not arrive within %s (limits.read_timeout)", g.cfg.Limits.ReadTimeout))
+	default:
+		writeRPCError(w, http.StatusBadRequest, nil, codeInvalidRequest, "reading request body: "+err.Error())
+	}
+}
+
+// checkSessionVersion holds a legacy-era request on a session to the protocol version the
+// session negotiated at initialize: a different MCP-Protocol-Version is refused (400), and a
+// missing one is taken to be the negotiated version (not 2025-03-26, the spec's fallback
+// for servers that cannot tell), so version-dependent rules such as "no batches after
+// 2025-03-26" hold. It reports whether the request may go on.
+func (g *Gateway) checkSessionVersion(w http.ResponseWriter, r *http.Request, e *Entry, id json.RawMessage) bool {
+	sid := r.Header.Get("Mcp-Session-Id")
+	if sid == "" {
+		return true
+	}
+	info, ok := g.sessions.lookup(sid)
+	if !ok || info.server != e.Name {
+		return true // the SDK answers for unknown sessions
+	}
+	switch v := r.Header.Get("Mcp-Protocol-Version"); v {
+	case "":
+		r.Header.Set("Mcp-Protocol-Version", info.version)
+	case info.version:
+	default:
+		writeRPCError(w, http.StatusBadRequest, id, codeInvalidRequest, fmt.Sprintf("MCP-Protocol-Version %q does not match the version this session negotiated at initialize (%s): send MCP-Protocol-Version: %s, or initialize a new session", truncate(v, 32), info.version, info.version))
+		return false
+	}
+	return true
 }
 
 // checkMessage validates the JSON-RPC envelope; on failure it writes the error and returns false.
@@ -150,6 +220,18 @@ func checkMessage(w http.ResponseWriter, body []byte) (id json.RawMessage, metho
 			writeRPCError(w, http.StatusBadRequest, nil, codeInvalidRequest, "invalid request: a batch must be a non-empty array of JSON-RPC messages")
 			return nil, "", false
 		}
+		for i, m := range msgs {
+			var item struct {
+				ID json.RawMessage `json:"id"`
+			}
+			if json.Unmarshal(m, &item) != nil {
+				continue // the SDK answers for malformed items
+			}
+			if problem := checkID(item.ID); problem != "" {
+				writeRPCError(w, http.StatusBadRequest, nil, codeInvalidRequest, fmt.Sprintf("invalid request: batch item %d: %s", i+1, problem))
+				return nil, "", false
+			}
+		}
 		return nil, "", true
 	}
 	var m struct {
@@ -169,8 +251,13 @@ func checkMessage(w http.ResponseWriter, body []byte) (id json.RawMessage, metho
 		return nil, "", false
 	}
 	id = m.ID
-	if len(id) > 0 && id[0] != '"' && !(id[0] == '-' || (id[0] >= '0' && id[0] <= '9')) && string(id) != "null" {
-		writeRPCError(w, http.StatusBadRequest, nil, codeInvalidRequest, "invalid request: id must be a string or a number")
+	if problem := checkID(id); problem != "" {
+		// The answer carries the id exactly as sent: the one thing the gateway can echo
+		// without changing it.
+		if !isNumber(id) {
+			id = nil
+		}
+		writeRPCError(w, http.StatusBadRequest, id, codeInvalidRequest, "invalid request: "+problem)
 		return nil, "", false
 	}
 	if m.JSONRPC == nil || *m.JSONRPC != "2.0" {
@@ -189,6 +276,43 @@ func checkMessage(w http.ResponseWriter, body []byte) (id json.RawMessage, metho
 		method = *m.Method
 	}
 	return id, method, true
+}
+
+// maxSafeID is the largest integer id that survives the SDK, which reads numeric ids as
+// float64 (2^53-1, JavaScript's Number.MAX_SAFE_INTEGER).
+const maxSafeID = 1<<53 - 1
+
+// plainInteger matches an integer written without fraction, exponent or leading zeros.
+var plainInteger = regexp.MustCompile(`^-?(0|[1-9][0-9]*)$`)
+
+// checkID says what is wrong with a JSON-RPC id, or returns "". Ids are strings, or
+// integers from -(2^53-1) to 2^53-1 written plainly: the SDK reads numeric ids as float64
+// and writes them back as integers, so 1.5 would come back as 1, 1e2 as 100,
+// 9007199254740993 as 9007199254740992 and -0 as 0. Such ids are refused rather than
+// answered under another id.
+func checkID(id json.RawMessage) string {
+	switch {
+	case len(id) == 0, string(id) == "null", id[0] == '"':
+		return ""
+	case !isNumber(id):
+		return "id must be a string or an integer"
+	}
+	const rule = "; ids must be strings, or integers from -9007199254740991 to 9007199254740991 written without a fraction or exponent"
+	s := string(id)
+	if !plainInteger.MatchString(s) {
+		return fmt.Sprintf("id %s is not a plain integer", truncate(s, 40)) + rule
+	}
+	if s == "-0" {
+		return "id -0 is negative zero, which would come back as 0" + rule
+	}
+	if n, err := strconv.ParseInt(s, 10, 64); err != nil || n > maxSafeID || n < -maxSafeID {
+		return fmt.Sprintf("id %s is too large to come back unchanged", truncate(s, 40)) + rule
+	}
+	return ""
+}
+
+func isNumber(id json.RawMessage) bool {
+	return len(id) > 0 && (id[0] == '-' || (id[0] >= '0' && id[0] <= '9'))
 }
 
 // rpcErrorWriter turns the SDK's plain-text HTTP errors into JSON-RPC error objects, so

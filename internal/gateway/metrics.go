@@ -12,6 +12,7 @@ type metrics struct {
 	calls    *prometheus.CounterVec
 	duration *prometheus.HistogramVec
 	requests *prometheus.CounterVec
+	refusals *prometheus.CounterVec
 }
 
 func newMetrics(g *Gateway) *metrics {
@@ -29,6 +30,10 @@ func newMetrics(g *Gateway) *metrics {
 		Name: "mcpbridge_http_requests_total",
 		Help: "HTTP requests to MCP endpoints by server and status code.",
 	}, []string{"server", "code"})
+	m.refusals = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "mcpbridge_limit_refusals_total",
+		Help: "Requests and connections refused by a limit (sessions, sessions_per_client, concurrent_calls, connections, connections_per_client).",
+	}, []string{"limit"})
 	sessions := prometheus.NewGaugeFunc(prometheus.GaugeOpts{
 		Name: "mcpbridge_open_sessions",
 		Help: "Open legacy-era MCP sessions across all servers.",
@@ -53,7 +58,7 @@ func newMetrics(g *Gateway) *metrics {
 		}
 		return float64(g.audit.dropped.Load())
 	})
-	m.reg.MustRegister(m.calls, m.duration, m.requests, sessions, dropped,
+	m.reg.MustRegister(m.calls, m.duration, m.requests, m.refusals, sessions, dropped,
 		prometheus.NewGoCollector(), prometheus.NewProcessCollector(prometheus.ProcessCollectorOpts{}))
 	return m
 }
@@ -62,3 +67,6 @@ func (m *metrics) observe(server, tool, outcome string, d time.Duration) {
 	m.calls.WithLabelValues(server, tool, outcome).Inc()
 	m.duration.WithLabelValues(server, tool).Observe(d.Seconds())
 }
+
+// refused counts a refusal by the limit that caused it.
+func (m *metrics) refused(limit string) { m.refusals.WithLabelValues(limit).Inc() }

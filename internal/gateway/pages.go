@@ -3,6 +3,7 @@ package gateway
 import (
 	"encoding/json"
 	"fmt"
+	"net"
 	"net/http"
 	"sort"
 	"strings"
@@ -31,12 +32,19 @@ func (g *Gateway) serveIndex(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
+// baseURL is the base of the URLs the pages and the admin API give out (setup snippets,
+// endpoints): the address the gateway accepted the connection on. It never comes from a
+// request header — Host and X-Forwarded-* are the client's to choose, and a page that
+// pasted them into copy-paste commands would send users wherever a link's author liked.
 func baseURL(r *http.Request) string {
 	scheme := "http"
 	if r.TLS != nil {
 		scheme = "https"
 	}
-	return scheme + "://" + r.Host
+	if la, ok := r.Context().Value(http.LocalAddrContextKey).(net.Addr); ok && la != nil {
+		return scheme + "://" + la.String()
+	}
+	return scheme + "://" + config.DefaultListen
 }
 
 func (g *Gateway) serveMeta(w http.ResponseWriter, r *http.Request, name string) {

@@ -39,6 +39,7 @@ type Entry struct {
 
 	state   atomic.Pointer[entryState]
 	applyMu sync.Mutex // serialises apply
+	calls   callSlots  // tool calls running (limits.concurrent_calls)
 }
 
 // entryState is an immutable snapshot of what an entry serves.
@@ -148,7 +149,7 @@ func (r *registry) remove(name string) (old *Entry) {
 
 // newEntry creates the go-sdk server and handlers of a server name; apply gives it content.
 func (g *Gateway) newEntry(name, title, instructions string) *Entry {
-	e := &Entry{Name: name}
+	e := &Entry{Name: name, calls: make(callSlots, g.cfg.Limits.ConcurrentCalls)}
 	if title == "" {
 		title = name
 	}
@@ -206,14 +207,14 @@ func (g *Gateway) newEntry(name, title, instructions string) *Entry {
 		Logger:                     g.sdkLog.With("server", name),
 		SessionTimeout:             max(g.opts.SessionTimeout, 0),
 		MaxRequestBodyBytes:        g.cfg.Limits.MaxBody,
-		DisableLocalhostProtection: g.opts.DisableLocalhostProtection,
+		DisableLocalhostProtection: true, // checkHost guards every route
 		EventStore:                 g.events,
 	})
 	e.modern = mcp.NewStreamableHTTPHandler(get, &mcp.StreamableHTTPOptions{
 		Stateless:                  true,
 		Logger:                     g.sdkLog.With("server", name),
 		MaxRequestBodyBytes:        g.cfg.Limits.MaxBody,
-		DisableLocalhostProtection: g.opts.DisableLocalhostProtection,
+		DisableLocalhostProtection: true, // checkHost guards every route
 		// A 2026-07-28 client cancels a call by closing its request's stream: end the
 		// call's context with the HTTP request, which stops the backend's work.
 		PropagateRequestCancellation: true,
@@ -227,6 +228,9 @@ func (g *Gateway) newEntry(name, title, instructions string) *Entry {
 func (g *Gateway) openState(ctx context.Context, s *config.Server) (*entryState, error) {
 	if !s.IsEnabled() {
 		return &entryState{cfg: s, catalog: &backend.Catalog{}}, nil
+	}
+	if err := g.checkResourceFiles(s); err != nil {
+		return nil, err
 	}
 	b, err := backend.Open(ctx, s, g.deps(s))
 	if err != nil {
@@ -478,6 +482,9 @@ func (g *Gateway) toolHandler(e *Entry, name string) mcp.ToolHandler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		start := time.Now()
 		res, outcome, err := g.callTool(ctx, e, name, req)
+		if outcome == "busy" {
+			g.metrics.refused("concurrent_calls")
+		}
 		d := time.Since(start)
 		g.metrics.observe(server, name, outcome, d)
 		// One line per call answers "what happened to my call?"; argument values are never
@@ -519,6 +526,11 @@ func (g *Gateway) callTool(ctx context.Context, e *Entry, name string, req *mcp.
 	if msg != "" {
 		return backend.ErrorResult("invalid arguments for tool %s: %s", name, msg), "invalid_arguments", nil
 	}
+	release, err := e.calls.acquire(ctx, e.Name, g.cfg.Limits.CallQueueWait)
+	if err != nil {
+		return nil, "busy", err
+	}
+	defer release()
 	res, err := st.backend.CallTool(ctx, &backend.Call{
 		Name: name, Arguments: args, Principal: auth.FromContext(ctx), Session: newCallSession(req),
 		InputResponses: req.Params.InputResponses, RequestState: req.Params.RequestState,

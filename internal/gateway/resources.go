@@ -292,6 +292,11 @@ func (g *Gateway) readServerOutput(ctx context.Context, uri string, u *url.URL) 
 	if msg != "" {
 		return nil, resourceError(uri, "%s", msg)
 	}
+	release, err := e.calls.acquire(ctx, e.Name, g.cfg.Limits.CallQueueWait)
+	if err != nil {
+		return nil, err
+	}
+	defer release()
 	res, err := st.backend.CallTool(ctx, &backend.Call{Name: tool, Arguments: valid, Principal: auth.FromContext(ctx), Session: backend.NoSession{}})
 	if err != nil {
 		g.log.ErrorContext(ctx, "server resource", "uri", uri, "error", err)
@@ -327,6 +332,9 @@ func (g *Gateway) readConfinedFile(rel string) ([]byte, error) {
 	if r, err := filepath.Rel(base, p); err != nil || r == ".." || strings.HasPrefix(r, ".."+string(filepath.Separator)) {
 		return nil, fmt.Errorf("%s is outside %s", p, base)
 	}
+	if g.isStoreFile(p) {
+		return nil, fmt.Errorf("%s is a file of the gateway's store, which is never served", p)
+	}
 	f, err := os.Open(p)
 	if err != nil {
 		return nil, err
@@ -358,4 +366,76 @@ func imageType(name string, data []byte) string {
 		return t
 	}
 	return http.DetectContentType(data)
+}
+
+// storeFiles lists the SQLite store's files that file resources must never serve: the
+// database named by Options.StoreFile, by the config's store (sqlite:PATH) and the default
+// mcpbridge.db beside the config, each with its -wal, -shm and -journal companions.
+func storeFiles(cfg *config.Config, opts Options) []string {
+	var dbs []string
+	if opts.StoreFile != "" {
+		dbs = append(dbs, opts.StoreFile)
+	}
+	if p, ok := strings.CutPrefix(cfg.Store, "sqlite:"); ok {
+		p = strings.TrimPrefix(p, "//")
+		if !filepath.IsAbs(p) {
+			p = filepath.Join(cfg.Dir, p)
+		}
+		dbs = append(dbs, p)
+	}
+	if cfg.Dir != "" {
+		dbs = append(dbs, filepath.Join(cfg.Dir, config.DefaultStoreFile))
+	}
+	var files []string
+	for _, db := range dbs {
+		db = resolvePath(db)
+		files = append(files, db, db+"-wal", db+"-shm", db+"-journal")
+	}
+	return files
+}
+
+// resolvePath makes p absolute and resolves its symlinks, as far as they exist.
+func resolvePath(p string) string {
+	if abs, err := filepath.Abs(p); err == nil {
+		p = abs
+	}
+	if r, err := filepath.EvalSymlinks(p); err == nil {
+		return r
+	}
+	if dir, err := filepath.EvalSymlinks(filepath.Dir(p)); err == nil {
+		return filepath.Join(dir, filepath.Base(p))
+	}
+	return p
+}
+
+// isStoreFile reports whether the file at p is one of the store's files: by its resolved
+// path, or by identity (a hard link).
+func (g *Gateway) isStoreFile(p string) bool {
+	p = resolvePath(p)
+	fi, statErr := os.Stat(p)
+	for _, f := range g.storeFiles {
+		if p == f {
+			return true
+		}
+		if statErr == nil {
+			if sf, err := os.Stat(f); err == nil && os.SameFile(fi, sf) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// checkResourceFiles refuses file resources that name a store file.
+func (g *Gateway) checkResourceFiles(s *config.Server) error {
+	for _, name := range s.ResourceNames() {
+		r := s.Resources[name]
+		if r.File == "" {
+			continue
+		}
+		if g.isStoreFile(filepath.Join(g.cfg.Dir, r.File)) {
+			return fmt.Errorf("server %s: resource %s: file %s is the gateway's store database (or its -wal, -shm or -journal file), which holds every stored definition, API key hash and audit row; it is never served: point the resource at another file", s.Name, name, r.File)
+		}
+	}
+	return nil
 }
