@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -15,9 +14,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/mcpbridge/mcpbridge/internal/backend"
-	"github.com/mcpbridge/mcpbridge/internal/config"
 	"github.com/mcpbridge/mcpbridge/internal/gateway"
+	"github.com/mcpbridge/mcpbridge/internal/gateway/gatewaytest"
 	"github.com/mcpbridge/mcpbridge/internal/store"
 	"github.com/mcpbridge/mcpbridge/internal/store/postgres"
 	"github.com/mcpbridge/mcpbridge/internal/store/postgres/pgtest"
@@ -37,19 +35,8 @@ servers:
 
 func startGateway(t *testing.T, st *store.Store) (*gateway.Gateway, string) {
 	t.Helper()
-	cfg, err := config.Parse("c.yaml", t.TempDir(), []byte(fileConfig), backend.Kinds())
-	if err != nil {
-		t.Fatal(err)
-	}
-	g, err := gateway.New(context.Background(), cfg, gateway.Options{Definitions: st.Definitions, AdminKeys: []string{adminKey}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	go g.Watch(ctx)
-	srv := httptest.NewServer(g.Handler())
-	t.Cleanup(func() { cancel(); srv.Close() })
-	return g, srv.URL
+	srv := gatewaytest.Start(t, fileConfig, gateway.Options{Definitions: st.Definitions, AdminKeys: []string{adminKey}})
+	return srv.Gateway, srv.URL
 }
 
 func admin(t *testing.T, method, url, key, body string) (int, map[string]any) {
@@ -157,13 +144,7 @@ func TestAdminAPIRoundTrip(t *testing.T) {
 }
 
 func TestAdminAPIOffWithoutKeys(t *testing.T) {
-	cfg, _ := config.Parse("c.yaml", t.TempDir(), []byte(fileConfig), backend.Kinds())
-	g, err := gateway.New(context.Background(), cfg, gateway.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := httptest.NewServer(g.Handler())
-	defer srv.Close()
+	srv := gatewaytest.Start(t, fileConfig, gateway.Options{})
 	code, m := admin(t, "GET", srv.URL+"/admin/api/servers", "anything-anything", "")
 	if code != 404 || !strings.Contains(m["error"].(string), "MCPBRIDGE_ADMIN_KEY") {
 		t.Errorf("%d %v", code, m)
@@ -231,13 +212,8 @@ func TestAuditRows(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer st.Close()
-	cfg, _ := config.Parse("c.yaml", t.TempDir(), []byte(fileConfig), backend.Kinds())
-	g, err := gateway.New(context.Background(), cfg, gateway.Options{Audit: st.Audit, Definitions: st.Definitions, AdminKeys: []string{adminKey}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := httptest.NewServer(g.Handler())
-	defer srv.Close()
+	srv := gatewaytest.Start(t, fileConfig, gateway.Options{Audit: st.Audit, Definitions: st.Definitions, AdminKeys: []string{adminKey}})
+	g := srv.Gateway
 	cs := connect(t, srv.URL+"/mcp/filed", "2026-07-28")
 	call(t, cs, "echo", map[string]any{"m": "audited"})
 	call(t, cs, "echo", map[string]any{"m": 5})

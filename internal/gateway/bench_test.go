@@ -12,6 +12,7 @@ import (
 	"github.com/mcpbridge/mcpbridge/internal/backend"
 	"github.com/mcpbridge/mcpbridge/internal/config"
 	"github.com/mcpbridge/mcpbridge/internal/gateway"
+	"github.com/mcpbridge/mcpbridge/internal/gateway/gatewaytest"
 )
 
 const benchSchema = `{"type":"object","properties":{"x":{"type":"string"}}}`
@@ -35,11 +36,7 @@ func init() {
 // benchServers starts the gateway with a no-op tool and a bare go-sdk server with the same
 // tool, both dual-era.
 func benchServers(b *testing.B) (gwURL, bareURL string, stop func()) {
-	cfg, err := config.Parse("b.yaml", b.TempDir(), []byte("servers: {noop: {kind: test-noop, description: bench}}\n"), backend.Kinds())
-	if err != nil {
-		b.Fatal(err)
-	}
-	g, err := gateway.New(context.Background(), cfg, gateway.Options{})
+	g, _, err := gatewaytest.Open(b.TempDir(), "servers: {noop: {kind: test-noop, description: bench}}\n", gateway.Options{})
 	if err != nil {
 		b.Fatal(err)
 	}

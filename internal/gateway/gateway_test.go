@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -16,10 +15,9 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/mcpbridge/mcpbridge/internal/backend"
 	_ "github.com/mcpbridge/mcpbridge/internal/backend/all"
-	"github.com/mcpbridge/mcpbridge/internal/config"
 	"github.com/mcpbridge/mcpbridge/internal/gateway"
+	"github.com/mcpbridge/mcpbridge/internal/gateway/gatewaytest"
 )
 
 const testConfig = `
@@ -103,24 +101,15 @@ servers:
     argv: [uname]
 `
 
-func newTestGateway(t *testing.T) (*gateway.Gateway, *httptest.Server) {
+func newTestGateway(t *testing.T) (*gateway.Gateway, *gatewaytest.Server) {
 	t.Helper()
 	dir := t.TempDir()
 	os.WriteFile(filepath.Join(dir, "data.txt"), []byte("file content"), 0o644)
 	outside := filepath.Join(t.TempDir(), "secret.txt")
 	os.WriteFile(outside, []byte("secret"), 0o644)
 	os.Symlink(outside, filepath.Join(dir, "link.txt"))
-	cfg, err := config.Parse("test.yaml", dir, []byte(testConfig), backend.Kinds())
-	if err != nil {
-		t.Fatal(err)
-	}
-	g, err := gateway.New(context.Background(), cfg, gateway.Options{Version: "test"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := httptest.NewServer(g.Handler())
-	t.Cleanup(srv.Close)
-	return g, srv
+	srv := gatewaytest.StartIn(t, dir, testConfig, gateway.Options{Version: "test"})
+	return srv.Gateway, srv
 }
 
 func connect(t *testing.T, url, version string) *mcp.ClientSession {
@@ -585,24 +574,14 @@ func TestT13_4_Concurrent(t *testing.T) {
 
 // Progress notifications reach a client that sent a progress token.
 func TestProgress(t *testing.T) {
-	dir := t.TempDir()
-	cfg, err := config.Parse("p.yaml", dir, []byte(`
+	srv := gatewaytest.Start(t, `
 servers:
   p:
     kind: command
     description: progress
     tools:
       wait: {description: waits, inputSchema: {type: object}, argv: [sleep, "2.2"]}
-`), backend.Kinds())
-	if err != nil {
-		t.Fatal(err)
-	}
-	g, err := gateway.New(context.Background(), cfg, gateway.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := httptest.NewServer(g.Handler())
-	defer srv.Close()
+`, gateway.Options{})
 	var mu sync.Mutex
 	var got []float64
 	c := mcp.NewClient(&mcp.Implementation{Name: "t", Version: "1"}, &mcp.ClientOptions{
