@@ -3,6 +3,7 @@ package operators
 import (
 	"fmt"
 
+	"github.com/mcpbridge/mcpbridge/internal/jsvalue"
 	"github.com/mcpbridge/mcpbridge/internal/lowdefy/changecase"
 	"github.com/mcpbridge/mcpbridge/internal/lowdefy/mql"
 	"github.com/mcpbridge/mcpbridge/internal/lowdefy/serial"
@@ -26,13 +27,34 @@ var changeCaseMeta, changeCaseFuncs = func() (map[string]*method, map[string]cla
 				return args, nil
 			}}
 		fns[name] = func(c *call, args []any) (any, error) {
-			return changecase.Convert(name, jsonLike(arg(args, 0)), jsonLike(arg(args, 1)))
+			res, err := changecase.Convert(name, jsonLike(arg(args, 0)), jsonLike(arg(args, 1)))
+			return fromOrdered(res), err
 		}
 	}
 	return meta, fns
 }()
 
 func opChangeCase(c *call) (any, error) { return runClass(c, changeCaseMeta, changeCaseFuncs, "") }
+
+// fromOrdered converts the *jsvalue.Object values the libraries return to
+// the maps this package still uses (until it moves to package jsvalue).
+func fromOrdered(v any) any {
+	switch x := v.(type) {
+	case *jsvalue.Object:
+		m := make(map[string]any, x.Len())
+		for k, item := range x.Range {
+			m[k] = fromOrdered(item)
+		}
+		return m
+	case []any:
+		out := make([]any, len(x))
+		for i, item := range x {
+			out[i] = fromOrdered(item)
+		}
+		return out
+	}
+	return v
+}
 
 // _mql (internal/lowdefy/mql)
 
