@@ -103,7 +103,8 @@ func TrimSpace(s string) string { return strings.Trim(s, jsWhitespace) }
 
 // ToNumber is JavaScript's ToNumber (Number(v)): undefined → NaN, null → 0,
 // booleans → 0 or 1, strings parsed as StringToNumber, dates → their
-// milliseconds, arrays through their string form, other objects → NaN.
+// milliseconds, arrays through their string form, host objects through
+// their ToPrimitive, other objects → NaN.
 func ToNumber(v any) float64 {
 	switch x := v.(type) {
 	case float64:
@@ -127,6 +128,8 @@ func ToNumber(v any) float64 {
 		return Millis(x)
 	case []any:
 		return StringToNumber(ToString(x))
+	case HostObject:
+		return ToNumber(x.ToPrimitive(HintNumber))
 	}
 	return math.NaN()
 }
@@ -245,7 +248,8 @@ func parseRadixInteger(s string, base int) float64 {
 // "true"/"false", NumberToString for numbers, arrays joined with commas
 // (null and undefined items as ""), "[object Object]" for objects, dates in
 // Date.prototype.toString form (see DateString), errors as "Name: message",
-// functions as "function () { [native code] }".
+// functions as "function () { [native code] }", host objects through their
+// ToPrimitive.
 func ToString(v any) string {
 	switch x := v.(type) {
 	case string:
@@ -284,6 +288,8 @@ func ToString(v any) string {
 		return x.Error()
 	case Func:
 		return "function () { [native code] }"
+	case HostObject:
+		return ToString(x.ToPrimitive(HintString))
 	}
 	return "[object Object]"
 }
@@ -302,7 +308,7 @@ const (
 // are; a date becomes its milliseconds with HintNumber and its string
 // otherwise; other objects (arrays, objects, errors, functions) become their
 // string (valueOf of a plain object is the object itself, so toString
-// decides).
+// decides). A HostObject converts itself.
 func ToPrimitive(v any, hint Hint) any {
 	switch x := v.(type) {
 	case nil, UndefinedType, bool, float64, string:
@@ -318,8 +324,20 @@ func ToPrimitive(v any, hint Hint) any {
 			return Millis(x)
 		}
 		return DateString(x)
+	case HostObject:
+		return x.ToPrimitive(hint)
 	}
 	return ToString(v)
+}
+
+// HostObject is implemented by Go types that stand for JavaScript objects
+// with their own conversion to a primitive, such as a wrapped string or a
+// regular expression. ToPrimitive, ToString, ToNumber, LooseEqual, Compare
+// and Add use it; Typeof reports such values as "object" and Truthy as true.
+type HostObject interface {
+	// ToPrimitive returns the primitive (nil, Undefined, bool, float64 or
+	// string) the object's valueOf and toString give for hint.
+	ToPrimitive(hint Hint) any
 }
 
 // Add is JavaScript's binary +: string concatenation when either operand

@@ -191,3 +191,21 @@ func TestFromGo(t *testing.T) {
 		t.Error("FromGo copied a slice that needed no change")
 	}
 }
+
+// wrapped is a HostObject standing for a String object.
+type wrapped string
+
+func (w wrapped) ToPrimitive(Hint) any { return string(w) }
+
+func TestHostObject(t *testing.T) {
+	w := wrapped("12")
+	if ToString(w) != "12" || ToNumber(w) != 12 || Add(w, 1.0) != "121" || !LooseEqual(w, 12.0) || StrictEqual(w, "12") {
+		t.Error("host object conversions")
+	}
+	if c, ok := Compare(w, "2"); !ok || c >= 0 {
+		t.Error(`wrapped "12" < "2" should hold (string comparison)`)
+	}
+	if ToString([]any{w, 1.0}) != "12,1" || !Truthy(wrapped("")) || Typeof(w) != "object" {
+		t.Error("host object in an array, truthiness or typeof")
+	}
+}
