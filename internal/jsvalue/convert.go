@@ -5,6 +5,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf16"
+	"unicode/utf8"
 )
 
 // NumberToString formats f like JavaScript's Number.prototype.toString():
@@ -417,4 +419,20 @@ func zoneName(t time.Time) string {
 		return "Coordinated Universal Time"
 	}
 	return name
+}
+
+// StringLength returns the JavaScript length of s: its number of UTF-16
+// code units.
+func StringLength(s string) int {
+	n := len(s)
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			n = i
+			for _, r := range s[i:] {
+				n += utf16.RuneLen(r)
+			}
+			return n
+		}
+	}
+	return n
 }

@@ -209,3 +209,11 @@ func TestHostObject(t *testing.T) {
 		t.Error("host object in an array, truthiness or typeof")
 	}
 }
+
+func TestStringLength(t *testing.T) {
+	for in, want := range map[string]int{"": 0, "abc": 3, "é": 1, "日本": 2, "😀": 2, "a😀b": 4, "\xff": 1} {
+		if got := StringLength(in); got != want {
+			t.Errorf("StringLength(%q) = %d, want %d", in, got, want)
+		}
+	}
+}

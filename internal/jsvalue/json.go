@@ -405,7 +405,7 @@ func hex4(data []byte, i int) (rune, bool) {
 // undefined and functions dropped from objects and written as null in
 // arrays, NaN and ±Infinity as null, dates as their ISO string (toJSON),
 // errors as {} (they have no enumerable properties), json.Number as its
-// text. indent is the space string ("" for compact output; see Indent). ok
+// text, a JSONer as what its ToJSON returns. indent is the space string ("" for compact output; see Indent). ok
 // is false when v has no JSON form (undefined or a function at the top, or
 // nesting deeper than 10000 levels).
 func Stringify(v any, indent string) (s string, ok bool) {
@@ -416,7 +416,8 @@ func Stringify(v any, indent string) (s string, ok bool) {
 // AppendJSON appends Stringify(v, indent) to dst. When v has no JSON form it
 // returns dst unchanged and false.
 func AppendJSON(dst []byte, v any, indent string) ([]byte, bool) {
-	if !hasJSON(v) {
+	v, ok := jsonForm(v)
+	if !ok {
 		return dst, false
 	}
 	e := encoder{indent: indent}
@@ -427,13 +428,29 @@ func AppendJSON(dst []byte, v any, indent string) ([]byte, bool) {
 	return out, true
 }
 
-// hasJSON reports whether v is written at all (not undefined or a function).
-func hasJSON(v any) bool {
-	switch v.(type) {
+// JSONer is implemented by Go values that choose their JSON form, like a
+// JavaScript toJSON method: Stringify writes what ToJSON returns instead
+// (Undefined drops the value from an object, as a function would).
+type JSONer interface {
+	ToJSON() any
+}
+
+// jsonForm returns what Stringify writes for v and whether it writes
+// anything (not for undefined or a function).
+func jsonForm(v any) (any, bool) {
+	switch x := v.(type) {
+	case nil, bool, float64, string, *Object, []any:
+		return v, true
 	case UndefinedType, Func:
-		return false
+		return nil, false
+	case JSONer:
+		v = x.ToJSON()
+		switch v.(type) {
+		case UndefinedType, Func:
+			return nil, false
+		}
 	}
-	return true
+	return v, true
 }
 
 type encoder struct {
@@ -474,7 +491,8 @@ func (e *encoder) value(b []byte, v any, depth int) ([]byte, bool) {
 		b = append(b, '{')
 		wrote := false
 		for _, en := range x.entries {
-			if !hasJSON(en.val) {
+			val, ok := jsonForm(en.val)
+			if !ok {
 				continue
 			}
 			if wrote {
@@ -487,8 +505,7 @@ func (e *encoder) value(b []byte, v any, depth int) ([]byte, bool) {
 			if e.indent != "" {
 				b = append(b, ' ')
 			}
-			var ok bool
-			if b, ok = e.value(b, en.val, depth+1); !ok {
+			if b, ok = e.value(b, val, depth+1); !ok {
 				return b, false
 			}
 		}
@@ -509,11 +526,11 @@ func (e *encoder) value(b []byte, v any, depth int) ([]byte, bool) {
 				b = append(b, ',')
 			}
 			b = e.newline(b, depth+1)
-			if !hasJSON(item) {
+			item, ok := jsonForm(item)
+			if !ok {
 				b = append(b, "null"...)
 				continue
 			}
-			var ok bool
 			if b, ok = e.value(b, item, depth+1); !ok {
 				return b, false
 			}

@@ -181,3 +181,17 @@ func TestObjectJSONMethods(t *testing.T) {
 		t.Error("Quote")
 	}
 }
+
+type jsonerValue struct{ v any }
+
+func (j jsonerValue) ToJSON() any { return j.v }
+
+func TestJSONer(t *testing.T) {
+	in := ObjectOf("a", jsonerValue{ObjectOf("x", 1.0)}, "b", jsonerValue{Undefined}, "c", []any{jsonerValue{Undefined}, jsonerValue{"s"}})
+	if got, _ := Stringify(in, ""); got != `{"a":{"x":1},"c":[null,"s"]}` {
+		t.Errorf("Stringify with JSONer values = %s", got)
+	}
+	if _, ok := Stringify(jsonerValue{Undefined}, ""); ok {
+		t.Error("top-level JSONer giving undefined has a JSON form")
+	}
+}
