@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/mcpbridge/mcpbridge/internal/jsvalue"
 )
 
 func TestRender(t *testing.T) {
@@ -118,7 +120,7 @@ func TestConcurrentRender(t *testing.T) {
 	}
 }
 
-func itoa(i int) string { return numString(float64(i)) }
+func itoa(i int) string { return jsvalue.NumberToString(float64(i)) }
 
 func TestLimits(t *testing.T) {
 	if _, err := Render("{% macro f() %}{{ f() }}{% endmacro %}{{ f() }}", nil); err == nil || !strings.Contains(err.Error(), "recursion") {
