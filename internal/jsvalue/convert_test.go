@@ -186,6 +186,14 @@ func TestFromGo(t *testing.T) {
 	if !DeepEqual(got, want) {
 		t.Errorf("FromGo = %v, want %v", got, want)
 	}
+	inner := ObjectOf("n", 1, "ok", 2.0)
+	if got := FromGo([]any{inner}).([]any)[0].(*Object); got == inner || !DeepEqual(got, ObjectOf("n", 1.0, "ok", 2.0)) || inner.Prop("n") != 1 {
+		t.Errorf("FromGo inside an *Object: %v (original now %v)", got, inner)
+	}
+	done := ObjectOf("a", []any{"x"})
+	if FromGo(done) != done {
+		t.Error("FromGo copied an object that needed no change")
+	}
 	same := []any{1.0, "x"}
 	if out := FromGo(same).([]any); &out[0] != &same[0] {
 		t.Error("FromGo copied a slice that needed no change")

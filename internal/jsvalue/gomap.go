@@ -10,8 +10,8 @@ import (
 // become float64, and json.Number becomes float64. A Go map has no key
 // order, so FromGo orders its keys as JavaScript would had they been set in
 // UTF-16 code unit order: array indices ascending, then the rest sorted.
-// Values already in the model (including *Object) are returned as they are,
-// and an []any is copied only when one of its items changes.
+// Values already in the model are returned as they are: an []any or
+// *Object is copied only when one of its items changes.
 func FromGo(v any) any {
 	out, _ := fromGo(v)
 	return out
@@ -31,6 +31,21 @@ func fromGo(v any) (any, bool) {
 			o.Set(k, FromGo(x[k]))
 		}
 		return o, true
+	case *Object:
+		var out *Object
+		for i, e := range x.entries {
+			c, changed := fromGo(e.val)
+			if changed && out == nil {
+				out = x.Clone()
+			}
+			if out != nil {
+				out.entries[i].val = c
+			}
+		}
+		if out == nil {
+			return x, false
+		}
+		return out, true
 	case []any:
 		var out []any
 		for i, item := range x {
