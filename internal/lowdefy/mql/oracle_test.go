@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/mcpbridge/mcpbridge/internal/jsvalue"
 	"github.com/mcpbridge/mcpbridge/tools/jslibs-oracle/oracletest"
 )
 
@@ -218,6 +219,12 @@ func comparable(v any) any {
 			if _, u := e.(oracletest.Undefined); u {
 				continue
 			}
+			out[k] = comparable(e)
+		}
+		return out
+	case *jsvalue.Object:
+		out := map[string]any{}
+		for k, e := range x.Range {
 			out[k] = comparable(e)
 		}
 		return out

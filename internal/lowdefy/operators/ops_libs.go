@@ -52,6 +52,8 @@ func fromOrdered(v any) any {
 			out[i] = fromOrdered(item)
 		}
 		return out
+	case jsvalue.UndefinedType:
+		return serial.Undefined
 	}
 	return v
 }
@@ -78,7 +80,8 @@ var mqlFuncs = map[string]classFunc{
 		if !ok {
 			return nil, fmt.Errorf("Pipeline must be of type array.")
 		}
-		return mql.Aggregate(docs, pipeline)
+		res, err := mql.Aggregate(docs, pipeline)
+		return fromOrdered(res), err
 	},
 	"expr": func(c *call, args []any) (any, error) {
 		data := arg(args, 0)
@@ -92,6 +95,7 @@ var mqlFuncs = map[string]classFunc{
 		if err != nil {
 			return nil, err
 		}
+		v = fromOrdered(v)
 		if serial.IsUndefined(v) {
 			return nil, nil
 		}
