@@ -249,7 +249,7 @@ func parseRadixInteger(s string, base int) float64 {
 // ToString is JavaScript's ToString (String(v)): "undefined", "null",
 // "true"/"false", NumberToString for numbers, arrays joined with commas
 // (null and undefined items as ""), "[object Object]" for objects, dates in
-// Date.prototype.toString form (see DateString), errors as "Name: message",
+// Date.prototype.toString form (see DateToString), errors as "Name: message",
 // functions as "function () { [native code] }", host objects through their
 // ToPrimitive.
 func ToString(v any) string {
@@ -285,7 +285,7 @@ func ToString(v any) string {
 		}
 		return b.String()
 	case time.Time:
-		return DateString(x)
+		return DateToString(x)
 	case *Error:
 		return x.Error()
 	case Func:
@@ -325,7 +325,7 @@ func ToPrimitive(v any, hint Hint) any {
 		if hint == HintNumber {
 			return Millis(x)
 		}
-		return DateString(x)
+		return DateToString(x)
 	case HostObject:
 		return x.ToPrimitive(hint)
 	}
@@ -388,13 +388,27 @@ func ISOString(t time.Time) string {
 	return t.Format("2006-01-02T15:04:05.000Z")
 }
 
-// DateString formats t like Date.prototype.toString in the local time zone
-// (time.Local, the browser's zone in Lowdefy), e.g. "Tue Nov 14 2023
+// DateToString formats t like Date.prototype.toString in the local time
+// zone (time.Local, the browser's zone in Lowdefy), e.g. "Tue Nov 14 2023
 // 22:13:20 GMT+0000 (Coordinated Universal Time)". The zone name in
-// parentheses is Go's abbreviation, except for UTC.
-func DateString(t time.Time) string {
+// parentheses is Go's abbreviation (see ZoneName).
+func DateToString(t time.Time) string {
 	t = t.In(time.Local)
-	return t.Format("Mon Jan 02 ") + yearString(t.Year()) + t.Format(" 15:04:05 GMT-0700") + " (" + zoneName(t) + ")"
+	return t.Format("Mon Jan 02 ") + yearString(t.Year()) + t.Format(" 15:04:05 GMT-0700") + " (" + ZoneName(t) + ")"
+}
+
+// DateToDateString formats t like Date.prototype.toDateString in
+// time.Local: "Tue Nov 14 2023".
+func DateToDateString(t time.Time) string {
+	t = t.In(time.Local)
+	return t.Format("Mon Jan 02 ") + yearString(t.Year())
+}
+
+// DateToTimeString formats t like Date.prototype.toTimeString in
+// time.Local: "22:13:20 GMT+0000 (Coordinated Universal Time)".
+func DateToTimeString(t time.Time) string {
+	t = t.In(time.Local)
+	return t.Format("15:04:05 GMT-0700") + " (" + ZoneName(t) + ")"
 }
 
 // yearString is the year as Date.prototype.toString writes it: at least
@@ -413,7 +427,10 @@ func leftPad(s string, n int) string {
 	return strings.Repeat("0", n-len(s)) + s
 }
 
-func zoneName(t time.Time) string {
+// ZoneName is the time zone name JavaScript dates print in parentheses:
+// "Coordinated Universal Time" for UTC, otherwise Go's zone abbreviation
+// (V8 prints the long name from ICU, which Go does not have).
+func ZoneName(t time.Time) string {
 	name, off := t.Zone()
 	if off == 0 && (name == "UTC" || name == "") {
 		return "Coordinated Universal Time"

@@ -2,6 +2,7 @@ package jsvalue
 
 import (
 	"math"
+	"reflect"
 	"testing"
 	"time"
 )
@@ -100,10 +101,17 @@ func setLocal(loc *time.Location) func() {
 	return func() { time.Local = old }
 }
 
-func TestDateString(t *testing.T) {
+func TestDateStrings(t *testing.T) {
 	defer setLocal(time.FixedZone("CET", 3600))()
-	if got, want := DateString(time.UnixMilli(0)), "Thu Jan 01 1970 01:00:00 GMT+0100 (CET)"; got != want {
-		t.Errorf("DateString = %q, want %q", got, want)
+	d := time.UnixMilli(0)
+	if got, want := DateToString(d), "Thu Jan 01 1970 01:00:00 GMT+0100 (CET)"; got != want {
+		t.Errorf("DateToString = %q, want %q", got, want)
+	}
+	if got, want := DateToDateString(d), "Thu Jan 01 1970"; got != want {
+		t.Errorf("DateToDateString = %q, want %q", got, want)
+	}
+	if got, want := DateToTimeString(d), "01:00:00 GMT+0100 (CET)"; got != want {
+		t.Errorf("DateToTimeString = %q, want %q", got, want)
 	}
 }
 
@@ -223,5 +231,16 @@ func TestStringLength(t *testing.T) {
 		if got := StringLength(in); got != want {
 			t.Errorf("StringLength(%q) = %d, want %d", in, got, want)
 		}
+	}
+}
+
+func TestToGo(t *testing.T) {
+	got := ToGo([]any{ObjectOf("b", 1.0, "a", ObjectOf("c", []any{nil})), "x"})
+	want := []any{map[string]any{"b": 1.0, "a": map[string]any{"c": []any{nil}}}, "x"}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("ToGo = %#v", got)
+	}
+	if ToGo((*Object)(nil)) != nil {
+		t.Error("ToGo of a nil object")
 	}
 }

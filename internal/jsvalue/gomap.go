@@ -85,3 +85,27 @@ func fromGo(v any) (any, bool) {
 	}
 	return v, false
 }
+
+// ToGo converts v for Go APIs that take plain maps: every *Object becomes a
+// map[string]any (losing its key order) and arrays are copied. Other values
+// are returned as they are.
+func ToGo(v any) any {
+	switch x := v.(type) {
+	case *Object:
+		if x == nil {
+			return nil
+		}
+		m := make(map[string]any, len(x.entries))
+		for _, e := range x.entries {
+			m[e.key] = ToGo(e.val)
+		}
+		return m
+	case []any:
+		out := make([]any, len(x))
+		for i, item := range x {
+			out[i] = ToGo(item)
+		}
+		return out
+	}
+	return v
+}
