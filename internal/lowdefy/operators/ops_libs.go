@@ -6,7 +6,6 @@ import (
 	"github.com/mcpbridge/mcpbridge/internal/jsvalue"
 	"github.com/mcpbridge/mcpbridge/internal/lowdefy/changecase"
 	"github.com/mcpbridge/mcpbridge/internal/lowdefy/mql"
-	"github.com/mcpbridge/mcpbridge/internal/lowdefy/serial"
 )
 
 // _change_case (internal/lowdefy/changecase)
@@ -21,42 +20,19 @@ var changeCaseMeta, changeCaseFuncs = func() (map[string]*method, map[string]cla
 		meta[name] = &method{namedArgs: []string{"on", "options"}, validTypes: arrObj,
 			prep: func(c *call, args []any) ([]any, error) {
 				opts := arg(args, 1)
-				if !serial.IsNone(opts) && !isObject(opts) {
+				if !jsvalue.IsNullish(opts) && !isObject(opts) {
 					return nil, c.errorf("options must be an object.")
 				}
 				return args, nil
 			}}
 		fns[name] = func(c *call, args []any) (any, error) {
-			res, err := changecase.Convert(name, jsonLike(arg(args, 0)), jsonLike(arg(args, 1)))
-			return fromOrdered(res), err
+			return changecase.Convert(name, jsonLike(arg(args, 0)), jsonLike(arg(args, 1)))
 		}
 	}
 	return meta, fns
 }()
 
 func opChangeCase(c *call) (any, error) { return runClass(c, changeCaseMeta, changeCaseFuncs, "") }
-
-// fromOrdered converts the *jsvalue.Object values the libraries return to
-// the maps this package still uses (until it moves to package jsvalue).
-func fromOrdered(v any) any {
-	switch x := v.(type) {
-	case *jsvalue.Object:
-		m := make(map[string]any, x.Len())
-		for k, item := range x.Range {
-			m[k] = fromOrdered(item)
-		}
-		return m
-	case []any:
-		out := make([]any, len(x))
-		for i, item := range x {
-			out[i] = fromOrdered(item)
-		}
-		return out
-	case jsvalue.UndefinedType:
-		return serial.Undefined
-	}
-	return v
-}
 
 // _mql (internal/lowdefy/mql)
 
@@ -80,13 +56,12 @@ var mqlFuncs = map[string]classFunc{
 		if !ok {
 			return nil, fmt.Errorf("Pipeline must be of type array.")
 		}
-		res, err := mql.Aggregate(docs, pipeline)
-		return fromOrdered(res), err
+		return mql.Aggregate(docs, pipeline)
 	},
 	"expr": func(c *call, args []any) (any, error) {
 		data := arg(args, 0)
 		if data == nil {
-			data = map[string]any{}
+			data = &jsvalue.Object{}
 		}
 		if !isObject(data) {
 			return nil, fmt.Errorf("Data must be of type object.")
@@ -95,8 +70,7 @@ var mqlFuncs = map[string]classFunc{
 		if err != nil {
 			return nil, err
 		}
-		v = fromOrdered(v)
-		if serial.IsUndefined(v) {
+		if jsvalue.IsUndefined(v) {
 			return nil, nil
 		}
 		return v, nil
@@ -104,7 +78,7 @@ var mqlFuncs = map[string]classFunc{
 	"test": func(c *call, args []any) (any, error) {
 		data := arg(args, 0)
 		if data == nil {
-			data = map[string]any{}
+			data = &jsvalue.Object{}
 		}
 		if !isObject(data) {
 			return nil, fmt.Errorf("Data must be of type object.")
