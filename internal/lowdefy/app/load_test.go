@@ -418,3 +418,34 @@ func TestBuildOperatorErrorsAndPlugIn(t *testing.T) {
 		t.Errorf("warnings = %v", app.Warnings)
 	}
 }
+
+// TestSourceOrder checks that objects keep the order they were written in, through YAML,
+// JSON5 references, _build operators and the build steps, as Lowdefy keeps them.
+func TestSourceOrder(t *testing.T) {
+	app := mustLoad(t, map[string]string{
+		"lowdefy.yaml": "lowdefy: 4.0.0\nglobal:\n  zeta: 1\n  alpha: 2\n  '10': 3\n  '2': 4\n  ref:\n    _ref: data.json\n  built:\n    _build.object.assign:\n      - {y: 1}\n      - {x: 2, y: 3}\n" +
+			"pages:\n  - id: p\n    type: Box\n    properties:\n      title: T\n      subtitle: S\n      another: A\n    blocks:\n      - id: b\n        type: Button\n",
+		"data.json": `{z: 1, a: {d: 1, c: 2}}`,
+	})
+	if got := strings.Join(app.Global.Keys(), " "); got != "2 10 zeta alpha ref built" {
+		t.Errorf("global keys = %s", got)
+	}
+	if s, _ := jsvalue.Stringify(app.Global.Prop("ref"), ""); s != `{"z":1,"a":{"d":1,"c":2}}` {
+		t.Errorf("global.ref = %s", s)
+	}
+	if s, _ := jsvalue.Stringify(app.Global.Prop("built"), ""); s != `{"y":3,"x":2}` {
+		t.Errorf("global.built = %s", s)
+	}
+	p := app.Page("p")
+	if got := strings.Join(p.Config.Keys(), " "); got != "id type properties auth pageId blockId areas requests operators" { // as Lowdefy's build writes it
+		t.Errorf("page keys = %s", got)
+	}
+	if got := strings.Join(getObj(p.Config, "properties").Keys(), " "); got != "title subtitle another" {
+		t.Errorf("properties keys = %s", got)
+	}
+}
+
+func getObj(o *jsvalue.Object, key string) *jsvalue.Object {
+	m, _ := o.Prop(key).(*jsvalue.Object)
+	return m
+}
