@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/mcpbridge/mcpbridge/internal/expr"
-	"github.com/mcpbridge/mcpbridge/internal/jsvalue"
 )
 
 // userJSLimits bound one run of a ref resolver or transformer. Build-time code gets more
@@ -23,7 +22,7 @@ var (
 
 // runUserJS runs the default export of a user JavaScript module (a `_ref` resolver or
 // transformer) in the sandboxed expression engine, calling it with params (in order)
-// bound from args (Go maps: internal/expr takes maps, so objects reach the module with their
+// bound from args (objects keep their key order; the result's objects come back as Go maps,
 // keys sorted). Modules that import or require other modules cannot run there: they are
 // reported as unsupported, naming the file.
 func (l *loader) runUserJS(rel string, at position, role string, params []string, args map[string]any) (any, error) {
@@ -58,7 +57,7 @@ func (l *loader) runUserJS(rel string, at position, role string, params []string
 // transform runs a `_ref` transformer on the resolved content of a reference.
 func (l *loader) transform(rel string, at position, input, vars *node) (*node, error) {
 	res, err := l.runUserJS(rel, at, "transformer", []string{"input", "vars"},
-		map[string]any{"input": jsvalue.ToGo(input.toPlain(nil)), "vars": jsvalue.ToGo(vars.toPlain(nil))})
+		map[string]any{"input": input.toPlain(nil), "vars": vars.toPlain(nil)})
 	if err != nil {
 		return nil, err
 	}
@@ -69,7 +68,7 @@ func (l *loader) transform(rel string, at position, input, vars *node) (*node, e
 // is parsed by path's extension, as Lowdefy does; other results are used as they are.
 func (l *loader) resolveWith(resolver, path string, at position, vars *node) (*node, error) {
 	res, err := l.runUserJS(resolver, at, "resolver", []string{"path", "vars", "context"},
-		map[string]any{"path": path, "vars": jsvalue.ToGo(vars.toPlain(nil)), "context": map[string]any{}})
+		map[string]any{"path": path, "vars": vars.toPlain(nil), "context": map[string]any{}})
 	if err != nil {
 		return nil, err
 	}

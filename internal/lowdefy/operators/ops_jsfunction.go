@@ -34,9 +34,8 @@ type jsKey struct {
 }
 
 // forJS prepares a value for internal/expr: undefined becomes null and
-// functions are dropped, like a JSON copy; dates stay dates. internal/expr
-// takes Go maps, so objects become maps here (and their keys reach the
-// script sorted).
+// functions are dropped, like a JSON copy; dates stay dates and objects keep
+// their key order.
 func forJS(v any) any {
 	switch x := v.(type) {
 	case []any:
@@ -46,18 +45,18 @@ func forJS(v any) any {
 		}
 		return out
 	case *jsvalue.Object:
-		out := make(map[string]any, x.Len())
+		out := jsvalue.NewObject(x.Len())
 		for k, item := range x.Range {
 			if _, isFunc := item.(jsvalue.Func); isFunc || jsvalue.IsUndefined(item) {
 				continue
 			}
-			out[k] = forJS(item)
+			out.Set(k, forJS(item))
 		}
 		return out
 	case jsvalue.Func:
 		return nil
 	case *jsvalue.Error:
-		return map[string]any{"name": x.Name, "message": x.Message}
+		return jsvalue.ObjectOf("name", x.Name, "message", x.Message)
 	}
 	if jsvalue.IsUndefined(v) {
 		return nil
@@ -138,5 +137,5 @@ func opJS(c *call) (any, error) {
 	if err != nil {
 		return nil, fmt.Errorf("_js function execution error. %w", err)
 	}
-	return serial.Decode(res), nil // Go maps from internal/expr become objects (keys sorted)
+	return serial.Decode(res), nil // objects come back from internal/expr as Go maps: keys sorted
 }

@@ -146,6 +146,11 @@ func TestJSOperator(t *testing.T) {
 	if len(errs) != 0 || got != 6.0 {
 		t.Fatalf("server _js = %v, %v", got, errs)
 	}
+	ordered := NewClientParser(&Context{State: jsvalue.ObjectOf("b", 1.0, "a", jsvalue.ObjectOf("d", 1.0, "c", 2.0), "3", 0.0)})
+	got, errs = ordered.Parse(bg, jsvalue.ObjectOf("_js", "const s = state(); return Object.keys(s).join() + '|' + Object.keys(s.a).join()"), "b", nil, nil)
+	if len(errs) != 0 || got != "3,b,a|d,c" {
+		t.Fatalf("_js sees state keys as %v, %v; want them in order", got, errs)
+	}
 	_, errs = NewClientParser(ctx).Parse(bg, jsvalue.ObjectOf("_js", "return ("), "b", nil, nil)
 	if len(errs) != 1 {
 		t.Fatalf("syntax error not reported: %v", errs)
