@@ -128,22 +128,16 @@ func (n *node) set(key string, v *node) {
 // isNone reports whether n is absent or null (Lowdefy's type.isNone).
 func (n *node) isNone() bool { return n == nil || n.kind == kindNull }
 
-// truthy reports JavaScript truthiness.
+// truthy reports JavaScript truthiness (jsvalue.Truthy of the node's value).
 func (n *node) truthy() bool {
 	if n == nil {
 		return false
 	}
 	switch n.kind {
-	case kindNull:
-		return false
-	case kindBool:
-		return n.b
-	case kindNumber:
-		return n.num != 0 && !math.IsNaN(n.num)
-	case kindString:
-		return n.str != ""
+	case kindMap, kindList:
+		return true
 	}
-	return true
+	return jsvalue.Truthy(n.toPlain(nil))
 }
 
 // clone returns a deep copy of n (sealed flags are not copied).
