@@ -15,9 +15,45 @@ var missing = jsvalue.Undefined
 func isMissing(v any) bool { return jsvalue.IsUndefined(v) }
 
 // normalize deep-copies a caller value into the internal representation
-// (package jsvalue's, with Go maps and integers converted by
-// jsvalue.FromGo), so that stages may modify documents in place.
-func normalize(v any) any { return cloneDeep(jsvalue.FromGo(v)) }
+// (package jsvalue's), so that stages may modify documents in place: Go maps
+// become objects with their keys ordered as jsvalue.FromGo orders them, Go
+// integers become float64.
+func normalize(v any) any {
+	switch x := v.(type) {
+	case *jsvalue.Object:
+		out := jsvalue.NewObject(x.Len())
+		for k, e := range x.Range {
+			out.Set(k, normalize(e))
+		}
+		return out
+	case []any:
+		out := make([]any, len(x))
+		for i, e := range x {
+			out[i] = normalize(e)
+		}
+		return out
+	case map[string]any:
+		keys := make([]string, 0, len(x))
+		for k := range x {
+			keys = append(keys, k)
+		}
+		slices.SortFunc(keys, jsvalue.CompareStrings)
+		out := jsvalue.NewObject(len(x))
+		for _, k := range keys {
+			out.Set(k, normalize(x[k]))
+		}
+		return out
+	case []map[string]any:
+		out := make([]any, len(x))
+		for i, e := range x {
+			out[i] = normalize(e)
+		}
+		return out
+	case string, float64, bool, nil:
+		return v
+	}
+	return jsvalue.FromGo(v) // Go numbers, json.Number
+}
 
 // export converts an internal value for callers: missing values inside
 // objects are dropped, inside arrays and at the top they become nil.
