@@ -53,9 +53,10 @@ func (f *frame) set(name string, v any, resolveUp bool) {
 
 // renderer holds the state of one render.
 type renderer struct {
-	t     *Template
-	ctx   map[string]any
-	depth int
+	t      *Template
+	ctx    map[string]any
+	fromGo map[string]bool // names in ctx still holding the caller's Go values
+	depth  int
 }
 
 // wrapErr attaches a position to a runtime error.
@@ -72,6 +73,11 @@ func (r *renderer) lookupName(f *frame, name string) any {
 		return v
 	}
 	if v, ok := r.ctx[name]; ok {
+		if r.fromGo[name] {
+			v = jsvalue.FromGo(v)
+			r.ctx[name] = v
+			delete(r.fromGo, name)
+		}
 		return v
 	}
 	if g, ok := globals[name]; ok {
@@ -133,6 +139,7 @@ func (r *renderer) renderNode(b *strings.Builder, f *frame, n node) error {
 			f.set(name, v, true)
 			if f.topLevel {
 				r.ctx[name] = v
+				delete(r.fromGo, name)
 			}
 		}
 	case *macroNode:
@@ -142,6 +149,7 @@ func (r *renderer) renderNode(b *strings.Builder, f *frame, n node) error {
 		} else {
 			f.set(n.name, m, false)
 			r.ctx[n.name] = m
+			delete(r.fromGo, n.name)
 		}
 	case *filterBlockNode:
 		var sb strings.Builder

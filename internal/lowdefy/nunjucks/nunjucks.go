@@ -47,7 +47,8 @@ func (t *Template) Name() string { return t.name }
 
 // Render renders the template with vars as its context. vars is not
 // modified. Its values are template values (see package doc); Go maps and
-// integers are converted with jsvalue.FromGo.
+// integers are converted with jsvalue.FromGo when the template first reads
+// them.
 func (t *Template) Render(vars map[string]any) (out string, err error) {
 	defer func() {
 		if p := recover(); p != nil {
@@ -55,10 +56,19 @@ func (t *Template) Render(vars map[string]any) (out string, err error) {
 		}
 	}()
 	ctx := make(map[string]any, len(vars))
+	var fromGo map[string]bool
 	for k, v := range vars {
-		ctx[k] = jsvalue.FromGo(v)
+		ctx[k] = v
+		switch v.(type) {
+		case nil, bool, string, float64, SafeString, jsvalue.UndefinedType:
+		default:
+			if fromGo == nil {
+				fromGo = map[string]bool{}
+			}
+			fromGo[k] = true
+		}
 	}
-	r := &renderer{t: t, ctx: ctx}
+	r := &renderer{t: t, ctx: ctx, fromGo: fromGo}
 	var b strings.Builder
 	root := &frame{vars: map[string]any{}, topLevel: true}
 	if err := r.renderNodes(&b, root, t.nodes); err != nil {
