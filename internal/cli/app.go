@@ -17,7 +17,7 @@ func runApp(ctx context.Context, e *env, args []string) error {
 	}
 	switch args[0] {
 	case "eval":
-		return runAppEval(e, args[1:])
+		return runAppEval(ctx, e, args[1:])
 	case "check":
 		return runAppCheck(e, args[1:])
 	}
@@ -39,7 +39,7 @@ func (j *jsonFlag) Set(s string) error {
 }
 
 // runAppEval evaluates a Lowdefy operator expression and prints {"value": …, "errors": […]}.
-func runAppEval(e *env, args []string) error {
+func runAppEval(ctx context.Context, e *env, args []string) error {
 	fs := newFlags(e, "app eval", "[--server] [--state JSON] [--payload JSON] [--user JSON] [--secrets JSON] [--global JSON] [--input JSON] EXPR_JSON")
 	server := fs.Bool("server", false, "use the server parser (with _secret and _payload; without _state)")
 	var state, payload, user, secrets, global, input, urlQuery, event jsonFlag
@@ -62,7 +62,7 @@ func runAppEval(e *env, args []string) error {
 	if !json.Valid([]byte(pos[0])) {
 		return fmt.Errorf("EXPR_JSON is not valid JSON: %s (quote it for the shell, e.g. '{\"_sum\": [1, 2]}')", pos[0])
 	}
-	value, errs := operators.EvalJSON(*server, operators.EvalInputs{
+	value, errs := operators.EvalJSON(ctx, *server, operators.EvalInputs{
 		State: state.raw, Payload: payload.raw, User: user.raw, Secrets: secrets.raw,
 		Global: global.raw, Input: input.raw, URLQuery: urlQuery.raw, Event: event.raw,
 	}, []byte(pos[0]))

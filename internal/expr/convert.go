@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/dop251/goja"
+
+	"github.com/mcpbridge/mcpbridge/internal/jsvalue"
 )
 
 // maxDepth bounds the nesting of values converted in either direction.
@@ -110,6 +112,25 @@ func (c *converter) toJS(v any, depth int) (goja.Value, error) {
 			items[i] = jv
 		}
 		return rt.NewArray(items...), nil
+	case *jsvalue.Object:
+		if x == nil {
+			return goja.Null(), nil
+		}
+		// Keys in the object's order (JavaScript's property order), as the script would
+		// have created them.
+		obj := rt.NewObject()
+		for k, item := range x.Range {
+			jv, err := c.toJS(item, depth+1)
+			if err != nil {
+				return nil, at(fieldPath(k), err)
+			}
+			if err := obj.Set(k, jv); err != nil {
+				return nil, at(fieldPath(k), &pathError{msg: err.Error()})
+			}
+		}
+		return obj, nil
+	case jsvalue.UndefinedType:
+		return goja.Undefined(), nil
 	case map[string]any:
 		obj := rt.NewObject()
 		for _, k := range sortedKeys(x) {
@@ -175,7 +196,7 @@ func (c *converter) reflectToJS(v any, depth int) (goja.Value, error) {
 		}
 		return c.toJS(m, depth)
 	}
-	return nil, &pathError{msg: fmt.Sprintf("has unsupported Go type %T (pass JSON-like values: nil, bool, numbers, string, time.Time, []any, map[string]any)", v)}
+	return nil, &pathError{msg: fmt.Sprintf("has unsupported Go type %T (pass JSON-like values: nil, bool, numbers, string, time.Time, []any, map[string]any, *jsvalue.Object)", v)}
 }
 
 func sortedKeys(m map[string]any) []string {

@@ -52,7 +52,7 @@ func TestBodyShapes(t *testing.T) {
 			if diff := cmp.Diff(tt.mappings, tool.Mappings); diff != "" {
 				t.Errorf("mappings (-want +got):\n%s", diff)
 			}
-			got := listOfStrings(tool.InputSchema.Get2("required"))
+			got := listOfStrings(getAny(tool.InputSchema, "required"))
 			if diff := cmp.Diff(tt.required, got); diff != "" {
 				t.Errorf("required (-want +got):\n%s", diff)
 			}

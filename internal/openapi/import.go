@@ -1,11 +1,14 @@
 package openapi
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/url"
 	"regexp"
 	"strings"
+
+	"github.com/mcpbridge/mcpbridge/internal/jsvalue"
 )
 
 // Options adjust an import.
@@ -31,7 +34,7 @@ func Import(spec []byte, opts Options) (*Result, error) {
 	if err != nil {
 		return nil, fmt.Errorf("reading OpenAPI document: %w", err)
 	}
-	root, ok := tree.(*Object)
+	root, ok := tree.(*jsvalue.Object)
 	if !ok {
 		return nil, fmt.Errorf("reading OpenAPI document: the top level is %s, expected an object with an \"openapi\" field", describe(tree))
 	}
@@ -40,13 +43,13 @@ func Import(spec []byte, opts Options) (*Result, error) {
 		return nil, err
 	}
 	im := &importer{root: root, version: version, names: uniqueNames{}, warned: map[string]bool{}, schemes: map[string]bool{}}
-	if strings.HasPrefix(root.str("openapi"), "3.2") {
-		im.warnf("OpenAPI %s is read as 3.1; features new in 3.2 are ignored", root.str("openapi"))
+	if strings.HasPrefix(getStr(root, "openapi"), "3.2") {
+		im.warnf("OpenAPI %s is read as 3.1; features new in 3.2 are ignored", getStr(root, "openapi"))
 	}
 
 	name := opts.ServerName
 	if name == "" {
-		name = strings.ToLower(sanitizeName(strings.NewReplacer("-", "_", ".", "_").Replace(root.obj("info").str("title"))))
+		name = strings.ToLower(sanitizeName(strings.NewReplacer("-", "_", ".", "_").Replace(getStr(getObj(root, "info"), "title"))))
 		if name == "" {
 			name = "api"
 		}
@@ -55,18 +58,18 @@ func Import(spec []byte, opts Options) (*Result, error) {
 	}
 	desc := strings.TrimSpace(opts.Description)
 	if desc == "" {
-		desc = truncateText(root.obj("info").str("title"), maxToolDescLen)
+		desc = truncateText(getStr(getObj(root, "info"), "title"), maxToolDescLen)
 	}
 	server := &Server{Kind: "http", Description: desc, BaseURL: im.baseURL(opts.BaseURL)}
 	im.base = server.BaseURL
 	res := &Result{Name: name, Server: server}
 
 	if paths, ok := root.Get("paths"); ok {
-		pathsObj, isObj := paths.(*Object)
+		pathsObj, isObj := paths.(*jsvalue.Object)
 		if !isObj {
 			return nil, fmt.Errorf("reading OpenAPI document: paths is %s, expected an object", describe(paths))
 		}
-		for path, item := range pathsObj.All {
+		for path, item := range pathsObj.Range {
 			res.Operations += im.importPath(path, item, server)
 		}
 	}
@@ -91,7 +94,7 @@ func checkServerName(name string) error {
 }
 
 // specVersion checks the openapi field and returns "3.0" or "3.1".
-func specVersion(root *Object) (string, error) {
+func specVersion(root *jsvalue.Object) (string, error) {
 	if v, ok := root.Get("swagger"); ok {
 		return "", fmt.Errorf("this is a Swagger %v document, which is not supported: convert it to OpenAPI 3 first (for example with swagger2openapi or https://converter.swagger.io) and import the result", v)
 	}
@@ -100,7 +103,7 @@ func specVersion(root *Object) (string, error) {
 		return "", errors.New(`reading OpenAPI document: no "openapi" version field; is this an OpenAPI 3 description?`)
 	}
 	s, _ := v.(string)
-	if n, isNum := v.(Number); isNum {
+	if n, isNum := v.(json.Number); isNum {
 		s = string(n) // openapi: 3.0 written without quotes
 	}
 	switch {
@@ -115,7 +118,7 @@ func specVersion(root *Object) (string, error) {
 
 // importer holds the state of one import.
 type importer struct {
-	root     *Object
+	root     *jsvalue.Object
 	version  string
 	names    uniqueNames
 	warnings []string
@@ -139,7 +142,7 @@ func (im *importer) baseURL(override string) string {
 	if override != "" {
 		return strings.TrimRight(override, "/")
 	}
-	servers := im.root.list("servers")
+	servers := getList(im.root, "servers")
 	if len(servers) == 0 {
 		servers = im.firstOperationServers()
 		if len(servers) == 0 {
@@ -147,7 +150,7 @@ func (im *importer) baseURL(override string) string {
 			return ""
 		}
 	}
-	srv, _ := servers[0].(*Object)
+	srv, _ := servers[0].(*jsvalue.Object)
 	u := im.serverURL(srv)
 	if u == "" {
 		im.warnf("servers[0] has no url: set base_url before using the tools")
@@ -165,17 +168,17 @@ func (im *importer) baseURL(override string) string {
 // firstOperationServers returns the servers of the first path item or operation that has
 // some, for documents that declare servers only below the top level.
 func (im *importer) firstOperationServers() []any {
-	for _, item := range im.root.obj("paths").All {
+	for _, item := range getObj(im.root, "paths").Range {
 		pi, err := deref(im.root, item)
 		if err != nil {
 			continue
 		}
-		if l := pi.list("servers"); len(l) > 0 {
+		if l := getList(pi, "servers"); len(l) > 0 {
 			return l
 		}
-		for key, op := range pi.All {
-			if o, ok := op.(*Object); ok && methods[key] {
-				if l := o.list("servers"); len(l) > 0 {
+		for key, op := range pi.Range {
+			if o, ok := op.(*jsvalue.Object); ok && methods[key] {
+				if l := getList(o, "servers"); len(l) > 0 {
 					return l
 				}
 			}
@@ -186,18 +189,18 @@ func (im *importer) firstOperationServers() []any {
 
 // serverURL returns a server object's URL with its variables replaced by their defaults,
 // without a trailing slash.
-func (im *importer) serverURL(srv *Object) string {
-	raw := srv.str("url")
+func (im *importer) serverURL(srv *jsvalue.Object) string {
+	raw := getStr(srv, "url")
 	if raw == "" {
 		return ""
 	}
-	vars := srv.obj("variables")
+	vars := getObj(srv, "variables")
 	u := serverVarRE.ReplaceAllStringFunc(raw, func(m string) string {
 		name := m[1 : len(m)-1]
-		v := vars.obj(name)
+		v := getObj(vars, name)
 		def, ok := v.Get("default")
 		if !ok {
-			if enum := v.list("enum"); len(enum) > 0 {
+			if enum := getList(v, "enum"); len(enum) > 0 {
 				def = enum[0]
 			} else {
 				im.warnf("server variable %q in %s has no default: edit base_url", name, raw)

@@ -5,6 +5,8 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+
+	"github.com/mcpbridge/mcpbridge/internal/jsvalue"
 )
 
 // maxToolDescLen bounds a tool description in bytes.
@@ -23,12 +25,12 @@ type param struct {
 	name     string
 	in       string
 	required bool
-	obj      *Object
+	obj      *jsvalue.Object
 }
 
 // toolBuilder accumulates the arguments of one tool.
 type toolBuilder struct {
-	props    *Object
+	props    *jsvalue.Object
 	required []string
 	mappings []Mapping
 	argNames uniqueNames
@@ -51,13 +53,13 @@ func (im *importer) importPath(path string, item any, server *Server) int {
 		return 0
 	}
 	count := 0
-	for key, opv := range pi.All {
+	for key, opv := range pi.Range {
 		if !methods[key] {
 			continue
 		}
 		count++
 		method := strings.ToUpper(key)
-		op, ok := opv.(*Object)
+		op, ok := opv.(*jsvalue.Object)
 		if !ok {
 			im.warnf("%s %s skipped: the operation is %s, expected an object", method, path, describe(opv))
 			continue
@@ -70,9 +72,9 @@ func (im *importer) importPath(path string, item any, server *Server) int {
 }
 
 // importOperation builds one tool, or returns nil after a warning.
-func (im *importer) importOperation(path, method string, pathItem, op *Object) *Tool {
+func (im *importer) importOperation(path, method string, pathItem, op *jsvalue.Object) *Tool {
 	label := method + " " + path
-	if id := op.str("operationId"); id != "" {
+	if id := getStr(op, "operationId"); id != "" {
 		label += " (" + id + ")"
 	}
 	if !strings.HasPrefix(path, "/") {
@@ -80,9 +82,9 @@ func (im *importer) importOperation(path, method string, pathItem, op *Object) *
 		return nil
 	}
 	conv := newSchemaConverter(im.root, im.version)
-	b := &toolBuilder{props: NewObject(), argNames: uniqueNames{}}
+	b := &toolBuilder{props: jsvalue.NewObject(0), argNames: uniqueNames{}}
 
-	params := im.mergeParams(label, pathItem.list("parameters"), op.list("parameters"))
+	params := im.mergeParams(label, getList(pathItem, "parameters"), getList(op, "parameters"))
 	templateVars := pathVarRE.FindAllStringSubmatch(path, -1)
 	declared := map[string]bool{}
 	for _, p := range params {
@@ -95,7 +97,7 @@ func (im *importer) importOperation(path, method string, pathItem, op *Object) *
 		inTemplate[m[1]] = true
 		if !declared[m[1]] {
 			im.warnf("%s: path parameter {%s} is not declared; added as a required string argument", label, m[1])
-			params = append(params, param{name: m[1], in: InPath, required: true, obj: NewObject()})
+			params = append(params, param{name: m[1], in: InPath, required: true, obj: jsvalue.NewObject(0)})
 			declared[m[1]] = true
 		}
 	}
@@ -137,12 +139,12 @@ func (im *importer) importOperation(path, method string, pathItem, op *Object) *
 	if op.Has("callbacks") {
 		im.warnf("%s: callbacks are not imported", label)
 	}
-	servers := op.list("servers")
+	servers := getList(op, "servers")
 	if len(servers) == 0 {
-		servers = pathItem.list("servers")
+		servers = getList(pathItem, "servers")
 	}
 	if len(servers) > 0 {
-		srv, _ := servers[0].(*Object)
+		srv, _ := servers[0].(*jsvalue.Object)
 		if u := im.serverURL(srv); u != im.base {
 			im.warnf("%s: the operation is served from %s, not base_url; the tool calls base_url", label, u)
 		}
@@ -160,13 +162,13 @@ func (im *importer) importOperation(path, method string, pathItem, op *Object) *
 		im.warnf("%s: dropped %d pattern(s) that are not valid Go/RE2 regular expressions (e.g. %q)", label, len(conv.badPatterns), truncateText(conv.badPatterns[0], 80))
 	}
 
-	schema := NewObject()
+	schema := jsvalue.NewObject(0)
 	schema.Set("type", "object")
 	schema.Set("properties", b.props)
 	if len(b.required) > 0 {
-		schema.Set("required", b.required)
+		schema.Set("required", anyStrings(b.required))
 	}
-	name := sanitizeName(op.str("operationId"))
+	name := sanitizeName(getStr(op, "operationId"))
 	if name == "" {
 		name = pathToolName(method, path)
 	}
@@ -182,9 +184,9 @@ func (im *importer) importOperation(path, method string, pathItem, op *Object) *
 }
 
 // toolDescription joins summary and description, bounded; falls back to "METHOD /path".
-func toolDescription(method, path string, op *Object) string {
-	summary := strings.TrimSpace(op.str("summary"))
-	desc := strings.TrimSpace(op.str("description"))
+func toolDescription(method, path string, op *jsvalue.Object) string {
+	summary := strings.TrimSpace(getStr(op, "summary"))
+	desc := strings.TrimSpace(getStr(op, "description"))
 	var text string
 	switch {
 	case summary != "" && desc != "" && !strings.HasPrefix(desc, summary):
@@ -196,7 +198,7 @@ func toolDescription(method, path string, op *Object) string {
 	default:
 		text = method + " " + path
 	}
-	if op.boolean("deprecated") {
+	if getBool(op, "deprecated") {
 		text = "Deprecated. " + text
 	}
 	return truncateText(text, maxToolDescLen)
@@ -212,7 +214,7 @@ func (im *importer) mergeParams(label string, pathLevel, opLevel []any) []param 
 			im.warnf("%s: parameter skipped: %v", label, err)
 			return
 		}
-		p := param{name: o.str("name"), in: o.str("in"), required: o.boolean("required"), obj: o}
+		p := param{name: getStr(o, "name"), in: getStr(o, "in"), required: getBool(o, "required"), obj: o}
 		if p.name == "" {
 			im.warnf("%s: parameter without a name skipped", label)
 			return
@@ -242,7 +244,7 @@ func (im *importer) mergeParams(label string, pathLevel, opLevel []any) []param 
 		dup := false
 		if o, err := deref(im.root, raw); err == nil {
 			for i := n; i < len(out); i++ {
-				if out[i].name == o.str("name") && out[i].in == o.str("in") {
+				if out[i].name == getStr(o, "name") && out[i].in == getStr(o, "in") {
 					dup = true
 				}
 			}
@@ -257,9 +259,9 @@ func (im *importer) mergeParams(label string, pathLevel, opLevel []any) []param 
 func (im *importer) paramSchema(label string, conv *schemaConverter, p param) any {
 	raw, ok := p.obj.Get("schema")
 	if !ok {
-		if content := p.obj.obj("content"); content.Len() > 0 {
-			for _, mt := range content.All {
-				if mto, isObj := mt.(*Object); isObj {
+		if content := getObj(p.obj, "content"); content.Len() > 0 {
+			for _, mt := range content.Range {
+				if mto, isObj := mt.(*jsvalue.Object); isObj {
 					raw, ok = mto.Get("schema")
 				}
 				break
@@ -271,24 +273,24 @@ func (im *importer) paramSchema(label string, conv *schemaConverter, p param) an
 	if ok {
 		schema = conv.convert(raw, 0)
 	}
-	so, isObj := schema.(*Object)
+	so, isObj := schema.(*jsvalue.Object)
 	if !isObj {
 		return schema
 	}
-	if so.boolean("readOnly") {
+	if getBool(so, "readOnly") {
 		so.Delete("readOnly")
 	}
-	desc := strings.TrimSpace(p.obj.str("description"))
-	if desc != "" || p.obj.boolean("deprecated") {
+	desc := strings.TrimSpace(getStr(p.obj, "description"))
+	if desc != "" || getBool(p.obj, "deprecated") {
 		// Copy before adding keys: the converted schema may be shared by a nullable wrapper.
-		out := NewObject()
-		for k, v := range so.All {
+		out := jsvalue.NewObject(0)
+		for k, v := range so.Range {
 			out.Set(k, v)
 		}
 		if desc != "" {
 			out.Set("description", truncateText(desc, maxSchemaDescLen))
 		}
-		if p.obj.boolean("deprecated") {
+		if getBool(p.obj, "deprecated") {
 			out.Set("deprecated", true)
 		}
 		so = out
@@ -298,7 +300,7 @@ func (im *importer) paramSchema(label string, conv *schemaConverter, p param) an
 
 // requestBody adds the body arguments and returns the tool's body kind. ok is false when the
 // operation must be skipped (a required body that cannot be expressed).
-func (im *importer) requestBody(label string, conv *schemaConverter, op *Object, b *toolBuilder) (kind string, ok bool) {
+func (im *importer) requestBody(label string, conv *schemaConverter, op *jsvalue.Object, b *toolBuilder) (kind string, ok bool) {
 	raw, has := op.Get("requestBody")
 	if !has {
 		return "", true
@@ -308,13 +310,13 @@ func (im *importer) requestBody(label string, conv *schemaConverter, op *Object,
 		im.warnf("%s: request body ignored: %v", label, err)
 		return "", true
 	}
-	required := rb.boolean("required")
-	content := rb.obj("content")
+	required := getBool(rb, "required")
+	content := getObj(rb, "content")
 	var mediaType string
-	var media *Object
-	for mt, v := range content.All {
+	var media *jsvalue.Object
+	for mt, v := range content.Range {
 		base := strings.ToLower(strings.TrimSpace(strings.SplitN(mt, ";", 2)[0]))
-		mo, _ := v.(*Object)
+		mo, _ := v.(*jsvalue.Object)
 		switch {
 		case base == "application/json" || strings.HasSuffix(base, "+json"):
 			if kind != "json" {
@@ -337,19 +339,19 @@ func (im *importer) requestBody(label string, conv *schemaConverter, op *Object,
 		}
 		return "", true
 	}
-	var schema any = NewObject()
+	var schema any = jsvalue.NewObject(0)
 	if s, has := media.Get("schema"); has {
 		schema = conv.convert(s, 0)
 	}
-	so, _ := schema.(*Object)
-	if props := so.obj("properties"); props.Len() > 0 && (so.str("type") == "object" || !so.Has("type")) &&
+	so, _ := schema.(*jsvalue.Object)
+	if props := getObj(so, "properties"); props.Len() > 0 && (getStr(so, "type") == "object" || !so.Has("type")) &&
 		!so.Has("oneOf") && !so.Has("anyOf") && !hasDottedKey(props, kind) {
-		reqProps := listOfStrings(so.Get2("required"))
+		reqProps := listOfStrings(getAny(so, "required"))
 		var clashes []string
 		if addl, has := so.Get("additionalProperties"); has && addl != false {
 			im.warnf("%s: the %s body accepts extra properties; only the declared ones are arguments", label, mediaType)
 		}
-		for name, ps := range props.All {
+		for name, ps := range props.Range {
 			argName := sanitizeName(name)
 			if argName == "" {
 				argName = "field"
@@ -368,7 +370,7 @@ func (im *importer) requestBody(label string, conv *schemaConverter, op *Object,
 		}
 		return kind, true
 	}
-	if kind == "form" && so != nil && so.Has("type") && so.str("type") != "object" {
+	if kind == "form" && so != nil && so.Has("type") && getStr(so, "type") != "object" {
 		if required {
 			im.warnf("%s skipped: its form body is not an object", label)
 			return "", false
@@ -389,11 +391,11 @@ func (im *importer) requestBody(label string, conv *schemaConverter, op *Object,
 
 // hasDottedKey reports whether a JSON body has a property whose name contains '.', which a
 // dotted body mapping would read as nesting.
-func hasDottedKey(props *Object, kind string) bool {
+func hasDottedKey(props *jsvalue.Object, kind string) bool {
 	if kind != "json" {
 		return false
 	}
-	for k := range props.All {
+	for k := range props.Range {
 		if strings.Contains(k, ".") {
 			return true
 		}

@@ -5,17 +5,18 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"math"
 	"strconv"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/mcpbridge/mcpbridge/internal/jsvalue"
 )
 
 // maxNesting bounds how deeply a document may nest; real specs stay far below it.
 const maxNesting = 512
 
-// parseDocument reads a JSON or YAML document into a tree of *Object, []any, string, Number,
+// parseDocument reads a JSON or YAML document into a tree of *jsvalue.Object, []any, string, Number,
 // bool and nil. JSON is read with encoding/json (fast); anything else with yaml.v3.
 func parseDocument(data []byte) (any, error) {
 	trimmed := bytes.TrimLeft(data, " \t\r\n\ufeff")
@@ -42,79 +43,36 @@ func parseDocument(data []byte) (any, error) {
 }
 
 func parseJSON(data []byte) (any, error) {
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.UseNumber()
-	v, err := jsonValue(dec, 0)
+	v, err := jsvalue.DecodeNumbers(data)
 	if err != nil {
 		return nil, err
 	}
-	if _, err := dec.Token(); err != io.EOF {
-		return nil, errors.New("unexpected data after the top-level value")
+	if err := checkNesting(v, 0); err != nil {
+		return nil, err
 	}
 	return v, nil
 }
 
-func jsonValue(dec *json.Decoder, depth int) (any, error) {
+// checkNesting rejects trees nested deeper than maxNesting.
+func checkNesting(v any, depth int) error {
 	if depth > maxNesting {
-		return nil, fmt.Errorf("nesting deeper than %d levels", maxNesting)
+		return fmt.Errorf("nesting deeper than %d levels", maxNesting)
 	}
-	tok, err := dec.Token()
-	if err != nil {
-		if err == io.EOF {
-			return nil, io.ErrUnexpectedEOF
+	switch x := v.(type) {
+	case *jsvalue.Object:
+		for _, e := range x.Range {
+			if err := checkNesting(e, depth+1); err != nil {
+				return err
+			}
 		}
-		return nil, err
-	}
-	switch t := tok.(type) {
-	case json.Delim:
-		switch t {
-		case '{':
-			o := NewObject()
-			for dec.More() {
-				kt, err := dec.Token()
-				if err != nil {
-					return nil, err
-				}
-				key, ok := kt.(string)
-				if !ok {
-					return nil, fmt.Errorf("object key %v is not a string", kt)
-				}
-				val, err := jsonValue(dec, depth+1)
-				if err != nil {
-					return nil, err
-				}
-				o.Set(key, val)
+	case []any:
+		for _, e := range x {
+			if err := checkNesting(e, depth+1); err != nil {
+				return err
 			}
-			if _, err := dec.Token(); err != nil {
-				return nil, err
-			}
-			return o, nil
-		case '[':
-			var l []any
-			for dec.More() {
-				val, err := jsonValue(dec, depth+1)
-				if err != nil {
-					return nil, err
-				}
-				l = append(l, val)
-			}
-			if _, err := dec.Token(); err != nil {
-				return nil, err
-			}
-			if l == nil {
-				l = []any{}
-			}
-			return l, nil
-		default:
-			return nil, fmt.Errorf("unexpected %q", t)
 		}
-	case json.Number:
-		return Number(t), nil
-	case string, bool, nil:
-		return t, nil
-	default:
-		return nil, fmt.Errorf("unexpected token %v", tok)
 	}
+	return nil
 }
 
 func parseYAML(data []byte) (any, error) {
@@ -170,7 +128,7 @@ func (c *yamlConverter) value(n *yaml.Node, depth int) (any, error) {
 		}
 		return l, nil
 	case yaml.MappingNode:
-		o := NewObject()
+		o := jsvalue.NewObject(0)
 		for i := 0; i+1 < len(n.Content); i += 2 {
 			k, vn := n.Content[i], n.Content[i+1]
 			if k.Kind == yaml.ScalarNode && k.Tag == "!!merge" {
@@ -197,7 +155,7 @@ func (c *yamlConverter) value(n *yaml.Node, depth int) (any, error) {
 }
 
 // merge applies a YAML merge key (<<: *alias or <<: [*a, *b]); explicit keys win.
-func (c *yamlConverter) merge(o *Object, n *yaml.Node, depth int) error {
+func (c *yamlConverter) merge(o *jsvalue.Object, n *yaml.Node, depth int) error {
 	v, err := c.value(n, depth)
 	if err != nil {
 		return err
@@ -209,11 +167,11 @@ func (c *yamlConverter) merge(o *Object, n *yaml.Node, depth int) error {
 		sources = []any{v}
 	}
 	for _, s := range sources {
-		m, ok := s.(*Object)
+		m, ok := s.(*jsvalue.Object)
 		if !ok {
 			return fmt.Errorf("line %d: merge key needs a mapping", n.Line)
 		}
-		for k, val := range m.All {
+		for k, val := range m.Range {
 			if !o.Has(k) {
 				o.Set(k, val)
 			}
@@ -234,16 +192,16 @@ func yamlScalar(n *yaml.Node) any {
 	case "!!int":
 		var i int64
 		if n.Decode(&i) == nil {
-			return Number(strconv.FormatInt(i, 10))
+			return json.Number(strconv.FormatInt(i, 10))
 		}
 		var u uint64
 		if n.Decode(&u) == nil {
-			return Number(strconv.FormatUint(u, 10))
+			return json.Number(strconv.FormatUint(u, 10))
 		}
 	case "!!float":
 		var f float64
 		if n.Decode(&f) == nil && !math.IsInf(f, 0) && !math.IsNaN(f) {
-			return Number(strconv.FormatFloat(f, 'g', -1, 64))
+			return json.Number(strconv.FormatFloat(f, 'g', -1, 64))
 		}
 	}
 	return n.Value

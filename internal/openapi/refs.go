@@ -1,11 +1,14 @@
 package openapi
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/url"
 	"strconv"
 	"strings"
+
+	"github.com/mcpbridge/mcpbridge/internal/jsvalue"
 )
 
 // maxRefHops bounds a chain of $refs that point at other $refs (a → b → c …).
@@ -33,7 +36,7 @@ func lookupPointer(root any, ref string) (any, error) {
 	for _, tok := range strings.Split(frag[1:], "/") {
 		tok = strings.ReplaceAll(strings.ReplaceAll(tok, "~1", "/"), "~0", "~")
 		switch c := cur.(type) {
-		case *Object:
+		case *jsvalue.Object:
 			v, ok := c.Get(tok)
 			if !ok {
 				return nil, fmt.Errorf("%q does not exist (no %q)", ref, tok)
@@ -55,9 +58,9 @@ func lookupPointer(root any, ref string) (any, error) {
 // deref follows $ref chains for non-schema objects (parameters, request bodies, path items),
 // returning the referenced object. Keys next to $ref (e.g. description) are ignored, as
 // OpenAPI 3.0 specifies for these objects.
-func deref(root any, v any) (*Object, error) {
+func deref(root any, v any) (*jsvalue.Object, error) {
 	for range maxRefHops {
-		o, ok := v.(*Object)
+		o, ok := v.(*jsvalue.Object)
 		if !ok {
 			return nil, fmt.Errorf("expected an object, found %s", describe(v))
 		}
@@ -85,13 +88,13 @@ func describe(v any) string {
 		return "null"
 	case bool:
 		return "a boolean"
-	case Number:
+	case json.Number:
 		return "a number"
 	case string:
 		return "a string"
 	case []any:
 		return "an array"
-	case *Object:
+	case *jsvalue.Object:
 		return "an object"
 	default:
 		return fmt.Sprintf("%T", v)

@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/mcpbridge/mcpbridge/internal/jsvalue"
 )
 
 // Result is an imported server definition plus what the importer could not carry over.
@@ -44,7 +46,7 @@ type Tool struct {
 	// Description tells the model what the tool does.
 	Description string
 	// InputSchema is a JSON Schema of type object describing the arguments.
-	InputSchema *Object
+	InputSchema *jsvalue.Object
 	// Method is the HTTP method in upper case.
 	Method string
 	// Path is the request path, with {name} placeholders filled by `in: path` mappings.
@@ -77,14 +79,14 @@ const (
 )
 
 // node builds the ordered config tree of the server.
-func (s *Server) node() *Object {
-	o := NewObject()
+func (s *Server) node() *jsvalue.Object {
+	o := jsvalue.NewObject(0)
 	o.Set("kind", s.Kind)
 	if s.Description != "" {
 		o.Set("description", s.Description)
 	}
 	o.Set("base_url", s.BaseURL)
-	tools := NewObject()
+	tools := jsvalue.NewObject(0)
 	for _, t := range s.Tools {
 		tools.Set(t.Name, t.node())
 	}
@@ -92,8 +94,8 @@ func (s *Server) node() *Object {
 	return o
 }
 
-func (t *Tool) node() *Object {
-	o := NewObject()
+func (t *Tool) node() *jsvalue.Object {
+	o := jsvalue.NewObject(0)
 	o.Set("description", t.Description)
 	o.Set("inputSchema", t.InputSchema)
 	o.Set("method", t.Method)
@@ -103,7 +105,7 @@ func (t *Tool) node() *Object {
 	}
 	maps := make([]any, 0, len(t.Mappings))
 	for _, m := range t.Mappings {
-		mo := NewObject()
+		mo := jsvalue.NewObject(0)
 		mo.Set("field", m.Field)
 		mo.Set("in", m.In)
 		mo.Set("direct", m.Direct)
@@ -116,10 +118,10 @@ func (t *Tool) node() *Object {
 }
 
 // Document returns the full config document {servers: {NAME: server}} as an ordered tree.
-func (r *Result) Document() *Object {
-	servers := NewObject()
+func (r *Result) Document() *jsvalue.Object {
+	servers := jsvalue.NewObject(0)
 	servers.Set(r.Name, r.Server.node())
-	doc := NewObject()
+	doc := jsvalue.NewObject(0)
 	doc.Set("servers", servers)
 	return doc
 }
@@ -133,8 +135,8 @@ func (r *Result) Document() *Object {
 // constant indentation does not change its meaning.
 func (r *Result) YAML() ([]byte, error) {
 	head := r.Document()
-	server := head.obj("servers").obj(r.Name)
-	server.Set("tools", NewObject()) // placeholder, rendered as "tools: {}" and replaced below
+	server := getObj(getObj(head, "servers"), r.Name)
+	server.Set("tools", jsvalue.NewObject(0)) // placeholder, rendered as "tools: {}" and replaced below
 	root := yamlNode(head)
 	if len(r.Server.Notes) > 0 {
 		root.Content[1].Content[0].HeadComment = strings.Join(r.Server.Notes, "\n")

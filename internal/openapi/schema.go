@@ -10,6 +10,8 @@ import (
 	"strings"
 
 	"github.com/google/jsonschema-go/jsonschema"
+
+	"github.com/mcpbridge/mcpbridge/internal/jsvalue"
 )
 
 // Limits of schema inlining. A recursive schema is inlined once; its next occurrence inside
@@ -44,19 +46,19 @@ func newSchemaConverter(root any, version string) *schemaConverter {
 
 var jsonTypes = map[string]bool{"string": true, "number": true, "integer": true, "boolean": true, "array": true, "object": true, "null": true}
 
-// convert returns a JSON Schema value: an *Object or a boolean schema.
+// convert returns a JSON Schema value: an *jsvalue.Object or a boolean schema.
 func (c *schemaConverter) convert(v any, depth int) any {
 	switch s := v.(type) {
 	case bool:
 		return s
-	case *Object:
+	case *jsvalue.Object:
 		return c.convertObject(s, depth)
 	default:
-		return NewObject()
+		return jsvalue.NewObject(0)
 	}
 }
 
-func (c *schemaConverter) convertObject(s *Object, depth int) any {
+func (c *schemaConverter) convertObject(s *jsvalue.Object, depth int) any {
 	c.nodes++
 	if c.nodes > maxSchemaNodes || depth > maxSchemaDepth {
 		c.noteTruncated(fmt.Sprintf("schema too large (more than %d nodes or %d levels)", maxSchemaNodes, maxSchemaDepth))
@@ -65,10 +67,10 @@ func (c *schemaConverter) convertObject(s *Object, depth int) any {
 	if refv, ok := s.Get("$ref"); ok {
 		return c.convertRef(s, refv, depth)
 	}
-	out := NewObject()
+	out := jsvalue.NewObject(0)
 	var required []string
 	dropped := map[string]bool{}
-	for key, val := range s.All {
+	for key, val := range s.Range {
 		switch key {
 		case "type":
 			c.copyType(out, val)
@@ -99,16 +101,16 @@ func (c *schemaConverter) convertObject(s *Object, depth int) any {
 				out.Set(key, l)
 			}
 		case "minimum", "maximum", "multipleOf":
-			if n, ok := val.(Number); ok {
+			if n, ok := val.(json.Number); ok {
 				out.Set(key, n)
 			}
 		case "exclusiveMinimum", "exclusiveMaximum":
 			switch val.(type) {
-			case Number, bool: // bool is the 3.0 form, rewritten by fixExclusiveBounds
+			case json.Number, bool: // bool is the 3.0 form, rewritten by fixExclusiveBounds
 				out.Set(key, val)
 			}
 		case "minLength", "maxLength", "minItems", "maxItems", "minProperties", "maxProperties":
-			if n, ok := val.(Number); ok && isNonNegativeInt(n) {
+			if n, ok := val.(json.Number); ok && isNonNegativeInt(n) {
 				out.Set(key, n)
 			}
 		case "uniqueItems", "deprecated":
@@ -130,14 +132,14 @@ func (c *schemaConverter) convertObject(s *Object, depth int) any {
 			}
 			out.Set(key, c.convert(val, depth+1))
 		case "properties":
-			props, ok := val.(*Object)
+			props, ok := val.(*jsvalue.Object)
 			if !ok {
 				continue
 			}
-			outProps := NewObject()
-			for name, ps := range props.All {
+			outProps := jsvalue.NewObject(0)
+			for name, ps := range props.Range {
 				converted := c.convert(ps, depth+1)
-				if co, ok := converted.(*Object); ok && co.boolean("readOnly") {
+				if co, ok := converted.(*jsvalue.Object); ok && getBool(co, "readOnly") {
 					dropped[name] = true
 					continue
 				}
@@ -145,12 +147,12 @@ func (c *schemaConverter) convertObject(s *Object, depth int) any {
 			}
 			out.Set(key, outProps)
 		case "patternProperties":
-			pp, ok := val.(*Object)
+			pp, ok := val.(*jsvalue.Object)
 			if !ok {
 				continue
 			}
-			outPP := NewObject()
-			for pat, ps := range pp.All {
+			outPP := jsvalue.NewObject(0)
+			for pat, ps := range pp.Range {
 				if _, err := regexp.Compile(pat); err != nil {
 					c.badPatterns = append(c.badPatterns, pat)
 					continue
@@ -175,7 +177,7 @@ func (c *schemaConverter) convertObject(s *Object, depth int) any {
 				}
 			}
 		case "dependentRequired":
-			if o, ok := val.(*Object); ok {
+			if o, ok := val.(*jsvalue.Object); ok {
 				out.Set(key, o)
 			}
 		case "example":
@@ -194,7 +196,7 @@ func (c *schemaConverter) convertObject(s *Object, depth int) any {
 	if len(required) > 0 {
 		required = slices.DeleteFunc(required, func(r string) bool { return dropped[r] })
 		if len(required) > 0 {
-			out.Set("required", required)
+			out.Set("required", anyStrings(required))
 		}
 	}
 	if t, ok := out.Get("type"); ok && t == "file" {
@@ -204,23 +206,23 @@ func (c *schemaConverter) convertObject(s *Object, depth int) any {
 	c.fixExclusiveBounds(out)
 	mergeAllOf(out)
 	c.checkDefault(out)
-	if s.boolean("nullable") || s.boolean("x-nullable") {
+	if getBool(s, "nullable") || getBool(s, "x-nullable") {
 		return makeNullable(out)
 	}
 	return out
 }
 
 // convertRef inlines a $ref, cutting recursion and applying sibling keywords on top.
-func (c *schemaConverter) convertRef(s *Object, refv any, depth int) any {
+func (c *schemaConverter) convertRef(s *jsvalue.Object, refv any, depth int) any {
 	ref, ok := refv.(string)
 	if !ok {
 		c.unresolved = append(c.unresolved, fmt.Sprintf("%v", refv))
-		return NewObject()
+		return jsvalue.NewObject(0)
 	}
 	target, err := lookupPointer(c.root, ref)
 	if err != nil {
 		c.unresolved = append(c.unresolved, ref)
-		return siblings(c, s, NewObject(), depth)
+		return siblings(c, s, jsvalue.NewObject(0), depth)
 	}
 	open := 0
 	for _, r := range c.stack {
@@ -240,26 +242,26 @@ func (c *schemaConverter) convertRef(s *Object, refv any, depth int) any {
 
 // siblings applies the keywords written next to a $ref (description, nullable, readOnly,
 // default …) on top of the inlined target.
-func siblings(c *schemaConverter, s *Object, res any, depth int) any {
+func siblings(c *schemaConverter, s *jsvalue.Object, res any, depth int) any {
 	if s.Len() <= 1 {
 		return res
 	}
-	rest := NewObject()
-	for k, v := range s.All {
+	rest := jsvalue.NewObject(0)
+	for k, v := range s.Range {
 		if k != "$ref" && k != "nullable" && k != "x-nullable" {
 			rest.Set(k, v)
 		}
 	}
-	nullable := s.boolean("nullable") || s.boolean("x-nullable")
-	ro, isObj := res.(*Object)
+	nullable := getBool(s, "nullable") || getBool(s, "x-nullable")
+	ro, isObj := res.(*jsvalue.Object)
 	if rest.Len() > 0 {
-		co, ok := c.convert(rest, depth).(*Object)
+		co, ok := c.convert(rest, depth).(*jsvalue.Object)
 		if ok && isObj {
-			merged := NewObject()
-			for k, v := range ro.All {
+			merged := jsvalue.NewObject(0)
+			for k, v := range ro.Range {
 				merged.Set(k, v)
 			}
-			for k, v := range co.All {
+			for k, v := range co.Range {
 				merged.Set(k, v)
 			}
 			ro = merged
@@ -283,7 +285,7 @@ func (c *schemaConverter) noteTruncated(what string) {
 	}
 }
 
-func (c *schemaConverter) copyType(out *Object, val any) {
+func (c *schemaConverter) copyType(out *jsvalue.Object, val any) {
 	switch t := val.(type) {
 	case string:
 		if jsonTypes[t] || t == "file" {
@@ -308,13 +310,13 @@ func (c *schemaConverter) copyType(out *Object, val any) {
 
 // fixExclusiveBounds turns OpenAPI 3.0 boolean exclusiveMinimum/Maximum into the numeric
 // form of JSON Schema 2020-12.
-func (c *schemaConverter) fixExclusiveBounds(out *Object) {
+func (c *schemaConverter) fixExclusiveBounds(out *jsvalue.Object) {
 	for _, pair := range [][2]string{{"exclusiveMinimum", "minimum"}, {"exclusiveMaximum", "maximum"}} {
 		v, ok := out.Get(pair[0])
 		if !ok {
 			continue
 		}
-		if _, isNum := v.(Number); isNum {
+		if _, isNum := v.(json.Number); isNum {
 			continue
 		}
 		out.Delete(pair[0])
@@ -328,8 +330,8 @@ func (c *schemaConverter) fixExclusiveBounds(out *Object) {
 }
 
 // makeNullable adds null to a schema's accepted values, 3.1 style.
-func makeNullable(out *Object) *Object {
-	switch t := out.Get2("type"); tt := t.(type) {
+func makeNullable(out *jsvalue.Object) *jsvalue.Object {
+	switch t := getAny(out, "type"); tt := t.(type) {
 	case string:
 		if tt != "null" {
 			out.Set("type", []any{tt, "null"})
@@ -339,11 +341,11 @@ func makeNullable(out *Object) *Object {
 			out.Set("type", append(slices.Clone(tt), "null"))
 		}
 	default:
-		wrapped := NewObject()
+		wrapped := jsvalue.NewObject(0)
 		wrapped.Set("anyOf", []any{out, typeSchema("null")})
 		return wrapped
 	}
-	if enum := out.list("enum"); enum != nil && !slices.Contains(enum, nil) {
+	if enum := getList(out, "enum"); enum != nil && !slices.Contains(enum, nil) {
 		out.Set("enum", append(slices.Clone(enum), nil))
 	}
 	return out
@@ -352,14 +354,14 @@ func makeNullable(out *Object) *Object {
 // mergeAllOf flattens an allOf of plain object schemas (the usual "base + extension"
 // pattern) into one object schema, so that body properties become separate arguments and
 // clients that dislike combinators get a simple schema.
-func mergeAllOf(out *Object) {
-	members := out.list("allOf")
+func mergeAllOf(out *jsvalue.Object) {
+	members := getList(out, "allOf")
 	if len(members) == 0 {
 		return
 	}
-	objs := make([]*Object, 0, len(members))
+	objs := make([]*jsvalue.Object, 0, len(members))
 	for _, m := range members {
-		o, ok := m.(*Object)
+		o, ok := m.(*jsvalue.Object)
 		if !ok {
 			return
 		}
@@ -367,7 +369,7 @@ func mergeAllOf(out *Object) {
 	}
 	if len(objs) == 1 {
 		out.Delete("allOf")
-		for k, v := range objs[0].All {
+		for k, v := range objs[0].Range {
 			if !out.Has(k) {
 				out.Set(k, v)
 			}
@@ -376,7 +378,7 @@ func mergeAllOf(out *Object) {
 	}
 	mergeable := map[string]bool{"type": true, "properties": true, "required": true, "description": true, "title": true}
 	for _, o := range objs {
-		for k, v := range o.All {
+		for k, v := range o.Range {
 			if !mergeable[k] || (k == "type" && v != "object") {
 				return
 			}
@@ -385,20 +387,20 @@ func mergeAllOf(out *Object) {
 	if t, ok := out.Get("type"); ok && t != "object" {
 		return
 	}
-	props := out.obj("properties")
+	props := getObj(out, "properties")
 	if props == nil {
-		props = NewObject()
+		props = jsvalue.NewObject(0)
 	}
-	required := listOfStrings(out.Get2("required"))
+	required := listOfStrings(getAny(out, "required"))
 	out.Delete("allOf")
 	for _, o := range objs {
-		if d := o.str("description"); d != "" && !out.Has("description") {
+		if d := getStr(o, "description"); d != "" && !out.Has("description") {
 			out.Set("description", d)
 		}
-		for k, v := range o.obj("properties").All {
+		for k, v := range getObj(o, "properties").Range {
 			props.Set(k, v)
 		}
-		for _, r := range listOfStrings(o.Get2("required")) {
+		for _, r := range listOfStrings(getAny(o, "required")) {
 			if !slices.Contains(required, r) {
 				required = append(required, r)
 			}
@@ -407,14 +409,14 @@ func mergeAllOf(out *Object) {
 	out.Set("type", "object")
 	out.Set("properties", props)
 	if len(required) > 0 {
-		out.Set("required", required)
+		out.Set("required", anyStrings(required))
 	}
 }
 
 // stubFor is the schema left where inlining stops: the target's type when it is simple,
 // {type: object} for objects, {} otherwise.
-func stubFor(root any, target any) *Object {
-	o, ok := target.(*Object)
+func stubFor(root any, target any) *jsvalue.Object {
+	o, ok := target.(*jsvalue.Object)
 	for range maxRefHops {
 		if !ok {
 			break
@@ -428,13 +430,13 @@ func stubFor(root any, target any) *Object {
 		if err != nil {
 			break
 		}
-		o, ok = next.(*Object)
+		o, ok = next.(*jsvalue.Object)
 	}
-	stub := NewObject()
+	stub := jsvalue.NewObject(0)
 	if !ok {
 		return stub
 	}
-	switch t := o.Get2("type"); {
+	switch t := getAny(o, "type"); {
 	case t == "array":
 		stub.Set("type", "array")
 	case t == "object" || o.Has("properties") || o.Has("additionalProperties"):
@@ -442,14 +444,14 @@ func stubFor(root any, target any) *Object {
 	case t == "string" || t == "integer" || t == "number" || t == "boolean":
 		stub.Set("type", t)
 	}
-	if d := o.str("description"); d != "" {
+	if d := getStr(o, "description"); d != "" {
 		stub.Set("description", truncateText(d, 200))
 	}
 	return stub
 }
 
-func typeSchema(t string) *Object {
-	o := NewObject()
+func typeSchema(t string) *jsvalue.Object {
+	o := jsvalue.NewObject(0)
 	o.Set("type", t)
 	return o
 }
@@ -475,7 +477,7 @@ func listOfStrings(v any) []string {
 	return out
 }
 
-func isNonNegativeInt(n Number) bool {
+func isNonNegativeInt(n json.Number) bool {
 	if n == "" || strings.ContainsAny(string(n), ".eE-") {
 		return false
 	}
@@ -485,25 +487,25 @@ func isNonNegativeInt(n Number) bool {
 // checkDefault drops a default that contradicts the schema's own type or enum (real specs
 // contain defaults such as "'strict'" for an enum of strict/coerce), because clients and
 // validators that check defaults would reject the whole tool.
-func (c *schemaConverter) checkDefault(out *Object) {
+func (c *schemaConverter) checkDefault(out *jsvalue.Object) {
 	def, ok := out.Get("default")
 	if !ok {
 		return
 	}
 	valid := true
-	switch t := out.Get2("type"); tt := t.(type) {
+	switch t := getAny(out, "type"); tt := t.(type) {
 	case string:
 		valid = hasJSONType(def, tt)
 	case []any:
 		valid = slices.ContainsFunc(tt, func(e any) bool { s, _ := e.(string); return hasJSONType(def, s) })
 	}
 	if valid {
-		if enum := out.list("enum"); enum != nil {
+		if enum := getList(out, "enum"); enum != nil {
 			want := string(appendJSON(nil, def))
 			valid = slices.ContainsFunc(enum, func(e any) bool { return string(appendJSON(nil, e)) == want })
 		}
 	}
-	_, composite := def.(*Object)
+	_, composite := def.(*jsvalue.Object)
 	if _, isList := def.([]any); isList {
 		composite = true
 	}
@@ -525,27 +527,27 @@ func hasJSONType(v any, t string) bool {
 		return t == "boolean"
 	case string:
 		return t == "string"
-	case Number:
+	case json.Number:
 		return t == "number" || (t == "integer" && isIntegral(v))
 	case []any:
 		return t == "array"
-	case *Object:
+	case *jsvalue.Object:
 		return t == "object"
 	}
 	return false
 }
 
 // isIntegral reports whether a number literal denotes an integer (1, -3, 2.0, 1e3).
-func isIntegral(n Number) bool {
+func isIntegral(n json.Number) bool {
 	f, err := strconv.ParseFloat(string(n), 64)
 	return err == nil && f == math.Trunc(f)
 }
 
 // validatesAgainst checks def against a schema with combinators using a real JSON Schema
 // validator (the one the MCP SDK uses), ignoring the schema's own default.
-func validatesAgainst(schema *Object, def any) bool {
-	probe := NewObject()
-	for k, v := range schema.All {
+func validatesAgainst(schema *jsvalue.Object, def any) bool {
+	probe := jsvalue.NewObject(0)
+	for k, v := range schema.Range {
 		if k != "default" {
 			probe.Set(k, v)
 		}

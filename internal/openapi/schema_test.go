@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/mcpbridge/mcpbridge/internal/jsvalue"
 )
 
 // TestConvertSchema converts components.schemas.In of small documents and compares the
@@ -74,12 +76,12 @@ func TestConvertSchema(t *testing.T) {
 			if err != nil {
 				t.Fatalf("parse: %v\n%s", err, doc)
 			}
-			root := tree.(*Object)
+			root := tree.(*jsvalue.Object)
 			version, err := specVersion(root)
 			if err != nil {
 				t.Fatal(err)
 			}
-			in, _ := root.obj("components").obj("schemas").Get("In")
+			in, _ := getObj(getObj(root, "components"), "schemas").Get("In")
 			conv := newSchemaConverter(root, version)
 			got := string(appendJSON(nil, conv.convert(in, 0)))
 			if diff := cmp.Diff(normJSON(t, tt.want), normJSON(t, got)); diff != "" {

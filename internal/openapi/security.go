@@ -3,22 +3,24 @@ package openapi
 import (
 	"fmt"
 	"strings"
+
+	"github.com/mcpbridge/mcpbridge/internal/jsvalue"
 )
 
 // noteSecurity records the security schemes an operation needs (its own security, or the
 // document's when it has none).
-func (im *importer) noteSecurity(op *Object) {
+func (im *importer) noteSecurity(op *jsvalue.Object) {
 	reqs, has := op.Get("security")
 	if !has {
 		reqs, _ = im.root.Get("security")
 	}
 	list, _ := reqs.([]any)
 	for _, r := range list {
-		ro, ok := r.(*Object)
+		ro, ok := r.(*jsvalue.Object)
 		if !ok {
 			continue
 		}
-		for name := range ro.All {
+		for name := range ro.Range {
 			if !im.schemes[name] {
 				im.schemes[name] = true
 				im.order = append(im.order, name)
@@ -30,7 +32,7 @@ func (im *importer) noteSecurity(op *Object) {
 // securityNotes turns the schemes in use into warnings and config comments. No secret is
 // invented: each note says which header to configure with a secret reference.
 func (im *importer) securityNotes() []string {
-	defs := im.root.obj("components").obj("securitySchemes")
+	defs := getObj(getObj(im.root, "components"), "securitySchemes")
 	var notes []string
 	for _, name := range im.order {
 		raw, ok := defs.Get(name)
@@ -45,9 +47,9 @@ func (im *importer) securityNotes() []string {
 		}
 		secret := secretName(name)
 		var kind, advice string
-		switch scheme.str("type") {
+		switch getStr(scheme, "type") {
 		case "http":
-			s := strings.ToLower(scheme.str("scheme"))
+			s := strings.ToLower(getStr(scheme, "scheme"))
 			kind = "http " + s
 			switch s {
 			case "basic":
@@ -56,9 +58,9 @@ func (im *importer) securityNotes() []string {
 				advice = fmt.Sprintf("headers: {Authorization: secret:%s} (the secret holds \"Bearer <token>\")", secret)
 			}
 		case "apiKey":
-			kind = "apiKey in " + scheme.str("in")
-			keyName := scheme.str("name")
-			switch scheme.str("in") {
+			kind = "apiKey in " + getStr(scheme, "in")
+			keyName := getStr(scheme, "name")
+			switch getStr(scheme, "in") {
 			case "header":
 				advice = fmt.Sprintf("headers: {%s: secret:%s}", keyName, secret)
 			case "query":
@@ -69,13 +71,13 @@ func (im *importer) securityNotes() []string {
 				advice = fmt.Sprintf("headers: {Authorization: secret:%s}", secret)
 			}
 		case "oauth2", "openIdConnect":
-			kind = scheme.str("type")
+			kind = getStr(scheme, "type")
 			advice = fmt.Sprintf("headers: {Authorization: secret:%s} (the secret holds \"Bearer <access token>\"; token acquisition is not automated)", secret)
 		case "mutualTLS":
 			kind = "mutualTLS"
 			advice = "a client certificate on the server's HTTP client (not generated)"
 		default:
-			kind = scheme.str("type")
+			kind = getStr(scheme, "type")
 			advice = fmt.Sprintf("headers: {Authorization: secret:%s}", secret)
 		}
 		note := fmt.Sprintf("security scheme %q (%s) is not imported; no secret was written: add %s to the server", name, kind, advice)

@@ -528,4 +528,40 @@ for (const l of ['en-GB', 'de', 'fr', 'es', 'it', 'nl', 'pt-BR', 'ja', 'zh', 'en
 add('locale.intl', { '_intl.numberFormat': [1234.5, {}, 'de-DE'] });
 add('locale.intl', { '_intl.numberFormat': [0.256, { style: 'percent' }, 'de-DE'] });
 
+// Key order: JavaScript objects keep insertion order (array-index keys first,
+// ascending). Each case's result shows the order (a string or an array), so a
+// Go port that sorted keys would fail them.
+const unsorted = { b: 1, a: 2, 10: 3, 2: 4 };
+both('order.json', { '_json.stringify': [unsorted] });
+both('order.json', { '_json.stringify': { on: { z: { y: 1, x: [{ d: 1, c: 2 }] }, a: null }, options: { space: 0 } } });
+both('order.json', { '_object.keys': { '_json.parse': '{"b":1,"a":{"d":1,"c":2},"3":0}' } });
+both('order.json', { '_json.stringify': [{ '_json.parse': '{"b":1,"a":{"d":1,"c":2},"3":0}' }] });
+add('order.state', { '_object.keys': { _state: true } });
+add('order.state', { '_object.entries': { _state: 'nested.deep' } });
+add('order.state', { '_object.values': { _state: 'nested.deep' } });
+add('order.state', { '_json.stringify': [{ _state: 'nested' }] });
+add('order.state', { '_json.stringify': [{ _state: true }] });
+add('order.user', { '_object.keys': { _user: true } });
+// query-string sorts the keys it parses, so this one is sorted in Lowdefy too.
+add('order.url_query', { '_object.keys': { _url_query: true } });
+add('order.payload', { '_json.stringify': [{ _payload: true }] }, { server: true });
+both('order.object', { '_object.keys': unsorted });
+both('order.object', { '_object.values': { z: 'first', y: 'second', 1: 'index' } });
+both('order.object', { '_object.entries': { zeta: 1, alpha: { b: 2, a: 1 } } });
+both('order.object', { '_object.keys': { '_object.assign': [{ b: 1 }, { a: 2, b: 3 }, { 0: 'x' }] } });
+both('order.object', { '_json.stringify': [{ '_object.fromEntries': [['b', 1], ['a', 2], ['7', 3]] }] });
+both('order.object', { '_object.keys': { '_object.defineProperty': [{ b: 1 }, 'a', { value: 2 }] } });
+both('order.eval', { '_json.stringify': [{ b: { _random: 'float' }, a: { _random: 'float' } }] });
+both('order.eval', { '_array.map': [{ '_object.entries': { b: 1, a: 2 } }, { _function: { '__string.concat': [{ __args: '0.0' }, '='] } }] });
+both('order.yaml', { '_yaml.stringify': [{ b: 1, a: { d: 2, c: 3 } }] });
+both('order.yaml', { '_object.keys': { '_yaml.parse': ['b: 1\na: 2\n"5": 3\n'] } });
+both('order.nunjucks', { _nunjucks: { template: '{% for k, v in obj %}{{ k }}={{ v }};{% endfor %}', on: { obj: { b: 1, a: 2, 9: 0 } } } });
+both('order.nunjucks', { _nunjucks: { template: '{{ obj | dump | safe }}', on: { obj: { b: 1, a: { d: 1, c: 2 } } } } });
+both('order.diff', { '_diff.deep': { lhs: { b: 1, a: 1 }, rhs: { b: 2, a: 2 } } });
+both('order.change_case', { '_object.keys': { '_change_case.camelCase': { on: { zed_key: 1, alpha_key: 2 }, options: { convertKeys: true } } } });
+both('order.mql', { '_mql.aggregate': { on: people, pipeline: [{ $sort: { team: 1, name: -1 } }, { $project: { name: 1, _id: 0 } }] } });
+both('order.mql', { '_json.stringify': [{ '_mql.aggregate': { on: people, pipeline: [{ $group: { _id: '$team', total: { $sum: '$age' }, n: { $sum: 1 } } }, { $project: { total: 1, n: 1, _id: 0 } }] } }] });
+add('order.build', { '_build.object.keys': { b: 1, a: 2 } }, { build: true });
+add('order.build', { '_build.json.stringify': [{ b: 1, a: { d: 1, c: 2 } }] }, { build: true });
+
 for (const l of lines) process.stdout.write(JSON.stringify(l) + '\n');

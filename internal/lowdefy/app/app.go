@@ -5,10 +5,12 @@ import (
 	"fmt"
 	"log/slog"
 	"path/filepath"
+
+	"github.com/mcpbridge/mcpbridge/internal/jsvalue"
 )
 
 // App is a loaded Lowdefy app, shaped like the build artifacts. All config values are
-// JSON-like data (nil, bool, float64, string, []any, map[string]any).
+// JSON-like data (nil, bool, float64, string, []any, *jsvalue.Object).
 type App struct {
 	// Dir is the app directory (Load) or the build artifacts directory (LoadBuild).
 	Dir string
@@ -17,13 +19,13 @@ type App struct {
 	// Name, Version and License are the app's metadata (empty for LoadBuild).
 	Name, Version, License string
 	// AppConfig is the `app` section (app.json): `html.appendHead`, `html.appendBody`.
-	AppConfig map[string]any
+	AppConfig *jsvalue.Object
 	// Config is the `config` section (config.json): basePath, homePageId.
-	Config map[string]any
+	Config *jsvalue.Object
 	// Auth is the built `auth` section (auth.json) including `configured`.
-	Auth map[string]any
+	Auth *jsvalue.Object
 	// Global is the initial `_global` state (global.json).
-	Global map[string]any
+	Global *jsvalue.Object
 	// Menus are the built menus (menus.json), each with `menuId` and `links`.
 	Menus []any
 	// Connections in config order.
@@ -50,7 +52,7 @@ type Page struct {
 	// `blockId`, `areas` with blocks (each block has `id: "block:<page>:<blockId>:<n>"` and
 	// `blockId`), events as `{try, catch}` and `requests` reduced to
 	// `{id, payload, requestId, pageId}` as in the artifact.
-	Config map[string]any
+	Config *jsvalue.Object
 	// Requests are the page's requests in full (pages/<id>/requests/<r>.json), hoisted from
 	// every block of the page in document order.
 	Requests []*Request
@@ -74,7 +76,7 @@ type Request struct {
 	ConnectionID string
 	// Config is the built request: `id: "request:<page>:<id>"`, type, connectionId,
 	// payload, properties, auth, requestId, pageId.
-	Config map[string]any
+	Config *jsvalue.Object
 }
 
 // Connection is one connection.
@@ -84,9 +86,9 @@ type Connection struct {
 	// Type is the connection type, such as Knex or AxiosHttp.
 	Type string
 	// Properties are the connection properties (server operators such as _secret unevaluated).
-	Properties map[string]any
+	Properties *jsvalue.Object
 	// Config is the built connection: `id: "connection:<id>"`, type, properties, connectionId.
-	Config map[string]any
+	Config *jsvalue.Object
 }
 
 // Page returns the page with id, or nil.
@@ -223,76 +225,76 @@ func (l *loader) load() (*App, []Problem) {
 		return nil, l.problems
 	}
 	ix := posIndex{}
-	components, _ := root.toPlain(ix).(map[string]any)
+	components, _ := root.toPlain(ix).(*jsvalue.Object)
 	b := &builder{l: l, ix: ix, c: components}
 	b.run()
 	if len(l.problems) > 0 {
 		return nil, l.problems
 	}
 	app := assemble(components)
-	app.Lowdefy = str(components["lowdefy"])
-	app.Name = str(components["name"])
-	app.Version = str(components["version"])
-	app.License = str(components["license"])
-	app.Plugins = asList(components["plugins"])
-	app.API = asList(components["api"])
+	app.Lowdefy = str(get(components, "lowdefy"))
+	app.Name = str(get(components, "name"))
+	app.Version = str(get(components, "version"))
+	app.License = str(get(components, "license"))
+	app.Plugins = asList(get(components, "plugins"))
+	app.API = asList(get(components, "api"))
 	return app, nil
 }
 
 // assemble turns built components into an App, splitting page requests into the full
 // request objects and the reduced copies the page artifact keeps.
-func assemble(c map[string]any) *App {
+func assemble(c *jsvalue.Object) *App {
 	app := &App{
-		AppConfig: asMap(c["app"]),
-		Config:    asMap(c["config"]),
-		Auth:      asMap(c["auth"]),
-		Global:    asMap(c["global"]),
-		Menus:     asList(c["menus"]),
+		AppConfig: asMap(get(c, "app")),
+		Config:    asMap(get(c, "config")),
+		Auth:      asMap(get(c, "auth")),
+		Global:    asMap(get(c, "global")),
+		Menus:     asList(get(c, "menus")),
 	}
 	if app.Menus == nil {
 		app.Menus = []any{}
 	}
-	for _, cn := range asList(c["connections"]) {
+	for _, cn := range asList(get(c, "connections")) {
 		app.Connections = append(app.Connections, newConnection(asMap(cn)))
 	}
-	for _, p := range asList(c["pages"]) {
+	for _, p := range asList(get(c, "pages")) {
 		pm := asMap(p)
-		page := &Page{ID: str(pm["pageId"]), Type: str(pm["type"]), Config: pm, Auth: pageAuth(asMap(pm["auth"]))}
+		page := &Page{ID: str(get(pm, "pageId")), Type: str(get(pm, "type")), Config: pm, Auth: pageAuth(asMap(get(pm, "auth")))}
 		reduced := make([]any, 0)
-		for _, r := range asList(pm["requests"]) {
+		for _, r := range asList(get(pm, "requests")) {
 			full := asMap(r)
 			page.Requests = append(page.Requests, newRequest(full))
-			small := map[string]any{}
+			small := &jsvalue.Object{}
 			for _, k := range []string{"id", "payload", "requestId", "pageId"} {
-				if v, ok := full[k]; ok {
-					small[k] = v
+				if v, ok := full.Get(k); ok {
+					small.Set(k, v)
 				}
 			}
-			for k, v := range full {
+			for k, v := range full.Range {
 				switch k {
 				case "properties", "type", "connectionId", "auth":
 				default:
-					small[k] = v
+					small.Set(k, v)
 				}
 			}
 			reduced = append(reduced, small)
 		}
-		pm["requests"] = reduced
+		pm.Set("requests", reduced)
 		app.Pages = append(app.Pages, page)
 	}
 	return app
 }
 
-func newConnection(m map[string]any) *Connection {
-	return &Connection{ID: str(m["connectionId"]), Type: str(m["type"]), Properties: asMap(m["properties"]), Config: m}
+func newConnection(m *jsvalue.Object) *Connection {
+	return &Connection{ID: str(get(m, "connectionId")), Type: str(get(m, "type")), Properties: asMap(get(m, "properties")), Config: m}
 }
 
-func newRequest(m map[string]any) *Request {
-	return &Request{ID: str(m["requestId"]), PageID: str(m["pageId"]), Type: str(m["type"]), ConnectionID: str(m["connectionId"]), Config: m}
+func newRequest(m *jsvalue.Object) *Request {
+	return &Request{ID: str(get(m, "requestId")), PageID: str(get(m, "pageId")), Type: str(get(m, "type")), ConnectionID: str(get(m, "connectionId")), Config: m}
 }
 
-func pageAuth(m map[string]any) PageAuth {
-	pa := PageAuth{Public: m["public"] == true}
-	pa.Roles = stringList(m["roles"])
+func pageAuth(m *jsvalue.Object) PageAuth {
+	pa := PageAuth{Public: get(m, "public") == true}
+	pa.Roles = stringList(get(m, "roles"))
 	return pa
 }

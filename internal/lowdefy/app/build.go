@@ -2,7 +2,11 @@ package app
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
+
+	"github.com/mcpbridge/mcpbridge/internal/jsvalue"
 )
 
 // builder applies the steps of Lowdefy's build that shape the config (validateApp,
@@ -12,19 +16,19 @@ import (
 type builder struct {
 	l       *loader
 	ix      posIndex
-	c       map[string]any
+	c       *jsvalue.Object
 	typeUse map[string]map[string]position // type class → type name → first use
 }
 
-func (b *builder) fail(m map[string]any, path, format string, args ...any) {
+func (b *builder) fail(m *jsvalue.Object, path, format string, args ...any) {
 	b.l.problems = append(b.l.problems, problemAt(b.ix.of(m), path, format, args...))
 }
 
-func (b *builder) warn(m map[string]any, path, format string, args ...any) {
+func (b *builder) warn(m *jsvalue.Object, path, format string, args ...any) {
 	b.l.warnings = append(b.l.warnings, problemAt(b.ix.of(m), path, format, args...))
 }
 
-func (b *builder) useType(class, name string, at map[string]any) {
+func (b *builder) useType(class, name string, at *jsvalue.Object) {
 	if b.typeUse[class] == nil {
 		b.typeUse[class] = map[string]position{}
 	}
@@ -47,13 +51,19 @@ func (b *builder) run() {
 	b.buildPages()
 	b.buildMenus()
 	b.checkTypes()
-	if _, ok := b.c["global"]; !ok || b.c["global"] == nil {
-		b.c["global"] = map[string]any{}
+	if get(b.c, "global") == nil {
+		b.c.Set("global", &jsvalue.Object{})
 	}
 }
 
-func asMap(v any) map[string]any {
-	m, _ := v.(map[string]any)
+// get reads m[key] like a Go map read: nil when the key is absent (or m is nil).
+func get(m *jsvalue.Object, key string) any {
+	v, _ := m.Get(key)
+	return v
+}
+
+func asMap(v any) *jsvalue.Object {
+	m, _ := v.(*jsvalue.Object)
 	return m
 }
 
@@ -67,80 +77,79 @@ func str(v any) string {
 	return s
 }
 
-func isNone(m map[string]any, key string) bool {
-	v, ok := m[key]
-	return !ok || v == nil
+func isNone(m *jsvalue.Object, key string) bool {
+	return get(m, key) == nil
 }
 
 func (b *builder) appDefaults() {
 	if isNone(b.c, "app") {
-		b.c["app"] = map[string]any{}
+		b.c.Set("app", &jsvalue.Object{})
 	}
-	app := asMap(b.c["app"])
+	app := asMap(get(b.c, "app"))
 	if app == nil {
 		b.fail(b.c, "app", "app must be an object")
 		return
 	}
 	if isNone(app, "html") {
-		app["html"] = map[string]any{}
+		app.Set("html", &jsvalue.Object{})
 	}
-	html := asMap(app["html"])
+	html := asMap(get(app, "html"))
 	if html == nil {
 		b.fail(app, "app.html", "app.html must be an object")
 		return
 	}
 	for _, k := range []string{"appendBody", "appendHead"} {
 		if isNone(html, k) {
-			html[k] = ""
+			html.Set(k, "")
 		}
 	}
 }
 
 func (b *builder) configDefaults() {
 	if isNone(b.c, "config") {
-		b.c["config"] = map[string]any{}
+		b.c.Set("config", &jsvalue.Object{})
 	}
-	cfg := asMap(b.c["config"])
+	cfg := asMap(get(b.c, "config"))
 	if cfg == nil {
 		b.fail(b.c, "config", "config must be an object")
 		return
 	}
-	if bp, ok := cfg["basePath"].(string); ok && !strings.HasPrefix(bp, "/") {
+	if bp, ok := get(cfg, "basePath").(string); ok && !strings.HasPrefix(bp, "/") {
 		b.fail(cfg, "config.basePath", "base path must start with \"/\"; got %q", bp)
 	}
 }
 
 // page404 is the page Lowdefy adds when an app defines no page with id "404".
-func page404() map[string]any {
-	return map[string]any{
-		"id":    "404",
-		"type":  "Result",
-		"style": map[string]any{"minHeight": "100vh"},
-		"properties": map[string]any{
-			"status":   "info",
-			"title":    "404",
-			"subTitle": "Sorry, the page you are visiting does not exist.",
-		},
-		"areas": map[string]any{
-			"extra": map[string]any{
-				"blocks": []any{map[string]any{
-					"id":         "home",
-					"type":       "Button",
-					"properties": map[string]any{"title": "Go to home page", "type": "Link"},
-					"events": map[string]any{
-						"onClick": []any{map[string]any{"id": "home", "type": "Link", "params": map[string]any{"home": true}}},
-					},
-				}},
-			},
-		},
-	}
+func page404() *jsvalue.Object {
+	return jsvalue.ObjectOf(
+		"id", "404",
+		"type", "Result",
+		"style", jsvalue.ObjectOf("minHeight", "100vh"),
+		"properties", jsvalue.ObjectOf(
+			"status", "info",
+			"title", "404",
+			"subTitle", "Sorry, the page you are visiting does not exist.",
+		),
+		"areas", jsvalue.ObjectOf(
+			"extra", jsvalue.ObjectOf(
+				"blocks", []any{jsvalue.ObjectOf(
+					"id", "home",
+					"type", "Button",
+					"properties", jsvalue.ObjectOf("title", "Go to home page", "type", "Link"),
+					"events", jsvalue.ObjectOf(
+						"onClick", []any{jsvalue.ObjectOf("id", "home", "type", "Link", "params", jsvalue.ObjectOf("home", true))},
+					),
+				)},
+			),
+		),
+	)
 }
 
 func (b *builder) addDefaultPages() bool {
 	if isNone(b.c, "pages") {
-		b.c["pages"] = []any{}
+		b.c.Set("pages", []any{})
 	}
-	pages, ok := b.c["pages"].([]any)
+	pages, ok := get(b.c, "pages").([]any)
 	if !ok {
 		b.fail(b.c, "pages", "pages must be an array")
 		return false
@@ -152,46 +161,47 @@ func (b *builder) addDefaultPages() bool {
 			b.fail(b.c, indexPath("pages", i), "page must be an object")
 			return false
 		}
-		if pm["id"] == "404" {
+		if get(pm, "id") == "404" {
 			has404 = true
 		}
 	}
 	if !has404 {
-		b.c["pages"] = append(pages, page404())
+		b.c.Set("pages", append(pages, page404()))
 	}
 	return true
 }
 
 func (b *builder) buildAuth() bool {
-	_, configured := b.c["auth"]
-	configured = configured && b.c["auth"] != nil
+	configured := get(b.c, "auth") != nil
 	if !configured {
-		b.c["auth"] = map[string]any{}
+		b.c.Set("auth", &jsvalue.Object{})
 	}
-	auth := asMap(b.c["auth"])
+	auth := asMap(get(b.c, "auth"))
 	if auth == nil {
 		b.fail(b.c, "auth", "auth must be an object")
 		return false
 	}
-	for _, k := range []string{"authPages", "pages", "session", "theme"} {
-		if isNone(auth, k) {
-			auth[k] = map[string]any{}
+	// Defaults in the order Lowdefy's build adds them (objects and lists).
+	for _, k := range []string{"authPages", "pages", "callbacks", "events", "providers", "session", "theme"} {
+		if !isNone(auth, k) {
+			continue
+		}
+		switch k {
+		case "callbacks", "events", "providers":
+			auth.Set(k, []any{})
+		default:
+			auth.Set(k, &jsvalue.Object{})
 		}
 	}
-	for _, k := range []string{"callbacks", "events", "providers"} {
-		if isNone(auth, k) {
-			auth[k] = []any{}
-		}
-	}
-	ap := asMap(auth["pages"])
+	ap := asMap(get(auth, "pages"))
 	if ap == nil {
 		b.fail(auth, "auth.pages", "auth.pages must be an object")
 		return false
 	}
 	if isNone(ap, "roles") {
-		ap["roles"] = map[string]any{}
+		ap.Set("roles", &jsvalue.Object{})
 	}
-	prot, pub := ap["protected"], ap["public"]
+	prot, pub := get(ap, "protected"), get(ap, "public")
 	_, protList := prot.([]any)
 	_, pubList := pub.([]any)
 	if (prot == true && pub == true) || (protList && pubList) {
@@ -206,12 +216,12 @@ func (b *builder) buildAuth() bool {
 		b.fail(ap, "auth.pages.public", "public pages can not be set to false")
 		return false
 	}
-	auth["configured"] = configured
+	auth.Set("configured", configured)
 
-	pages := asList(b.c["pages"])
+	pages := asList(get(b.c, "pages"))
 	var ids []string
 	for _, p := range pages {
-		ids = append(ids, str(asMap(p)["id"]))
+		ids = append(ids, str(get(asMap(p), "id")))
 	}
 	publicList := stringList(pub)
 	var protected []string
@@ -228,9 +238,9 @@ func (b *builder) buildAuth() bool {
 		protected = stringList(prot)
 	}
 	pageRoles := map[string][]string{}
-	roles := asMap(ap["roles"])
-	for _, role := range b.ix.keys(roles) {
-		for _, pid := range stringList(roles[role]) {
+	roles := asMap(get(ap, "roles"))
+	for role, pages := range roles.Range {
+		for _, pid := range stringList(pages) {
 			if !contains(pageRoles[pid], role) {
 				pageRoles[pid] = append(pageRoles[pid], role)
 			}
@@ -238,32 +248,32 @@ func (b *builder) buildAuth() bool {
 	}
 	for i, p := range pages {
 		pm := asMap(p)
-		id := str(pm["id"])
+		id := str(get(pm, "id"))
 		switch {
 		case len(pageRoles[id]) > 0:
 			if contains(publicList, id) {
 				b.fail(pm, indexPath("pages", i), "page %q is both protected by roles %s and public", id, jsonText(anyList(pageRoles[id])))
 				return false
 			}
-			pm["auth"] = map[string]any{"public": false, "roles": anyList(pageRoles[id])}
+			pm.Set("auth", jsvalue.ObjectOf("public", false, "roles", anyList(pageRoles[id])))
 		case contains(protected, id):
-			pm["auth"] = map[string]any{"public": false}
+			pm.Set("auth", jsvalue.ObjectOf("public", false))
 		default:
-			pm["auth"] = map[string]any{"public": true}
+			pm.Set("auth", jsvalue.ObjectOf("public", true))
 		}
 	}
 	for _, class := range []string{"callbacks", "events", "providers"} {
-		for i, it := range asList(auth[class]) {
+		for i, it := range asList(get(auth, class)) {
 			m := asMap(it)
-			if t, ok := m["type"].(string); ok {
+			if t, ok := get(m, "type").(string); ok {
 				b.useType("auth"+strings.ToUpper(class[:1])+class[1:], t, m)
 			} else {
 				b.fail(m, indexPath("auth."+class, i), "auth %s type must be a string", strings.TrimSuffix(class, "s"))
 			}
 		}
 	}
-	if ad := asMap(auth["adapter"]); ad != nil {
-		if t, ok := ad["type"].(string); ok {
+	if ad := asMap(get(auth, "adapter")); ad != nil {
+		if t, ok := get(ad, "type").(string); ok {
 			b.useType("authAdapters", t, ad)
 		}
 	}
@@ -297,21 +307,21 @@ func contains(list []string, s string) bool {
 	return false
 }
 
-func copyMap(m map[string]any) map[string]any {
+func copyMap(m *jsvalue.Object) *jsvalue.Object {
 	if m == nil {
 		return nil
 	}
-	out := make(map[string]any, len(m))
-	for k, v := range m {
+	out := jsvalue.NewObject(m.Len())
+	for k, v := range m.Range {
 		switch x := v.(type) {
-		case map[string]any:
-			out[k] = copyMap(x)
+		case *jsvalue.Object:
+			out.Set(k, copyMap(x))
 		case []any:
 			l := make([]any, len(x))
 			copy(l, x)
-			out[k] = l
+			out.Set(k, l)
 		default:
-			out[k] = v
+			out.Set(k, v)
 		}
 	}
 	return out
@@ -319,10 +329,10 @@ func copyMap(m map[string]any) map[string]any {
 
 func (b *builder) buildConnections() {
 	seen := map[string]bool{}
-	for i, c := range asList(b.c["connections"]) {
+	for i, c := range asList(get(b.c, "connections")) {
 		m := asMap(c)
 		path := indexPath("connections", i)
-		id, ok := m["id"].(string)
+		id, ok := get(m, "id").(string)
 		if !ok {
 			b.fail(m, path, "connection id must be a string")
 			continue
@@ -332,21 +342,21 @@ func (b *builder) buildConnections() {
 			continue
 		}
 		seen[id] = true
-		t, ok := m["type"].(string)
+		t, ok := get(m, "type").(string)
 		if !ok {
 			b.fail(m, path, "connection type must be a string at connection %q", id)
 			continue
 		}
 		b.useType("connections", t, m)
-		m["connectionId"] = id
-		m["id"] = "connection:" + id
+		m.Set("connectionId", id)
+		m.Set("id", "connection:"+id)
 	}
 }
 
 // pageContext is what buildBlock carries down a page.
 type pageContext struct {
 	pageID     string
-	auth       map[string]any
+	auth       *jsvalue.Object
 	blockCount map[string]int
 	requestIDs map[string]bool
 	requests   []any
@@ -354,10 +364,10 @@ type pageContext struct {
 
 func (b *builder) buildPages() {
 	seen := map[string]bool{}
-	for i, p := range asList(b.c["pages"]) {
+	for i, p := range asList(get(b.c, "pages")) {
 		pm := asMap(p)
 		path := indexPath("pages", i)
-		id, ok := pm["id"].(string)
+		id, ok := get(pm, "id").(string)
 		if !ok {
 			b.fail(pm, path, "page id must be a string")
 			continue
@@ -367,73 +377,73 @@ func (b *builder) buildPages() {
 			continue
 		}
 		seen[id] = true
-		pm["pageId"] = id
-		pc := &pageContext{pageID: id, auth: asMap(pm["auth"]), blockCount: map[string]int{}, requestIDs: map[string]bool{}, requests: []any{}}
+		pm.Set("pageId", id)
+		pc := &pageContext{pageID: id, auth: asMap(get(pm, "auth")), blockCount: map[string]int{}, requestIDs: map[string]bool{}, requests: []any{}}
 		b.buildBlock(pm, pc, path)
-		pm["id"] = "page:" + id
-		pm["requests"] = pc.requests
-		pm["operators"] = []any{}
+		pm.Set("id", "page:"+id)
+		pm.Set("requests", pc.requests)
+		pm.Set("operators", []any{})
 	}
 }
 
-func (b *builder) buildBlock(block map[string]any, pc *pageContext, path string) {
+func (b *builder) buildBlock(block *jsvalue.Object, pc *pageContext, path string) {
 	if block == nil {
 		b.l.problems = append(b.l.problems, Problem{Path: path, Message: fmt.Sprintf("block must be an object on page %q", pc.pageID)})
 		return
 	}
-	id, ok := block["id"].(string)
+	id, ok := get(block, "id").(string)
 	if !ok {
 		b.fail(block, path, "block id must be a string on page %q", pc.pageID)
 		return
 	}
-	t, ok := block["type"].(string)
+	t, ok := get(block, "type").(string)
 	if !ok {
 		b.fail(block, path, "block type must be a string at %q on page %q", id, pc.pageID)
 		return
 	}
 	b.useType("blocks", t, block)
-	block["blockId"] = id
-	block["id"] = fmt.Sprintf("block:%s:%s:%d", pc.pageID, id, pc.blockCount[id])
+	block.Set("blockId", id)
+	block.Set("id", fmt.Sprintf("block:%s:%s:%d", pc.pageID, id, pc.blockCount[id]))
 	pc.blockCount[id]++
 
 	b.buildEvents(block, pc, path)
-	if reqs, ok := block["requests"]; ok {
+	if reqs, ok := block.Get("requests"); ok {
 		for i, r := range asList(reqs) {
 			b.buildRequest(asMap(r), pc, indexPath(joinPath(path, "requests"), i))
 		}
-		delete(block, "requests")
+		block.Delete("requests")
 	}
 	areaPaths := map[string]string{}
-	if blocks, ok := block["blocks"]; ok && blocks != nil {
-		areas := asMap(block["areas"])
+	if blocks, ok := block.Get("blocks"); ok && blocks != nil {
+		areas := asMap(get(block, "areas"))
 		if areas == nil {
-			areas = map[string]any{}
-			block["areas"] = areas
+			areas = &jsvalue.Object{}
+			block.Set("areas", areas)
 		}
-		content := asMap(areas["content"])
+		content := asMap(get(areas, "content"))
 		if content == nil {
-			content = map[string]any{}
-			areas["content"] = content
+			content = &jsvalue.Object{}
+			areas.Set("content", content)
 		}
-		content["blocks"] = blocks
-		delete(block, "blocks")
+		content.Set("blocks", blocks)
+		block.Delete("blocks")
 		areaPaths["content"] = joinPath(path, "blocks")
 	} else if ok {
-		delete(block, "blocks")
+		block.Delete("blocks")
 	}
-	if sk := asMap(block["skeleton"]); sk != nil {
+	if sk := asMap(get(block, "skeleton")); sk != nil {
 		moveSkeletonBlocks(sk)
 	}
-	areas := asMap(block["areas"])
-	for _, key := range b.ix.keys(areas) {
-		area := asMap(areas[key])
+	areas := asMap(get(block, "areas"))
+	for key, av := range areas.Range {
+		area := asMap(av)
 		if area == nil {
 			continue
 		}
 		if isNone(area, "blocks") {
-			area["blocks"] = []any{}
+			area.Set("blocks", []any{})
 		}
-		list, ok := area["blocks"].([]any)
+		list, ok := get(area, "blocks").([]any)
 		if !ok {
 			b.fail(area, joinPath(joinPath(path, "areas"), key), "blocks must be an array at %q in area %q on page %q", id, key, pc.pageID)
 			continue
@@ -449,23 +459,23 @@ func (b *builder) buildBlock(block map[string]any, pc *pageContext, path string)
 }
 
 // moveSkeletonBlocks moves `blocks` to `areas.content.blocks` through a skeleton tree.
-func moveSkeletonBlocks(block map[string]any) {
-	if blocks, ok := block["blocks"]; ok && blocks != nil {
-		areas := asMap(block["areas"])
+func moveSkeletonBlocks(block *jsvalue.Object) {
+	if blocks, ok := block.Get("blocks"); ok && blocks != nil {
+		areas := asMap(get(block, "areas"))
 		if areas == nil {
-			areas = map[string]any{}
-			block["areas"] = areas
+			areas = &jsvalue.Object{}
+			block.Set("areas", areas)
 		}
-		content := asMap(areas["content"])
+		content := asMap(get(areas, "content"))
 		if content == nil {
-			content = map[string]any{}
-			areas["content"] = content
+			content = &jsvalue.Object{}
+			areas.Set("content", content)
 		}
-		content["blocks"] = blocks
-		delete(block, "blocks")
+		content.Set("blocks", blocks)
+		block.Delete("blocks")
 	}
-	for _, a := range asMap(block["areas"]) {
-		for _, child := range asList(asMap(a)["blocks"]) {
+	for _, a := range asMap(get(block, "areas")).Range {
+		for _, child := range asList(get(asMap(a), "blocks")) {
 			if cm := asMap(child); cm != nil {
 				moveSkeletonBlocks(cm)
 			}
@@ -473,24 +483,24 @@ func moveSkeletonBlocks(block map[string]any) {
 	}
 }
 
-func (b *builder) buildEvents(block map[string]any, pc *pageContext, path string) {
-	events := asMap(block["events"])
-	blockID := str(block["blockId"])
-	for _, key := range b.ix.keys(events) {
+func (b *builder) buildEvents(block *jsvalue.Object, pc *pageContext, path string) {
+	events := asMap(get(block, "events"))
+	blockID := str(get(block, "blockId"))
+	for key, evv := range events.Range {
 		ep := joinPath(joinPath(path, "events"), key)
-		var ev map[string]any
-		switch x := events[key].(type) {
+		var ev *jsvalue.Object
+		switch x := evv.(type) {
 		case []any:
-			ev = map[string]any{"try": x, "catch": []any{}}
-			events[key] = ev
-		case map[string]any:
+			ev = jsvalue.ObjectOf("try", x, "catch", []any{})
+			events.Set(key, ev)
+		case *jsvalue.Object:
 			ev = x
 			if isNone(ev, "try") {
 				b.fail(ev, ep, "actions must be an array at %q in event %q on page %q", blockID, key, pc.pageID)
 				continue
 			}
 			if isNone(ev, "catch") {
-				ev["catch"] = []any{}
+				ev.Set("catch", []any{})
 			}
 		default:
 			b.fail(block, ep, "actions must be an array at %q in event %q on page %q", blockID, key, pc.pageID)
@@ -498,7 +508,7 @@ func (b *builder) buildEvents(block map[string]any, pc *pageContext, path string
 		}
 		seen := map[string]bool{}
 		for _, part := range []string{"try", "catch"} {
-			list, ok := ev[part].([]any)
+			list, ok := get(ev, part).([]any)
 			if !ok {
 				b.fail(ev, joinPath(ep, part), "%s actions must be an array at %q in event %q on page %q", part, blockID, key, pc.pageID)
 				continue
@@ -506,7 +516,7 @@ func (b *builder) buildEvents(block map[string]any, pc *pageContext, path string
 			for i, a := range list {
 				am := asMap(a)
 				ap := indexPath(joinPath(ep, part), i)
-				id, ok := am["id"].(string)
+				id, ok := get(am, "id").(string)
 				if !ok {
 					b.fail(am, ap, "action id must be a string on event %q on block %q on page %q", key, blockID, pc.pageID)
 					continue
@@ -516,7 +526,7 @@ func (b *builder) buildEvents(block map[string]any, pc *pageContext, path string
 					continue
 				}
 				seen[id] = true
-				t, ok := am["type"].(string)
+				t, ok := get(am, "type").(string)
 				if !ok {
 					b.fail(am, ap, "action type must be a string on action %q on event %q on block %q on page %q", id, key, blockID, pc.pageID)
 					continue
@@ -527,12 +537,12 @@ func (b *builder) buildEvents(block map[string]any, pc *pageContext, path string
 	}
 }
 
-func (b *builder) buildRequest(req map[string]any, pc *pageContext, path string) {
+func (b *builder) buildRequest(req *jsvalue.Object, pc *pageContext, path string) {
 	if req == nil {
 		b.l.problems = append(b.l.problems, Problem{Path: path, Message: fmt.Sprintf("request must be an object on page %q", pc.pageID)})
 		return
 	}
-	id, ok := req["id"].(string)
+	id, ok := get(req, "id").(string)
 	if !ok {
 		b.fail(req, path, "request id must be a string on page %q", pc.pageID)
 		return
@@ -546,59 +556,59 @@ func (b *builder) buildRequest(req map[string]any, pc *pageContext, path string)
 		b.fail(req, path, "request id %q on page %q must not include a period (\".\")", id, pc.pageID)
 		return
 	}
-	t, ok := req["type"].(string)
+	t, ok := get(req, "type").(string)
 	if !ok {
 		b.fail(req, path, "request type must be a string at request %q on page %q", id, pc.pageID)
 		return
 	}
 	b.useType("requests", t, req)
-	if _, ok := req["payload"]; !ok {
-		req["payload"] = map[string]any{}
+	if !req.Has("payload") {
+		req.Set("payload", &jsvalue.Object{})
 	}
-	if asMap(req["payload"]) == nil {
+	if asMap(get(req, "payload")) == nil {
 		b.fail(req, joinPath(path, "payload"), "request %q on page %q: payload must be an object", id, pc.pageID)
 		return
 	}
-	req["auth"] = copyMap(pc.auth)
-	req["requestId"] = id
-	req["pageId"] = pc.pageID
-	req["id"] = "request:" + pc.pageID + ":" + id
+	req.Set("auth", copyMap(pc.auth))
+	req.Set("requestId", id)
+	req.Set("pageId", pc.pageID)
+	req.Set("id", "request:"+pc.pageID+":"+id)
 	pc.requests = append(pc.requests, req)
 }
 
 func (b *builder) buildMenus() {
-	pages := asList(b.c["pages"])
-	menus, _ := b.c["menus"].([]any)
+	pages := asList(get(b.c, "pages"))
+	menus, _ := get(b.c, "menus").([]any)
 	if len(menus) == 0 {
 		b.l.warnings = append(b.l.warnings, Problem{File: b.l.rootFile, Message: "no menus found; building the default menu"})
 		var links []any
 		for i, p := range pages {
 			pm := asMap(p)
-			if str(pm["pageId"]) == "404" {
+			if str(get(pm, "pageId")) == "404" {
 				continue
 			}
-			links = append(links, map[string]any{
-				"id": fmt.Sprint(i), "type": "MenuLink", "pageId": pm["pageId"], "auth": copyMap(asMap(pm["auth"])),
-			})
+			links = append(links, jsvalue.ObjectOf(
+				"id", fmt.Sprint(i), "type", "MenuLink", "pageId", get(pm, "pageId"), "auth", copyMap(asMap(get(pm, "auth"))),
+			))
 		}
 		if links == nil {
 			links = []any{}
 		}
-		menus = []any{map[string]any{"id": "default", "links": links}}
-		b.c["menus"] = menus
+		menus = []any{jsvalue.ObjectOf("id", "default", "links", links)}
+		b.c.Set("menus", menus)
 	}
-	pageAuth := map[string]map[string]any{}
+	pageAuth := map[string]*jsvalue.Object{}
 	for _, p := range pages {
 		pm := asMap(p)
-		if id, ok := pm["pageId"].(string); ok {
-			pageAuth[id] = asMap(pm["auth"])
+		if id, ok := get(pm, "pageId").(string); ok {
+			pageAuth[id] = asMap(get(pm, "auth"))
 		}
 	}
 	seen := map[string]bool{}
 	for i, m := range menus {
 		mm := asMap(m)
 		path := indexPath("menus", i)
-		id, ok := mm["id"].(string)
+		id, ok := get(mm, "id").(string)
 		if !ok {
 			b.fail(mm, path, "menu id must be a string")
 			continue
@@ -608,14 +618,14 @@ func (b *builder) buildMenus() {
 			continue
 		}
 		seen[id] = true
-		mm["menuId"] = id
-		mm["id"] = "menu:" + id
+		mm.Set("menuId", id)
+		mm.Set("id", "menu:"+id)
 		b.menuItems(mm, id, pageAuth, map[string]bool{}, path)
 	}
 }
 
-func (b *builder) menuItems(parent map[string]any, menuID string, pageAuth map[string]map[string]any, seen map[string]bool, path string) {
-	links, ok := parent["links"].([]any)
+func (b *builder) menuItems(parent *jsvalue.Object, menuID string, pageAuth map[string]*jsvalue.Object, seen map[string]bool, path string) {
+	links, ok := get(parent, "links").([]any)
 	if !ok {
 		return
 	}
@@ -626,23 +636,23 @@ func (b *builder) menuItems(parent map[string]any, menuID string, pageAuth map[s
 			continue
 		}
 		ip := indexPath(joinPath(path, "links"), i)
-		switch item["type"] {
+		switch get(item, "type") {
 		case "MenuLink":
-			if pid, ok := item["pageId"].(string); ok {
+			if pid, ok := get(item, "pageId").(string); ok {
 				auth, found := pageAuth[pid]
 				if !found {
-					b.warn(item, ip, "page %q referenced in menu link %q not found; the link is left out", pid, str(item["id"]))
+					b.warn(item, ip, "page %q referenced in menu link %q not found; the link is left out", pid, str(get(item, "id")))
 					continue
 				}
-				item["auth"] = copyMap(auth)
+				item.Set("auth", copyMap(auth))
 			} else {
-				item["auth"] = map[string]any{"public": true}
+				item.Set("auth", jsvalue.ObjectOf("public", true))
 			}
 		case "MenuGroup":
-			item["auth"] = map[string]any{"public": true}
+			item.Set("auth", jsvalue.ObjectOf("public", true))
 		}
-		id := fmt.Sprint(item["id"])
-		if s, ok := item["id"].(string); ok {
+		id := fmt.Sprint(get(item, "id"))
+		if s, ok := get(item, "id").(string); ok {
 			id = s
 		}
 		if seen[id] {
@@ -650,12 +660,12 @@ func (b *builder) menuItems(parent map[string]any, menuID string, pageAuth map[s
 			continue
 		}
 		seen[id] = true
-		item["menuItemId"] = item["id"]
-		item["id"] = "menuitem:" + menuID + ":" + id
+		item.Set("menuItemId", get(item, "id"))
+		item.Set("id", "menuitem:"+menuID+":"+id)
 		b.menuItems(item, menuID, pageAuth, seen, ip)
 		kept = append(kept, item)
 	}
-	parent["links"] = kept
+	parent.Set("links", kept)
 }
 
 // typeClassNames names type classes in messages as Lowdefy does.
@@ -668,10 +678,10 @@ var typeClassNames = map[string]string{
 // checkTypes reports types that no default plugin provides. With custom plugins the
 // types they add are unknown here, so these become warnings.
 func (b *builder) checkTypes() {
-	custom := len(asList(b.c["plugins"])) > 0
-	for _, class := range sortedKeys(b.typeUse) {
+	custom := len(asList(get(b.c, "plugins"))) > 0
+	for _, class := range slices.Sorted(maps.Keys(b.typeUse)) {
 		known := defaultTypes[class]
-		for _, name := range sortedKeys(b.typeUse[class]) {
+		for _, name := range slices.Sorted(maps.Keys(b.typeUse[class])) {
 			if contains(known, name) {
 				continue
 			}

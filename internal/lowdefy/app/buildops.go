@@ -1,12 +1,15 @@
 package app
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"math"
 	"os"
+	"slices"
 	"strings"
+
+	"github.com/mcpbridge/mcpbridge/internal/jsvalue"
 )
 
 // BuildOperatorFunc evaluates one `_build.*` operator: op is the operator name with its
@@ -111,24 +114,24 @@ func EvalBuildOperator(op, method string, params any, env map[string]string) (an
 	case "_env":
 		return getFrom(params, envObject(env), "_env")
 	case "_get":
-		m, ok := params.(map[string]any)
+		m, ok := params.(*jsvalue.Object)
 		if !ok {
 			return nil, fmt.Errorf("_get takes an object {from, key, default}; received %s", jsonText(params))
 		}
-		return getFrom(map[string]any{"key": m["key"], "default": m["default"]}, m["from"], "_get")
+		return getFrom(jsvalue.ObjectOf("key", get(m, "key"), "default", get(m, "default")), get(m, "from"), "_get")
 	case "_if":
-		m, ok := params.(map[string]any)
+		m, ok := params.(*jsvalue.Object)
 		if !ok {
 			return nil, fmt.Errorf("_if takes an object {test, then, else}; received %s", jsonText(params))
 		}
-		t, ok := m["test"].(bool)
+		t, ok := get(m, "test").(bool)
 		if !ok {
-			return nil, fmt.Errorf("_if test must be a boolean; received %s", jsonText(m["test"]))
+			return nil, fmt.Errorf("_if test must be a boolean; received %s", jsonText(get(m, "test")))
 		}
 		if t {
-			return m["then"], nil
+			return get(m, "then"), nil
 		}
-		return m["else"], nil
+		return get(m, "else"), nil
 	case "_if_none":
 		l, ok := params.([]any)
 		if !ok || len(l) != 2 {
@@ -139,7 +142,7 @@ func EvalBuildOperator(op, method string, params any, env map[string]string) (an
 		}
 		return l[0], nil
 	case "_not":
-		return !truthy(params), nil
+		return !jsvalue.Truthy(params), nil
 	case "_and", "_or":
 		l, ok := params.([]any)
 		if !ok {
@@ -148,9 +151,9 @@ func EvalBuildOperator(op, method string, params any, env map[string]string) (an
 		acc := op == "_and"
 		for _, v := range l {
 			if op == "_and" {
-				acc = acc && truthy(v)
+				acc = acc && jsvalue.Truthy(v)
 			} else {
-				acc = acc || truthy(v)
+				acc = acc || jsvalue.Truthy(v)
 			}
 		}
 		return acc, nil
@@ -159,7 +162,7 @@ func EvalBuildOperator(op, method string, params any, env map[string]string) (an
 		if !ok || len(l) != 2 {
 			return nil, fmt.Errorf("%s takes an array of two values; received %s", op, jsonText(params))
 		}
-		eq := strictEqual(l[0], l[1])
+		eq := jsvalue.StrictEqual(l[0], l[1])
 		if op == "_ne" {
 			return !eq, nil
 		}
@@ -228,7 +231,7 @@ func EvalBuildOperator(op, method string, params any, env map[string]string) (an
 				if i == 0 && v == nil {
 					continue
 				}
-				b.WriteString(jsString(v))
+				b.WriteString(jsvalue.ToString(v))
 			}
 			return b.String(), nil
 		}
@@ -241,8 +244,8 @@ func EvalBuildOperator(op, method string, params any, env map[string]string) (an
 			if !ok {
 				return nil, fmt.Errorf("_json.parse takes a string; received %s", jsonText(params))
 			}
-			var v any
-			if err := json.Unmarshal([]byte(s), &v); err != nil {
+			v, err := jsvalue.Decode([]byte(s))
+			if err != nil {
 				return nil, fmt.Errorf("_json.parse: %w", err)
 			}
 			return v, nil
@@ -254,10 +257,11 @@ func EvalBuildOperator(op, method string, params any, env map[string]string) (an
 	return nil, fmt.Errorf("%s: %w", op, ErrUnsupportedOperator)
 }
 
-func envObject(env map[string]string) map[string]any {
-	m := make(map[string]any, len(env))
-	for k, v := range env {
-		m[k] = v
+// envObject is the environment as an object, keys sorted (a Go map has no order).
+func envObject(env map[string]string) *jsvalue.Object {
+	m := jsvalue.NewObject(len(env))
+	for _, k := range slices.Sorted(maps.Keys(env)) {
+		m.Set(k, env[k])
 	}
 	return m
 }
@@ -270,47 +274,32 @@ func getFrom(params any, object any, op string) (any, error) {
 	}
 	switch p := params.(type) {
 	case string:
-		params = map[string]any{"key": p}
+		params = jsvalue.ObjectOf("key", p)
 	case float64:
-		params = map[string]any{"key": formatNumber(p)}
+		params = jsvalue.ObjectOf("key", jsvalue.NumberToString(p))
 	}
-	m, ok := params.(map[string]any)
+	m, ok := params.(*jsvalue.Object)
 	if !ok {
 		return nil, fmt.Errorf("%s params must be a string, integer, boolean or object; received %s", op, jsonText(params))
 	}
-	if all, _ := m["all"].(bool); all {
+	if all, _ := get(m, "all").(bool); all {
 		return object, nil
 	}
 	var key string
-	switch k := m["key"].(type) {
+	switch k := get(m, "key").(type) {
 	case nil:
-		return m["default"], nil
+		return get(m, "default"), nil
 	case string:
 		key = k
 	case float64:
-		key = formatNumber(k)
+		key = jsvalue.NumberToString(k)
 	default:
-		return nil, fmt.Errorf("%s.key must be a string or integer; received %s", op, jsonText(m["key"]))
+		return nil, fmt.Errorf("%s.key must be a string or integer; received %s", op, jsonText(get(m, "key")))
 	}
 	if v := lookupPath(fromPlain(object, position{}), key); v != nil {
 		return v.toPlain(nil), nil
 	}
-	return m["default"], nil
-}
-
-func truthy(v any) bool { return fromPlain(v, position{}).truthy() }
-
-func strictEqual(a, b any) bool {
-	switch x := a.(type) {
-	case nil:
-		return b == nil
-	case bool, string:
-		return a == b
-	case float64:
-		y, ok := b.(float64)
-		return ok && x == y
-	}
-	return false // objects and arrays compare by identity in JavaScript
+	return get(m, "default"), nil
 }
 
 func compare(op string, a, b any) (any, error) {
@@ -330,7 +319,7 @@ func compare(op string, a, b any) (any, error) {
 		if !ok {
 			return false, nil
 		}
-		c = strings.Compare(x, y)
+		c = jsvalue.CompareStrings(x, y)
 	default:
 		return nil, fmt.Errorf("%s compares numbers or strings; received %s", op, jsonText([]any{a, b}))
 	}
@@ -367,44 +356,17 @@ func jsType(v any) string {
 		return "string"
 	case []any:
 		return "array"
-	case map[string]any:
+	case *jsvalue.Object:
 		return "object"
 	}
 	return "unknown"
 }
 
-// jsString converts a value the way JavaScript's String() does for JSON-like values.
-func jsString(v any) string {
-	switch x := v.(type) {
-	case nil:
-		return "null"
-	case bool:
-		if x {
-			return "true"
-		}
-		return "false"
-	case float64:
-		return formatNumber(x)
-	case string:
-		return x
-	case []any:
-		parts := make([]string, len(x))
-		for i, e := range x {
-			if e != nil {
-				parts[i] = jsString(e)
-			}
-		}
-		return strings.Join(parts, ",")
-	case map[string]any:
-		return "[object Object]"
-	}
-	return fmt.Sprint(v)
-}
-
+// jsonText renders v as compact JSON for messages.
 func jsonText(v any) string {
-	b, err := json.Marshal(jsonSafe(v))
-	if err != nil {
-		return fmt.Sprint(v)
+	s, ok := jsvalue.Stringify(v, "")
+	if !ok {
+		return "undefined"
 	}
-	return string(b)
+	return s
 }

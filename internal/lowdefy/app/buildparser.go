@@ -1,11 +1,13 @@
 package app
 
 import (
-	"encoding/json"
+	"context"
 	"errors"
-	"fmt"
+	"maps"
+	"slices"
 	"strings"
 
+	"github.com/mcpbridge/mcpbridge/internal/jsvalue"
 	"github.com/mcpbridge/mcpbridge/internal/lowdefy/operators"
 	"github.com/mcpbridge/mcpbridge/internal/lowdefy/serial"
 )
@@ -27,30 +29,16 @@ func evalWithBuildParser(op, method string, params any, env map[string]string) (
 	if method != "" {
 		key += "." + method
 	}
-	// Round-trip through JSON so the parser sees Lowdefy's value model (dates, numbers).
-	raw, err := json.Marshal(map[string]any{key: params})
-	if err != nil {
-		return nil, fmt.Errorf("%s: parameters are not JSON: %w", key, err)
+	// Revive serializer markers so the parser sees Lowdefy's value model (dates), as the
+	// build's JSON round trip does.
+	input := serial.Decode(jsvalue.ObjectOf(key, params))
+	envObj := jsvalue.NewObject(len(env))
+	for _, k := range slices.Sorted(maps.Keys(env)) {
+		envObj.Set(k, env[k])
 	}
-	input, err := serial.Unmarshal(raw)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", key, err)
-	}
-	envAny := make(map[string]any, len(env))
-	for k, v := range env {
-		envAny[k] = v
-	}
-	out, errs := operators.NewBuildParser(&operators.Context{Env: envAny}).Parse(input, "build", nil, nil)
+	out, errs := operators.NewBuildParser(&operators.Context{Env: envObj}).Parse(context.Background(), input, "build", nil, nil)
 	if len(errs) > 0 {
 		return nil, errs[0]
 	}
-	b, err := serial.Marshal(out)
-	if err != nil {
-		return nil, fmt.Errorf("%s: result: %w", key, err)
-	}
-	var v any
-	if err := json.Unmarshal(b, &v); err != nil {
-		return nil, fmt.Errorf("%s: result: %w", key, err)
-	}
-	return v, nil
+	return serial.Encode(out, false), nil
 }

@@ -1,26 +1,33 @@
 package app
 
-import "fmt"
+import (
+	"fmt"
+	"slices"
+	"strings"
 
-// diffPaths lists the paths at which two JSON-like values differ.
+	"github.com/mcpbridge/mcpbridge/internal/jsvalue"
+)
+
+// diffPaths lists the paths at which two JSON-like values differ, key order of objects
+// included.
 func diffPaths(path string, a, b any) []string {
 	switch x := a.(type) {
-	case map[string]any:
-		y, ok := b.(map[string]any)
+	case *jsvalue.Object:
+		y, ok := b.(*jsvalue.Object)
 		if !ok {
 			return []string{fmt.Sprintf("%s: go %s, oracle %s", path, jsonText(a), jsonText(b))}
 		}
-		keys := map[string]bool{}
-		for k := range x {
-			keys[k] = true
+		keys := x.Keys()
+		for _, k := range y.Keys() {
+			if !x.Has(k) {
+				keys = append(keys, k)
+			}
 		}
-		for k := range y {
-			keys[k] = true
-		}
+		slices.Sort(keys)
 		var out []string
-		for _, k := range sortedKeys(keys) {
-			va, oka := x[k]
-			vb, okb := y[k]
+		for _, k := range keys {
+			va, oka := x.Get(k)
+			vb, okb := y.Get(k)
 			p := joinPath(path, k)
 			switch {
 			case !oka:
@@ -30,6 +37,9 @@ func diffPaths(path string, a, b any) []string {
 			default:
 				out = append(out, diffPaths(p, va, vb)...)
 			}
+		}
+		if len(out) == 0 && !slices.Equal(x.Keys(), y.Keys()) {
+			out = append(out, fmt.Sprintf("%s: key order go [%s], oracle [%s]", path, strings.Join(x.Keys(), " "), strings.Join(y.Keys(), " ")))
 		}
 		return out
 	case []any:

@@ -11,7 +11,9 @@
 //
 // The result has the same shape as the build artifacts (`.lowdefy/server/build`),
 // so LoadBuild, which reads such an artifacts folder, returns an equal App.
-// Values are JSON-like: nil, bool, float64, string, []any and map[string]any.
+// Values are JSON-like: nil, bool, float64, string, []any and *jsvalue.Object, whose keys
+// keep the order of the source (YAML, JSON and artifacts alike), with the keys the build
+// adds placed where Lowdefy's build puts them.
 //
 // Check summarises an app for the `mcpbridge app check` command.
 package app

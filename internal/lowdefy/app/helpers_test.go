@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/mcpbridge/mcpbridge/internal/jsvalue"
 )
 
 // writeApp writes files (path → content) into a new temporary app directory.
@@ -64,11 +66,11 @@ func problemsText(ps []Problem) string {
 func dig(v any, path ...string) any {
 	for _, k := range path {
 		switch x := v.(type) {
-		case map[string]any:
-			v = x[k]
+		case *jsvalue.Object:
+			v, _ = x.Get(k)
 		case []any:
-			i, ok := arrayIndex(k)
-			if !ok || i >= len(x) {
+			i, ok := jsvalue.ArrayIndex(k)
+			if !ok || int(i) >= len(x) {
 				return nil
 			}
 			v = x[i]

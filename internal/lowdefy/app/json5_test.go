@@ -5,6 +5,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/mcpbridge/mcpbridge/internal/jsvalue"
 )
 
 func TestParseJSON5(t *testing.T) {
@@ -30,7 +32,7 @@ func TestParseJSON5(t *testing.T) {
 			t.Errorf("parseJSON5(%q): %v", tc.src, err)
 			continue
 		}
-		if diff := cmp.Diff(tc.want, n.toPlain(nil)); diff != "" {
+		if diff := cmp.Diff(tc.want, jsvalue.ToGo(n.toPlain(nil))); diff != "" {
 			t.Errorf("parseJSON5(%q) (-want +got):\n%s", tc.src, diff)
 		}
 	}

@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/mcpbridge/mcpbridge/internal/jsvalue"
 )
 
 func TestLoadRefsAndVars(t *testing.T) {
@@ -72,7 +74,7 @@ emptyVar: {_var: ""}
 		"notBuildOp": map[string]any{"_build.notAnOperator": 1.0},
 		"njk":        map[string]any{"title": "A &amp; &lt;B&gt;", "items": []any{"X", "Y"}},
 	}
-	if diff := cmp.Diff(want, app.Global); diff != "" {
+	if diff := cmp.Diff(want, jsvalue.ToGo(app.Global)); diff != "" {
 		t.Errorf("global (-want +got):\n%s", diff)
 	}
 }
@@ -83,20 +85,20 @@ func TestLoadRefReuseWithOtherVarsIsNotACycle(t *testing.T) {
 		"node.yaml.njk": "depth: {{ depth }}\n{% if depth > 0 %}child:\n  _ref:\n    path: node.yaml.njk\n    vars:\n      depth: {{ depth - 1 }}\n{% endif %}",
 	})
 	want := map[string]any{"depth": 2.0, "child": map[string]any{"depth": 1.0, "child": map[string]any{"depth": 0.0}}}
-	if diff := cmp.Diff(want, app.Global["tree"]); diff != "" {
+	if diff := cmp.Diff(want, jsvalue.ToGo(app.Global.Prop("tree"))); diff != "" {
 		t.Errorf("tree (-want +got):\n%s", diff)
 	}
 }
 
 func TestLoadYMLAndDefaults(t *testing.T) {
 	app := mustLoad(t, map[string]string{"lowdefy.yml": "lowdefy: 4.0.0\npages:\n  - id: a\n    type: Box\n  - id: b\n    type: Box\n"})
-	if diff := cmp.Diff(map[string]any{"html": map[string]any{"appendBody": "", "appendHead": ""}}, app.AppConfig); diff != "" {
+	if diff := cmp.Diff(map[string]any{"html": map[string]any{"appendBody": "", "appendHead": ""}}, jsvalue.ToGo(app.AppConfig)); diff != "" {
 		t.Errorf("app defaults (-want +got):\n%s", diff)
 	}
-	if diff := cmp.Diff(map[string]any{}, app.Config); diff != "" {
+	if diff := cmp.Diff(map[string]any{}, jsvalue.ToGo(app.Config)); diff != "" {
 		t.Errorf("config (-want +got):\n%s", diff)
 	}
-	if diff := cmp.Diff(map[string]any{}, app.Global); diff != "" {
+	if diff := cmp.Diff(map[string]any{}, jsvalue.ToGo(app.Global)); diff != "" {
 		t.Errorf("global (-want +got):\n%s", diff)
 	}
 	wantAuth := map[string]any{
@@ -104,7 +106,7 @@ func TestLoadYMLAndDefaults(t *testing.T) {
 		"callbacks": []any{}, "events": []any{}, "providers": []any{},
 		"session": map[string]any{}, "theme": map[string]any{}, "configured": false,
 	}
-	if diff := cmp.Diff(wantAuth, app.Auth); diff != "" {
+	if diff := cmp.Diff(wantAuth, jsvalue.ToGo(app.Auth)); diff != "" {
 		t.Errorf("auth (-want +got):\n%s", diff)
 	}
 	var ids []string
@@ -121,7 +123,7 @@ func TestLoadYMLAndDefaults(t *testing.T) {
 			map[string]any{"id": "menuitem:default:1", "menuItemId": "1", "type": "MenuLink", "pageId": "b", "auth": map[string]any{"public": true}},
 		},
 	}}
-	if diff := cmp.Diff(wantMenus, app.Menus); diff != "" {
+	if diff := cmp.Diff(wantMenus, jsvalue.ToGo(app.Menus)); diff != "" {
 		t.Errorf("default menu (-want +got):\n%s", diff)
 	}
 	if len(app.Warnings) != 1 || !strings.Contains(app.Warnings[0].Message, "default menu") {
@@ -198,7 +200,7 @@ pages:
 		{[]string{"operators"}, []any{}},
 	}
 	for _, c := range checks {
-		if diff := cmp.Diff(c.want, dig(p.Config, c.path...)); diff != "" {
+		if diff := cmp.Diff(c.want, jsvalue.ToGo(dig(p.Config, c.path...))); diff != "" {
 			t.Errorf("%s (-want +got):\n%s", strings.Join(c.path, "."), diff)
 		}
 	}
@@ -209,14 +211,14 @@ pages:
 		"id": "request:p:second", "requestId": "second", "pageId": "p", "type": "KnexRaw", "connectionId": "db",
 		"payload": map[string]any{"v": map[string]any{"_state": "t"}}, "auth": map[string]any{"public": true},
 	}
-	if diff := cmp.Diff(wantReq, p.Requests[1].Config); diff != "" {
+	if diff := cmp.Diff(wantReq, jsvalue.ToGo(p.Requests[1].Config)); diff != "" {
 		t.Errorf("request file (-want +got):\n%s", diff)
 	}
 	if r := p.Request("first"); r == nil || r.Type != "KnexRaw" || r.ConnectionID != "db" {
 		t.Errorf("Request(first) = %+v", r)
 	}
 	c := app.Connection("db")
-	if c == nil || c.Type != "Knex" || c.Config["id"] != "connection:db" || dig(c.Properties, "connection", "filename", "_secret") != "SQLITE_FILENAME" {
+	if c == nil || c.Type != "Knex" || get(c.Config, "id") != "connection:db" || dig(c.Properties, "connection", "filename", "_secret") != "SQLITE_FILENAME" {
 		t.Errorf("connection = %+v", c)
 	}
 }
@@ -244,7 +246,7 @@ func TestLoadPageAuth(t *testing.T) {
 			if diff := cmp.Diff(tc.want, got); diff != "" {
 				t.Errorf("page auth (-want +got):\n%s", diff)
 			}
-			if configured := app.Auth["configured"]; configured != (tc.auth != "") {
+			if configured := get(app.Auth, "configured"); configured != (tc.auth != "") {
 				t.Errorf("auth.configured = %v", configured)
 			}
 		})
@@ -289,7 +291,7 @@ menus:
 		{[]string{"0", "links", "2", "auth"}, map[string]any{"public": true}},
 	}
 	for _, c := range checks {
-		if diff := cmp.Diff(c.want, dig(app.Menus, c.path...)); diff != "" {
+		if diff := cmp.Diff(c.want, jsvalue.ToGo(dig(app.Menus, c.path...))); diff != "" {
 			t.Errorf("menus.%s (-want +got):\n%s", strings.Join(c.path, "."), diff)
 		}
 	}
@@ -355,7 +357,7 @@ p: *x
 		"a": "yes", "b": "on", "c": 15.0, "d": 31.0, "e": 17.0, "f": nil, "g": 1000.0, "h": "2024-01-02",
 		"i": "12", "j": nil, "k": true, "l": nil, "m": "12", "n": "1_000", "o": []any{1.0}, "p": []any{1.0},
 	}
-	if diff := cmp.Diff(want, n.toPlain(nil)); diff != "" {
+	if diff := cmp.Diff(want, jsvalue.ToGo(n.toPlain(nil))); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)
 	}
 	if v := n.get("l"); v == nil || !math.IsInf(v.num, -1) {
@@ -396,7 +398,7 @@ func TestBuildOperatorErrorsAndPlugIn(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if diff := cmp.Diff(map[string]any{"bad": nil, "at": map[string]any{"~d": 1700000000000.0}}, def.Global); diff != "" {
+	if diff := cmp.Diff(map[string]any{"bad": nil, "at": map[string]any{"~d": 1700000000000.0}}, jsvalue.ToGo(def.Global)); diff != "" {
 		t.Errorf("default evaluator, global (-want +got):\n%s", diff)
 	}
 	// A plugged-in evaluator takes over.
@@ -409,10 +411,41 @@ func TestBuildOperatorErrorsAndPlugIn(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if diff := cmp.Diff(map[string]any{"bad": nil, "now": "2024-01-01"}, app.Global); diff != "" {
+	if diff := cmp.Diff(map[string]any{"bad": nil, "now": "2024-01-01"}, jsvalue.ToGo(app.Global)); diff != "" {
 		t.Errorf("global (-want +got):\n%s", diff)
 	}
 	if len(app.Warnings) != 2 || !strings.Contains(app.Warnings[0].String(), "lowdefy.yaml:4:5: _build.divide: _divide by zero") {
 		t.Errorf("warnings = %v", app.Warnings)
 	}
+}
+
+// TestSourceOrder checks that objects keep the order they were written in, through YAML,
+// JSON5 references, _build operators and the build steps, as Lowdefy keeps them.
+func TestSourceOrder(t *testing.T) {
+	app := mustLoad(t, map[string]string{
+		"lowdefy.yaml": "lowdefy: 4.0.0\nglobal:\n  zeta: 1\n  alpha: 2\n  '10': 3\n  '2': 4\n  ref:\n    _ref: data.json\n  built:\n    _build.object.assign:\n      - {y: 1}\n      - {x: 2, y: 3}\n" +
+			"pages:\n  - id: p\n    type: Box\n    properties:\n      title: T\n      subtitle: S\n      another: A\n    blocks:\n      - id: b\n        type: Button\n",
+		"data.json": `{z: 1, a: {d: 1, c: 2}}`,
+	})
+	if got := strings.Join(app.Global.Keys(), " "); got != "2 10 zeta alpha ref built" {
+		t.Errorf("global keys = %s", got)
+	}
+	if s, _ := jsvalue.Stringify(app.Global.Prop("ref"), ""); s != `{"z":1,"a":{"d":1,"c":2}}` {
+		t.Errorf("global.ref = %s", s)
+	}
+	if s, _ := jsvalue.Stringify(app.Global.Prop("built"), ""); s != `{"y":3,"x":2}` {
+		t.Errorf("global.built = %s", s)
+	}
+	p := app.Page("p")
+	if got := strings.Join(p.Config.Keys(), " "); got != "id type properties auth pageId blockId areas requests operators" { // as Lowdefy's build writes it
+		t.Errorf("page keys = %s", got)
+	}
+	if got := strings.Join(getObj(p.Config, "properties").Keys(), " "); got != "title subtitle another" {
+		t.Errorf("properties keys = %s", got)
+	}
+}
+
+func getObj(o *jsvalue.Object, key string) *jsvalue.Object {
+	m, _ := o.Prop(key).(*jsvalue.Object)
+	return m
 }

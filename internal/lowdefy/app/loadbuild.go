@@ -11,6 +11,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/mcpbridge/mcpbridge/internal/jsvalue"
 )
 
 // LoadBuild reads the artifacts `lowdefy build` wrote (the `.lowdefy/server/build`
@@ -54,9 +56,9 @@ func LoadBuild(buildDir string) (*App, error) {
 		if pm == nil {
 			continue
 		}
-		page := &Page{ID: str(pm["pageId"]), Type: str(pm["type"]), Config: pm, Auth: pageAuth(asMap(pm["auth"]))}
-		for _, rq := range asList(pm["requests"]) {
-			rid := str(asMap(rq)["requestId"])
+		page := &Page{ID: str(get(pm, "pageId")), Type: str(get(pm, "type")), Config: pm, Auth: pageAuth(asMap(get(pm, "auth")))}
+		for _, rq := range asList(get(pm, "requests")) {
+			rid := str(get(asMap(rq), "requestId"))
 			full := asMap(r.read(filepath.Join("pages", id, "requests", rid+".json"), true))
 			if full != nil {
 				page.Requests = append(page.Requests, newRequest(full))
@@ -84,8 +86,8 @@ func (r *artifactReader) read(rel string, required bool) any {
 		}
 		return nil
 	}
-	var v any
-	if err := json.Unmarshal(b, &v); err != nil {
+	v, err := jsvalue.Decode(b)
+	if err != nil {
 		r.errs = append(r.errs, fmt.Errorf("decoding %s: %w", rel, err))
 		return nil
 	}
@@ -159,11 +161,11 @@ func sortByOrder(ids []string, order map[string]int) {
 // stripBuildKeys removes the build's `~k` and `~r` bookkeeping keys.
 func stripBuildKeys(v any) any {
 	switch x := v.(type) {
-	case map[string]any:
-		delete(x, "~k")
-		delete(x, "~r")
-		for k, e := range x {
-			x[k] = stripBuildKeys(e)
+	case *jsvalue.Object:
+		x.Delete("~k")
+		x.Delete("~r")
+		for k, e := range x.Range {
+			x.Set(k, stripBuildKeys(e))
 		}
 	case []any:
 		for i, e := range x {

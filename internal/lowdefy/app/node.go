@@ -3,10 +3,9 @@ package app
 import (
 	"fmt"
 	"math"
-	"reflect"
-	"sort"
-	"strconv"
 	"time"
+
+	"github.com/mcpbridge/mcpbridge/internal/jsvalue"
 )
 
 // kind is the JSON type of a node.
@@ -129,22 +128,16 @@ func (n *node) set(key string, v *node) {
 // isNone reports whether n is absent or null (Lowdefy's type.isNone).
 func (n *node) isNone() bool { return n == nil || n.kind == kindNull }
 
-// truthy reports JavaScript truthiness.
+// truthy reports JavaScript truthiness (jsvalue.Truthy of the node's value).
 func (n *node) truthy() bool {
 	if n == nil {
 		return false
 	}
 	switch n.kind {
-	case kindNull:
-		return false
-	case kindBool:
-		return n.b
-	case kindNumber:
-		return n.num != 0 && !math.IsNaN(n.num)
-	case kindString:
-		return n.str != ""
+	case kindMap, kindList:
+		return true
 	}
-	return true
+	return jsvalue.Truthy(n.toPlain(nil))
 }
 
 // clone returns a deep copy of n (sealed flags are not copied).
@@ -183,59 +176,19 @@ func (n *node) seal() {
 	}
 }
 
-// posIndex maps the plain maps produced by toPlain back to their source positions and key
-// order, so build steps that work on plain data can still report file:line:col and walk
-// keys in JavaScript's order.
-type posIndex map[uintptr]mapInfo
+// posIndex maps the objects produced by toPlain back to their source positions, so build
+// steps that work on plain data can still report file:line:col.
+type posIndex map[*jsvalue.Object]position
 
-type mapInfo struct {
-	pos  position
-	keys []string
-}
-
-func (ix posIndex) of(m map[string]any) position {
+func (ix posIndex) of(m *jsvalue.Object) position {
 	if ix == nil || m == nil {
 		return position{}
 	}
-	return ix[reflect.ValueOf(m).Pointer()].pos
+	return ix[m]
 }
 
-// keys returns the keys of m in JavaScript's Object.keys order: integer-like keys
-// ascending, then the others in source order (keys added later, sorted, at the end).
-func (ix posIndex) keys(m map[string]any) []string {
-	var src []string
-	if ix != nil && m != nil {
-		src = ix[reflect.ValueOf(m).Pointer()].keys
-	}
-	seen := make(map[string]bool, len(m))
-	var ints []int
-	var out []string
-	add := func(k string) {
-		if _, ok := m[k]; !ok || seen[k] {
-			return
-		}
-		seen[k] = true
-		if i, ok := arrayIndex(k); ok {
-			ints = append(ints, i)
-			return
-		}
-		out = append(out, k)
-	}
-	for _, k := range src {
-		add(k)
-	}
-	for _, k := range sortedKeys(m) {
-		add(k)
-	}
-	sort.Ints(ints)
-	res := make([]string, 0, len(m))
-	for _, i := range ints {
-		res = append(res, strconv.Itoa(i))
-	}
-	return append(res, out...)
-}
-
-// toPlain converts n to JSON-like Go data, recording map positions in ix (may be nil).
+// toPlain converts n to JSON-like Go data (maps become *jsvalue.Object in source key
+// order), recording object positions in ix (may be nil).
 func (n *node) toPlain(ix posIndex) any {
 	if n == nil {
 		return nil
@@ -251,16 +204,12 @@ func (n *node) toPlain(ix posIndex) any {
 	case kindString:
 		return n.str
 	case kindMap:
-		m := make(map[string]any, len(n.fields))
+		m := jsvalue.NewObject(len(n.fields))
 		for _, f := range n.fields {
-			m[f.key] = f.val.toPlain(ix)
+			m.Set(f.key, f.val.toPlain(ix))
 		}
 		if ix != nil {
-			keys := make([]string, len(n.fields))
-			for i, f := range n.fields {
-				keys[i] = f.key
-			}
-			ix[reflect.ValueOf(m).Pointer()] = mapInfo{pos: n.pos, keys: keys}
+			ix[m] = n.pos
 		}
 		return m
 	case kindList:
@@ -273,8 +222,9 @@ func (n *node) toPlain(ix posIndex) any {
 	return nil
 }
 
-// fromPlain converts JSON-like Go data to a node placed at p. Unknown Go types become
-// their fmt string, so that nothing a plug-in returns can make the loader panic.
+// fromPlain converts JSON-like Go data to a node placed at p, keeping the key order of
+// objects (Go maps, from the JavaScript sandbox, get their keys sorted). Unknown Go types
+// become their fmt string, so that nothing a plug-in returns can make the loader panic.
 func fromPlain(v any, p position) *node {
 	switch x := v.(type) {
 	case nil:
@@ -293,13 +243,15 @@ func fromPlain(v any, p position) *node {
 		return newString(x, p)
 	case time.Time:
 		// JSON.stringify writes dates as ISO strings.
-		return newString(x.UTC().Format("2006-01-02T15:04:05.000Z"), p)
-	case map[string]any:
+		return newString(jsvalue.ISOString(x), p)
+	case *jsvalue.Object:
 		m := newMap(p)
-		for _, k := range sortedKeys(x) {
-			m.fields = append(m.fields, field{key: k, keyPos: p, val: fromPlain(x[k], p)})
+		for k, val := range x.Range {
+			m.fields = append(m.fields, field{key: k, keyPos: p, val: fromPlain(val, p)})
 		}
 		return m
+	case map[string]any:
+		return fromPlain(jsvalue.FromGo(x), p)
 	case []any:
 		l := newList(p)
 		for _, it := range x {
@@ -307,20 +259,8 @@ func fromPlain(v any, p position) *node {
 		}
 		return l
 	}
-	return newString(fmt.Sprint(v), p)
-}
-
-// formatNumber renders a number the way JavaScript's String(n) does for common values.
-func formatNumber(f float64) string {
-	switch {
-	case math.IsNaN(f):
-		return "NaN"
-	case math.IsInf(f, 1):
-		return "Infinity"
-	case math.IsInf(f, -1):
-		return "-Infinity"
-	case f == math.Trunc(f) && math.Abs(f) < 1e21:
-		return strconv.FormatFloat(f, 'f', -1, 64)
+	if jsvalue.IsUndefined(v) {
+		return newNull(p)
 	}
-	return strconv.FormatFloat(f, 'g', -1, 64)
+	return newString(fmt.Sprint(v), p)
 }

@@ -1,13 +1,14 @@
 package app
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/mcpbridge/mcpbridge/internal/jsvalue"
 )
 
 // maxRefDepth is Lowdefy's limit on nested references.
@@ -117,9 +118,11 @@ func fileSubExtension(p string) string {
 func (l *loader) parseContent(content []byte, rel string, vars *node, at position) (*node, error) {
 	ext := fileExtension(rel)
 	if ext == "njk" {
-		ctx, _ := vars.toPlain(nil).(map[string]any)
-		if ctx == nil {
-			ctx = map[string]any{}
+		ctx := map[string]any{}
+		if obj, ok := vars.toPlain(nil).(*jsvalue.Object); ok {
+			for k, v := range obj.Range {
+				ctx[k] = v
+			}
 		}
 		if l.opts.Nunjucks == nil {
 			return nil, refErr(at, "cannot render %q: no nunjucks renderer is available", rel)
@@ -284,7 +287,7 @@ func (l *loader) ref(n *node, sc *scope) (*node, error) {
 			key = keyNode.str
 		case kindNumber:
 			if keyNode.num != 0 {
-				key = formatNumber(keyNode.num)
+				key = jsvalue.NumberToString(keyNode.num)
 			}
 		default:
 			return nil, refErr(keyNode.pos, "_ref key must be a string; received %s", compactJSON(keyNode))
@@ -302,29 +305,4 @@ func (l *loader) ref(n *node, sc *scope) (*node, error) {
 }
 
 // compactJSON renders a node as one-line JSON for messages.
-func compactJSON(n *node) string {
-	b, err := json.Marshal(jsonSafe(n.toPlain(nil)))
-	if err != nil {
-		return fmt.Sprint(n.toPlain(nil))
-	}
-	return string(b)
-}
-
-// jsonSafe replaces values encoding/json cannot write (NaN, ±Inf) with nil.
-func jsonSafe(v any) any {
-	switch x := v.(type) {
-	case float64:
-		if x != x || x > 1.7976931348623157e308 || x < -1.7976931348623157e308 {
-			return nil
-		}
-	case map[string]any:
-		for k, e := range x {
-			x[k] = jsonSafe(e)
-		}
-	case []any:
-		for i, e := range x {
-			x[i] = jsonSafe(e)
-		}
-	}
-	return v
-}
+func compactJSON(n *node) string { return jsonText(n.toPlain(nil)) }

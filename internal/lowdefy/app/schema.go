@@ -6,6 +6,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/mcpbridge/mcpbridge/internal/jsvalue"
 )
 
 // schema is the subset of JSON Schema that Lowdefy's lowdefySchema.js (4.0.0-rc.11) uses.
@@ -251,7 +253,7 @@ func describe(n *node) string {
 		}
 		return fmt.Sprintf("string %q", s)
 	case kindNumber:
-		return "number " + formatNumber(n.num)
+		return "number " + jsvalue.NumberToString(n.num)
 	case kindBool:
 		return fmt.Sprintf("boolean %v", n.b)
 	}

@@ -22,8 +22,9 @@ var (
 
 // runUserJS runs the default export of a user JavaScript module (a `_ref` resolver or
 // transformer) in the sandboxed expression engine, calling it with params (in order)
-// bound from args. Modules that import or require other modules cannot run there: they
-// are reported as unsupported, naming the file.
+// bound from args (objects keep their key order; the result's objects come back as Go maps,
+// keys sorted). Modules that import or require other modules cannot run there: they are
+// reported as unsupported, naming the file.
 func (l *loader) runUserJS(rel string, at position, role string, params []string, args map[string]any) (any, error) {
 	content, err := l.readFile(rel)
 	if err != nil {

@@ -1,19 +1,10 @@
 package app
 
 import (
-	"sort"
 	"strings"
-)
 
-// sortedKeys returns the keys of m in sorted order.
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
-}
+	"github.com/mcpbridge/mcpbridge/internal/jsvalue"
+)
 
 // lookupPath resolves a Lowdefy dotted path (`a.b.0.c`) in a node the way
 // @lowdefy/helpers get does: a key equal to the whole path wins, `\.` escapes a dot, and
@@ -68,25 +59,10 @@ func child(n *node, key string) (*node, bool) {
 			}
 		}
 	case kindList:
-		i, ok := arrayIndex(key)
-		if ok && i < len(n.items) {
+		i, ok := jsvalue.ArrayIndex(key)
+		if ok && int(i) < len(n.items) {
 			return n.items[i], true
 		}
 	}
 	return nil, false
-}
-
-// arrayIndex parses a canonical non-negative decimal index.
-func arrayIndex(s string) (int, bool) {
-	if s == "" || len(s) > 9 || (len(s) > 1 && s[0] == '0') {
-		return 0, false
-	}
-	n := 0
-	for _, r := range s {
-		if r < '0' || r > '9' {
-			return 0, false
-		}
-		n = n*10 + int(r-'0')
-	}
-	return n, true
 }

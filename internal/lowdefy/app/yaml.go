@@ -10,6 +10,8 @@ import (
 	"strings"
 
 	yaml "go.yaml.in/yaml/v3"
+
+	"github.com/mcpbridge/mcpbridge/internal/jsvalue"
 )
 
 // maxYAMLNodes bounds the nodes one YAML document may expand to (aliases included), so
@@ -154,7 +156,7 @@ func (c *yamlConverter) key(k *yaml.Node) (string, error) {
 	case kindString:
 		return n.str, nil
 	case kindNumber:
-		return formatNumber(n.num), nil
+		return jsvalue.NumberToString(n.num), nil
 	case kindBool:
 		return strconv.FormatBool(n.b), nil
 	}

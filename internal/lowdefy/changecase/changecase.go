@@ -5,6 +5,8 @@ import (
 	"regexp"
 	"strings"
 	"unicode/utf16"
+
+	"github.com/mcpbridge/mcpbridge/internal/jsvalue"
 )
 
 // Options are the change-case options Lowdefy passes through from YAML
@@ -163,14 +165,15 @@ var Funcs = map[string]func(string, Options) string{
 // {pattern, flags} (flags i, m, s; g is implied).
 func OptionsFromValue(v any) (Options, error) {
 	var o Options
-	if v == nil {
+	v = jsvalue.FromGo(v)
+	if jsvalue.IsNullish(v) {
 		return o, nil
 	}
-	m, ok := v.(map[string]any)
+	m, ok := v.(*jsvalue.Object)
 	if !ok {
 		return o, fmt.Errorf("options must be an object, got %T", v)
 	}
-	if d, ok := m["delimiter"]; ok && d != nil {
+	if d := m.Prop("delimiter"); !jsvalue.IsNullish(d) {
 		s, ok := d.(string)
 		if !ok {
 			return o, fmt.Errorf("options.delimiter must be a string, got %T", d)
@@ -178,30 +181,30 @@ func OptionsFromValue(v any) (Options, error) {
 		o.Delimiter = &s
 	}
 	var err error
-	if o.SplitRegexp, err = regexOption(m["splitRegexp"], "splitRegexp"); err != nil {
+	if o.SplitRegexp, err = regexOption(m.Prop("splitRegexp"), "splitRegexp"); err != nil {
 		return o, err
 	}
-	if o.StripRegexp, err = regexOption(m["stripRegexp"], "stripRegexp"); err != nil {
+	if o.StripRegexp, err = regexOption(m.Prop("stripRegexp"), "stripRegexp"); err != nil {
 		return o, err
 	}
 	return o, nil
 }
 
 func regexOption(v any, name string) (*regexp.Regexp, error) {
-	if v == nil {
+	if jsvalue.IsNullish(v) {
 		return nil, nil
 	}
 	pattern, flags := "", "gm"
 	switch x := v.(type) {
 	case string:
 		pattern = x
-	case map[string]any:
-		p, ok := x["pattern"].(string)
+	case *jsvalue.Object:
+		p, ok := x.Prop("pattern").(string)
 		if !ok {
 			return nil, fmt.Errorf("options.%s.pattern must be a string", name)
 		}
 		pattern = p
-		if f, ok := x["flags"].(string); ok && f != "" {
+		if f, ok := x.Prop("flags").(string); ok && f != "" {
 			flags = f
 		}
 	default:

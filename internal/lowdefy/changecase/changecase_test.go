@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/mcpbridge/mcpbridge/internal/jsvalue"
 	"github.com/mcpbridge/mcpbridge/tools/jslibs-oracle/oracletest"
 )
 
@@ -78,8 +80,9 @@ func TestConvert(t *testing.T) {
 	}{
 		{"string", "snakeCase", "helloWorld", nil, "hello_world"},
 		{"array keeps non-strings", "camelCase", []any{"a b", 1.0, nil}, nil, []any{"aB", 1.0, nil}},
-		{"object values only", "constantCase", map[string]any{"myKey": "some value", "n": 2.0}, nil, map[string]any{"myKey": "SOME_VALUE", "n": 2.0}},
-		{"object keys only", "paramCase", map[string]any{"myKey": "someValue"}, map[string]any{"convertKeys": true, "convertValues": false}, map[string]any{"my-key": "someValue"}},
+		{"object values only", "constantCase", map[string]any{"myKey": "some value", "n": 2.0}, nil, jsvalue.ObjectOf("myKey", "SOME_VALUE", "n", 2.0)},
+		{"object keys only", "paramCase", map[string]any{"myKey": "someValue"}, map[string]any{"convertKeys": true, "convertValues": false}, jsvalue.ObjectOf("my-key", "someValue")},
+		{"object keeps key order", "camelCase", jsvalue.ObjectOf("z_z", "a b", "10", "c d", "a_a", 1.0), jsvalue.ObjectOf("convertKeys", true), jsvalue.ObjectOf("10", "cD", "zZ", "aB", "aA", 1.0)},
 		{"number passes", "camelCase", 5.0, nil, 5.0},
 		{"regexp object option", "snakeCase", "a1b2", map[string]any{"splitRegexp": map[string]any{"pattern": "([a-z])([0-9])", "flags": "g"}}, "a_1b_2"},
 	}

@@ -1,12 +1,19 @@
 package changecase
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/mcpbridge/mcpbridge/internal/jsvalue"
+)
 
 // Convert is Lowdefy's `_change_case.<method> {on, options}`: a string is
 // converted; in an array each string element is converted; in an object each
 // string value is converted (options.convertValues, default true) and keys
-// too when options.convertKeys is true. Other values pass through unchanged.
+// too when options.convertKeys is true, keeping the key order. Other values
+// pass through unchanged. Values are those of package jsvalue (Go maps are
+// accepted and converted with jsvalue.FromGo).
 func Convert(method string, on any, options any) (any, error) {
+	on, options = jsvalue.FromGo(on), jsvalue.FromGo(options)
 	fn, ok := Funcs[method]
 	if !ok {
 		return nil, fmt.Errorf("_change_case.%s: unknown method (use one of camelCase capitalCase constantCase dotCase headerCase noCase paramCase pascalCase pathCase sentenceCase snakeCase)", method)
@@ -15,7 +22,7 @@ func Convert(method string, on any, options any) (any, error) {
 	if err != nil {
 		return nil, fmt.Errorf("_change_case.%s: %w", method, err)
 	}
-	om, _ := options.(map[string]any)
+	om, _ := options.(*jsvalue.Object)
 	switch x := on.(type) {
 	case string:
 		return fn(x, opts), nil
@@ -29,40 +36,24 @@ func Convert(method string, on any, options any) (any, error) {
 			}
 		}
 		return out, nil
-	case map[string]any:
-		convertKeys := om["convertKeys"] == true
+	case *jsvalue.Object:
+		convertKeys := om.Prop("convertKeys") == true
 		convertValues := true
-		if v, ok := om["convertValues"]; ok && v != nil {
-			convertValues = truthy(v)
+		if v := om.Prop("convertValues"); !jsvalue.IsNullish(v) {
+			convertValues = jsvalue.Truthy(v)
 		}
-		out := make(map[string]any, len(x))
-		for k, v := range x {
+		out := jsvalue.NewObject(x.Len())
+		for k, v := range x.Range {
 			if convertKeys {
 				k = fn(k, opts)
 			}
 			if s, ok := v.(string); ok && convertValues {
-				out[k] = fn(s, opts)
+				out.Set(k, fn(s, opts))
 			} else {
-				out[k] = v
+				out.Set(k, v)
 			}
 		}
 		return out, nil
 	}
 	return on, nil
-}
-
-func truthy(v any) bool {
-	switch x := v.(type) {
-	case nil:
-		return false
-	case bool:
-		return x
-	case float64:
-		return x != 0 && x == x
-	case int:
-		return x != 0
-	case string:
-		return x != ""
-	}
-	return true
 }

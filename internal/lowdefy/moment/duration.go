@@ -6,6 +6,8 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+
+	"github.com/mcpbridge/mcpbridge/internal/jsvalue"
 )
 
 // Duration is a moment duration: milliseconds, days and months are kept
@@ -28,7 +30,7 @@ var (
 // numeric strings) are milliseconds, "d.hh:mm:ss.fff" and ISO 8601 ("P1DT2H")
 // strings, and objects with unit keys ({days: 2, hours: 3}).
 func DurationFromValue(v any) (Duration, error) {
-	switch x := v.(type) {
+	switch x := jsvalue.FromGo(v).(type) {
 	case nil:
 		return Duration{}, nil
 	case float64:
@@ -73,15 +75,10 @@ func DurationFromValue(v any) (Duration, error) {
 			}, nil
 		}
 		return Duration{}, fmt.Errorf("moment: invalid duration %q", x)
-	case map[string]any:
+	case *jsvalue.Object:
 		var d Duration
-		for k, val := range x {
+		for k, val := range x.Range {
 			f, ok := val.(float64)
-			if !ok {
-				if i, isInt := val.(int); isInt {
-					f, ok = float64(i), true
-				}
-			}
 			if !ok {
 				continue
 			}

@@ -3,6 +3,8 @@ package moment
 import (
 	"fmt"
 	"time"
+
+	"github.com/mcpbridge/mcpbridge/internal/jsvalue"
 )
 
 // FormatValue is Lowdefy's `_moment.format {on, locale, format}`:
@@ -26,8 +28,8 @@ func FormatValue(on any, locale, format string) (string, error) {
 
 // HumanizeDuration is Lowdefy's `_moment.humanizeDuration {on, locale,
 // withSuffix, thresholds}`: moment.duration(on).humanize(withSuffix,
-// thresholds). thresholds keys: ss s m h d w M.
-func HumanizeDuration(on any, locale string, withSuffix bool, thresholds map[string]any) (string, error) {
+// thresholds). thresholds keys: ss s m h d w M; nil means moment's defaults.
+func HumanizeDuration(on any, locale string, withSuffix bool, thresholds *jsvalue.Object) (string, error) {
 	if locale != "" && locale != "en" && locale != "en-us" && locale != "en-US" {
 		return "", fmt.Errorf("moment: locale %q is not supported (only \"en\")", locale)
 	}
@@ -36,12 +38,10 @@ func HumanizeDuration(on any, locale string, withSuffix bool, thresholds map[str
 		return "", err
 	}
 	th := map[string]float64{}
-	for k, v := range thresholds {
-		switch n := v.(type) {
+	for k, v := range thresholds.Range {
+		switch n := jsvalue.FromGo(v).(type) {
 		case float64:
 			th[k] = n
-		case int:
-			th[k] = float64(n)
 		default:
 			return "", fmt.Errorf("moment: threshold %q must be a number, got %T", k, v)
 		}

@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/mcpbridge/mcpbridge/internal/jsvalue"
 )
 
 func TestFormatTable(t *testing.T) {
@@ -41,7 +43,7 @@ func TestLowdefyHelpers(t *testing.T) {
 	if err != nil || got != "in 3 hours" {
 		t.Errorf("HumanizeDuration: %q %v", got, err)
 	}
-	got, err = HumanizeDuration(-90000.0, "en", true, map[string]any{"m": 1})
+	got, err = HumanizeDuration(-90000.0, "en", true, jsvalue.ObjectOf("m", 1))
 	if err != nil || got != "an hour ago" { // moment: 2 min is not < m=1, so it rounds to hours (0 ≤ 1 → "an hour")
 		t.Errorf("HumanizeDuration thresholds: %q %v", got, err)
 	}

@@ -1,9 +1,13 @@
 package mql
 
-import "math"
+import (
+	"math"
+
+	"github.com/mcpbridge/mcpbridge/internal/jsvalue"
+)
 
 func accumPush(coll []any, expr any, o *opts) ([]any, error) {
-	if isNil(expr) {
+	if jsvalue.IsNullish(expr) {
 		return coll, nil
 	}
 	out := make([]any, len(coll))
@@ -36,7 +40,7 @@ func accumFirstLast(first bool) accumOp {
 		if first {
 			d = coll[0]
 		}
-		if isNil(expr) {
+		if jsvalue.IsNullish(expr) {
 			return d, nil
 		}
 		return computeValue(d, expr, "", o.withRoot(d))
@@ -102,11 +106,11 @@ func init() {
 			if err != nil {
 				return nil, err
 			}
-			out := map[string]any{}
+			out := &jsvalue.Object{}
 			for _, v := range vals {
-				if m, ok := v.(map[string]any); ok {
-					for k, x := range m {
-						out[k] = x
+				if m, ok := v.(*jsvalue.Object); ok {
+					for k, x := range m.Range {
+						out.Set(k, x)
 					}
 				}
 			}

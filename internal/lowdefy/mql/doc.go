@@ -37,11 +37,13 @@
 // most date-arithmetic operators. Regular expressions use Go's RE2 syntax (no
 // lookaround or backreferences); an unsupported pattern is an error.
 //
-// Key order: Go maps do not keep it. A $sort with several keys applies them in
-// sorted key-name order unless the spec is an ordered D{{"a", 1}, {"b", -1}};
-// projected and grouped documents are maps.
+// Key order: objects are *jsvalue.Object and keep JavaScript's order, so a
+// $sort with several keys applies them in the order written, and projected,
+// grouped and merged documents list their keys as mingo builds them.
 //
-// Values are JSON-like: nil, bool, float64 (int and int64 accepted), string,
-// []any, map[string]any, time.Time. Inputs are never modified; undefined
-// results become nil (top level, array elements) or absent keys (objects).
+// Values are those of package jsvalue: nil, bool, float64, string, []any,
+// *jsvalue.Object, time.Time; Go maps and integers in the inputs are
+// converted with jsvalue.FromGo (which sorts a map's keys). Inputs are never
+// modified; undefined results become nil (top level, array elements) or
+// absent keys (objects).
 package mql

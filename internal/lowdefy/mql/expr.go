@@ -2,9 +2,10 @@ package mql
 
 import (
 	"fmt"
-	"sort"
 	"strings"
 	"time"
+
+	"github.com/mcpbridge/mcpbridge/internal/jsvalue"
 )
 
 // opts carries the evaluation context (mingo ComputeOptions).
@@ -39,15 +40,6 @@ var (
 	exprOps  map[string]exprOp
 	accumOps map[string]accumOp
 )
-
-func sortedKeys(m map[string]any) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
-}
 
 const maxDepth = 1000
 
@@ -94,22 +86,22 @@ func computeValue(obj, expr any, operator string, o *opts) (any, error) {
 			out[i] = v
 		}
 		return out, nil
-	case map[string]any:
-		result := make(map[string]any, len(x))
-		for _, k := range sortedKeys(x) {
+	case *jsvalue.Object:
+		result := jsvalue.NewObject(x.Len())
+		for k, item := range x.Range {
 			_, isExpr := exprOps[k]
 			_, isAcc := accumOps[k]
-			if (isExpr || isAcc) && len(x) != 1 {
+			if (isExpr || isAcc) && x.Len() != 1 {
 				return nil, fmt.Errorf("Invalid aggregation expression '%s'", jsonish(x))
 			}
-			v, err := computeValue(obj, x[k], k, o)
+			v, err := computeValue(obj, item, k, o)
 			if err != nil {
 				return nil, err
 			}
 			if isExpr || isAcc {
 				return v, nil
 			}
-			result[k] = v
+			result.Set(k, v)
 		}
 		return result, nil
 	}
@@ -142,11 +134,11 @@ func resolveVariable(obj any, x string, o *opts) (any, error) {
 	default:
 		if strings.HasPrefix(head, "$$") {
 			name := head[2:]
-			ctx := map[string]any{"this": obj}
+			ctx := jsvalue.ObjectOf("this", obj)
 			for k, v := range o.vars {
-				ctx[k] = v
+				ctx.Set(k, v)
 			}
-			if _, ok := ctx[name]; !ok {
+			if !ctx.Has(name) {
 				return nil, fmt.Errorf("Use of undefined variable: %s", name)
 			}
 			context = ctx

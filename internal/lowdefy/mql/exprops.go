@@ -7,6 +7,8 @@ import (
 	"strings"
 	"time"
 	"unicode/utf16"
+
+	"github.com/mcpbridge/mcpbridge/internal/jsvalue"
 )
 
 func evalArg(obj, expr any, o *opts) (any, error) { return computeValue(obj, expr, "", o) }
@@ -30,10 +32,10 @@ func unaryNum(f func(float64) float64) exprOp {
 		if a, ok := v.([]any); ok && len(a) == 1 {
 			v = a[0]
 		}
-		if isNil(v) {
+		if jsvalue.IsNullish(v) {
 			return nil, nil
 		}
-		return f(toNum(v)), nil
+		return f(jsvalue.ToNumber(v)), nil
 	}
 }
 
@@ -84,8 +86,8 @@ func dateOp(f func(t time.Time) float64) exprOp {
 		if err != nil {
 			return nil, err
 		}
-		if m, ok := v.(map[string]any); ok {
-			v = m["date"]
+		if m, ok := v.(*jsvalue.Object); ok {
+			v = m.Prop("date")
 		}
 		t, ok := asTime(v)
 		if !ok {
@@ -127,7 +129,7 @@ func init() {
 					found = true
 					v = float64(t.UnixMilli())
 				}
-				acc = jsAdd(acc, v)
+				acc = jsvalue.Add(acc, v)
 			}
 			if found {
 				if f, ok := acc.(float64); ok {
@@ -136,37 +138,41 @@ func init() {
 			}
 			return acc, nil
 		}),
-		"$subtract": arith("$subtract", func(a []any) (any, error) { return toNum(argN(a, 0)) - toNum(argN(a, 1)), nil }),
+		"$subtract": arith("$subtract", func(a []any) (any, error) { return jsvalue.ToNumber(argN(a, 0)) - jsvalue.ToNumber(argN(a, 1)), nil }),
 		"$multiply": arith("$multiply", func(a []any) (any, error) {
 			acc := 1.0
 			for _, v := range a {
-				acc *= toNum(v)
+				acc *= jsvalue.ToNumber(v)
 			}
 			return acc, nil
 		}),
-		"$divide": arith("$divide", func(a []any) (any, error) { return toNum(argN(a, 0)) / toNum(argN(a, 1)), nil }),
-		"$mod":    arith("$mod", func(a []any) (any, error) { return math.Mod(toNum(argN(a, 0)), toNum(argN(a, 1))), nil }),
-		"$abs":    unaryNum(math.Abs),
-		"$ceil":   unaryNum(math.Ceil),
-		"$floor":  unaryNum(math.Floor),
-		"$sqrt":   unaryNum(math.Sqrt),
-		"$exp":    unaryNum(math.Exp),
-		"$ln":     unaryNum(math.Log),
-		"$log10":  unaryNum(math.Log10),
+		"$divide": arith("$divide", func(a []any) (any, error) { return jsvalue.ToNumber(argN(a, 0)) / jsvalue.ToNumber(argN(a, 1)), nil }),
+		"$mod": arith("$mod", func(a []any) (any, error) {
+			return math.Mod(jsvalue.ToNumber(argN(a, 0)), jsvalue.ToNumber(argN(a, 1))), nil
+		}),
+		"$abs":   unaryNum(math.Abs),
+		"$ceil":  unaryNum(math.Ceil),
+		"$floor": unaryNum(math.Floor),
+		"$sqrt":  unaryNum(math.Sqrt),
+		"$exp":   unaryNum(math.Exp),
+		"$ln":    unaryNum(math.Log),
+		"$log10": unaryNum(math.Log10),
 		"$trunc": func(obj, expr any, o *opts) (any, error) {
 			return roundOp(obj, expr, o, func(f float64) float64 { return math.Trunc(f) })
 		},
 		"$round": func(obj, expr any, o *opts) (any, error) {
 			return roundOp(obj, expr, o, math.RoundToEven)
 		},
-		"$pow": arith("$pow", func(a []any) (any, error) { return math.Pow(toNum(argN(a, 0)), toNum(argN(a, 1))), nil }),
+		"$pow": arith("$pow", func(a []any) (any, error) {
+			return math.Pow(jsvalue.ToNumber(argN(a, 0)), jsvalue.ToNumber(argN(a, 1))), nil
+		}),
 		"$concat": arith("$concat", func(a []any) (any, error) {
 			var b strings.Builder
 			for _, v := range a {
-				if isNil(v) {
+				if jsvalue.IsNullish(v) {
 					return nil, nil
 				}
-				b.WriteString(jsString(v))
+				b.WriteString(jsvalue.ToString(v))
 			}
 			return b.String(), nil
 		}),
@@ -177,7 +183,7 @@ func init() {
 			if !ok {
 				return "", nil
 			}
-			idx, cnt := toNum(argN(a, 1)), toNum(argN(a, 2))
+			idx, cnt := jsvalue.ToNumber(argN(a, 1)), jsvalue.ToNumber(argN(a, 2))
 			if idx < 0 {
 				return "", nil
 			}
@@ -203,7 +209,7 @@ func init() {
 		"$split": arith("$split", func(a []any) (any, error) {
 			s, ok1 := argN(a, 0).(string)
 			sep, ok2 := argN(a, 1).(string)
-			if isNil(argN(a, 0)) {
+			if jsvalue.IsNullish(argN(a, 0)) {
 				return nil, nil
 			}
 			if !ok1 || !ok2 {
@@ -272,7 +278,7 @@ func init() {
 				if err != nil {
 					return nil, err
 				}
-				return !truthyJS(v), nil
+				return !jsvalue.Truthy(v), nil
 			}
 			return nil, fmt.Errorf("Expression $not takes exactly 1 argument")
 		},
@@ -284,7 +290,7 @@ func init() {
 					return nil, fmt.Errorf("$cond: invalid arguments")
 				}
 				ifE, thenE, elseE = x[0], x[1], x[2]
-			case map[string]any:
+			case *jsvalue.Object:
 				ifE, thenE, elseE = orMissing(x, "if"), orMissing(x, "then"), orMissing(x, "else")
 			default:
 				return nil, fmt.Errorf("$cond: invalid arguments")
@@ -300,20 +306,20 @@ func init() {
 		},
 		"$ifNull": arith("$ifNull", func(a []any) (any, error) {
 			for _, v := range a {
-				if !isNil(v) {
+				if !jsvalue.IsNullish(v) {
 					return v, nil
 				}
 			}
 			return missing, nil
 		}),
 		"$switch": func(obj, expr any, o *opts) (any, error) {
-			m, ok := expr.(map[string]any)
+			m, ok := expr.(*jsvalue.Object)
 			if !ok {
 				return nil, fmt.Errorf("$switch: expects an object")
 			}
-			branches, _ := m["branches"].([]any)
+			branches, _ := m.Prop("branches").([]any)
 			for _, b := range branches {
-				bm, _ := b.(map[string]any)
+				bm, _ := b.(*jsvalue.Object)
 				c, err := evalArg(obj, orMissing(bm, "case"), o)
 				if err != nil {
 					return nil, err
@@ -373,14 +379,14 @@ func init() {
 			if !ok || len(a) != 2 {
 				return nil, fmt.Errorf("$arrayElemAt expression must resolve to array(2)")
 			}
-			if isNil(a[0]) || isNil(a[1]) {
+			if jsvalue.IsNullish(a[0]) || jsvalue.IsNullish(a[1]) {
 				return nil, nil
 			}
 			arr, ok := a[0].([]any)
-			idx := toNum(a[1])
+			idx := jsvalue.ToNumber(a[1])
 			if _, isNum := a[1].(float64); !isNum {
 				// JavaScript then indexes by the property name String(index)
-				key := jsString(a[1])
+				key := jsvalue.ToString(a[1])
 				if !isDigits(key) || (len(key) > 1 && key[0] == '0') {
 					return missing, nil
 				}
@@ -416,7 +422,7 @@ func init() {
 				return nil, fmt.Errorf("$concatArrays must resolve to an array")
 			}
 			for _, e := range a {
-				if isNil(e) {
+				if jsvalue.IsNullish(e) {
 					return nil, nil
 				}
 			}
@@ -436,7 +442,7 @@ func init() {
 		},
 		"$reverseArray": func(obj, expr any, o *opts) (any, error) {
 			v, err := evalArg(obj, expr, o)
-			if err != nil || isNil(v) {
+			if err != nil || jsvalue.IsNullish(v) {
 				return nil, err
 			}
 			arr, ok := v.([]any)
@@ -450,7 +456,7 @@ func init() {
 			return out, nil
 		},
 		"$filter": func(obj, expr any, o *opts) (any, error) {
-			m, ok := expr.(map[string]any)
+			m, ok := expr.(*jsvalue.Object)
 			if !ok {
 				return nil, fmt.Errorf("$filter expects an object")
 			}
@@ -463,7 +469,7 @@ func init() {
 				return nil, fmt.Errorf("$filter 'input' expression must resolve to an array")
 			}
 			as := "this"
-			if s, ok := m["as"].(string); ok && s != "" {
+			if s, ok := m.Prop("as").(string); ok && s != "" {
 				as = s
 			}
 			out := []any{}
@@ -479,7 +485,7 @@ func init() {
 			return out, nil
 		},
 		"$map": func(obj, expr any, o *opts) (any, error) {
-			m, ok := expr.(map[string]any)
+			m, ok := expr.(*jsvalue.Object)
 			if !ok {
 				return nil, fmt.Errorf("$map expects an object")
 			}
@@ -492,7 +498,7 @@ func init() {
 				return nil, fmt.Errorf("$map 'input' expression must resolve to an array")
 			}
 			as := "this"
-			if s, ok := m["as"].(string); ok && s != "" {
+			if s, ok := m.Prop("as").(string); ok && s != "" {
 				as = s
 			}
 			out := make([]any, len(arr))
@@ -506,7 +512,7 @@ func init() {
 			return out, nil
 		},
 		"$reduce": func(obj, expr any, o *opts) (any, error) {
-			m, ok := expr.(map[string]any)
+			m, ok := expr.(*jsvalue.Object)
 			if !ok {
 				return nil, fmt.Errorf("$reduce expects an object")
 			}
@@ -518,7 +524,7 @@ func init() {
 			if err != nil {
 				return nil, err
 			}
-			if isNil(in) {
+			if jsvalue.IsNullish(in) {
 				return nil, nil
 			}
 			arr, ok := in.([]any)
@@ -537,11 +543,11 @@ func init() {
 			if err != nil {
 				return nil, err
 			}
-			out := map[string]any{}
+			out := &jsvalue.Object{}
 			for _, e := range ensureArray(v) {
-				if m, ok := e.(map[string]any); ok {
-					for k, x := range m {
-						out[k] = x
+				if m, ok := e.(*jsvalue.Object); ok {
+					for k, x := range m.Range {
+						out.Set(k, x)
 					}
 				}
 			}
@@ -549,13 +555,13 @@ func init() {
 		},
 		"$toString": func(obj, expr any, o *opts) (any, error) {
 			v, err := evalArg(obj, expr, o)
-			if err != nil || isNil(v) {
+			if err != nil || jsvalue.IsNullish(v) {
 				return nil, err
 			}
 			if t, ok := asTime(v); ok {
-				return isoString(t), nil
+				return jsvalue.ISOString(t), nil
 			}
-			return jsString(v), nil
+			return jsvalue.ToString(v), nil
 		},
 		"$toInt":     toInteger("int", -2147483648, 2147483647),
 		"$toLong":    toInteger("long", -9007199254740991, 9007199254740991),
@@ -563,7 +569,7 @@ func init() {
 		"$toDecimal": toDouble,
 		"$toBool": func(obj, expr any, o *opts) (any, error) {
 			v, err := evalArg(obj, expr, o)
-			if err != nil || isNil(v) {
+			if err != nil || jsvalue.IsNullish(v) {
 				return nil, err
 			}
 			if s, ok := v.(string); ok {
@@ -581,7 +587,7 @@ func init() {
 			case bool:
 				return "bool", nil
 			case float64:
-				if strings.Contains(numString(x), ".") {
+				if strings.Contains(jsvalue.NumberToString(x), ".") {
 					return "double", nil
 				}
 				if x >= -2147483648 && x <= 2147483647 {
@@ -603,13 +609,13 @@ func init() {
 		"$dayOfYear":    dateOp(func(t time.Time) float64 { return float64(t.YearDay()) }),
 		"$isoWeek":      dateOp(func(t time.Time) float64 { _, w := t.ISOWeek(); return float64(w) }),
 		"$let": func(obj, expr any, o *opts) (any, error) {
-			m, ok := expr.(map[string]any)
+			m, ok := expr.(*jsvalue.Object)
 			if !ok {
 				return nil, fmt.Errorf("$let expects an object")
 			}
-			vars, _ := m["vars"].(map[string]any)
+			vars, _ := m.Prop("vars").(*jsvalue.Object)
 			bound := map[string]any{}
-			for k, e := range vars {
+			for k, e := range vars.Range {
 				v, err := evalArg(obj, e, o)
 				if err != nil {
 					return nil, err
@@ -635,8 +641,8 @@ func init() {
 func jsRelational(a, b any) bool {
 	prim := func(v any) any {
 		switch v.(type) {
-		case []any, map[string]any:
-			return jsString(v)
+		case []any, *jsvalue.Object:
+			return jsvalue.ToString(v)
 		}
 		return v
 	}
@@ -644,17 +650,13 @@ func jsRelational(a, b any) bool {
 	sa, ok1 := pa.(string)
 	sb, ok2 := pb.(string)
 	if ok1 && ok2 {
-		return compareUTF16(sa, sb) < 0
+		return jsvalue.CompareStrings(sa, sb) < 0
 	}
-	return toNum(pa) < toNum(pb)
+	return jsvalue.ToNumber(pa) < jsvalue.ToNumber(pb)
 }
 
-func orMissing(m map[string]any, k string) any {
-	if v, ok := m[k]; ok {
-		return v
-	}
-	return missing
-}
+// orMissing reads m[k]: undefined when absent (or when m is nil).
+func orMissing(m *jsvalue.Object, k string) any { return m.Prop(k) }
 
 func roundOp(obj, expr any, o *opts, f func(float64) float64) (any, error) {
 	a, err := args(obj, ensureArrayExpr(expr), o, "$round")
@@ -662,15 +664,15 @@ func roundOp(obj, expr any, o *opts, f func(float64) float64) (any, error) {
 		return nil, err
 	}
 	v := argN(a, 0)
-	if isNil(v) {
+	if jsvalue.IsNullish(v) {
 		return nil, nil
 	}
 	places := 0.0
 	if p := argN(a, 1); !isMissing(p) {
-		places = toNum(p)
+		places = jsvalue.ToNumber(p)
 	}
 	scale := math.Pow(10, places)
-	return f(toNum(v)*scale) / scale, nil
+	return f(jsvalue.ToNumber(v)*scale) / scale, nil
 }
 
 func ensureArrayExpr(expr any) any {
@@ -682,12 +684,12 @@ func ensureArrayExpr(expr any) any {
 
 func trimOp(f func(string, string) string) exprOp {
 	return func(obj, expr any, o *opts) (any, error) {
-		m, ok := expr.(map[string]any)
+		m, ok := expr.(*jsvalue.Object)
 		if !ok {
 			return nil, fmt.Errorf("trim operators expect an object {input, chars}")
 		}
 		in, err := evalArg(obj, orMissing(m, "input"), o)
-		if err != nil || isNil(in) {
+		if err != nil || jsvalue.IsNullish(in) {
 			return nil, err
 		}
 		s, ok := in.(string)
@@ -695,7 +697,7 @@ func trimOp(f func(string, string) string) exprOp {
 			return nil, fmt.Errorf("trim: input must be a string")
 		}
 		chars := " \t\n\r\v\f\u00a0\u2028\u2029\ufeff\x00"
-		if c, ok := m["chars"]; ok {
+		if c, ok := m.Get("chars"); ok {
 			cv, err := evalArg(obj, c, o)
 			if err != nil {
 				return nil, err
@@ -714,7 +716,7 @@ func firstLast(first bool) exprOp {
 			return accumFirstLast(first)(coll, expr, o)
 		}
 		v, err := evalArg(obj, expr, o)
-		if err != nil || isNil(v) {
+		if err != nil || jsvalue.IsNullish(v) {
 			return nil, err
 		}
 		arr, ok := v.([]any)
@@ -737,7 +739,7 @@ func firstLast(first bool) exprOp {
 func toInteger(name string, lo, hi float64) exprOp {
 	return func(obj, expr any, o *opts) (any, error) {
 		v, err := evalArg(obj, expr, o)
-		if err != nil || isNil(v) {
+		if err != nil || jsvalue.IsNullish(v) {
 			return nil, err
 		}
 		switch x := v.(type) {
@@ -749,20 +751,20 @@ func toInteger(name string, lo, hi float64) exprOp {
 			}
 			return 0.0, nil
 		}
-		n := toNum(v)
+		n := jsvalue.ToNumber(v)
 		if !math.IsNaN(n) && n >= lo && n <= hi {
-			if s, ok := v.(string); !ok || !strings.Contains(numString(n), ".") {
+			if s, ok := v.(string); !ok || !strings.Contains(jsvalue.NumberToString(n), ".") {
 				_ = s
 				return math.Trunc(n), nil
 			}
 		}
-		return nil, fmt.Errorf("cannot convert '%s' to %s", jsString(v), name)
+		return nil, fmt.Errorf("cannot convert '%s' to %s", jsvalue.ToString(v), name)
 	}
 }
 
 func toDouble(obj, expr any, o *opts) (any, error) {
 	v, err := evalArg(obj, expr, o)
-	if err != nil || isNil(v) {
+	if err != nil || jsvalue.IsNullish(v) {
 		return nil, err
 	}
 	switch x := v.(type) {
@@ -774,9 +776,9 @@ func toDouble(obj, expr any, o *opts) (any, error) {
 		}
 		return 0.0, nil
 	}
-	n := toNum(v)
+	n := jsvalue.ToNumber(v)
 	if math.IsNaN(n) {
-		return nil, fmt.Errorf("cannot convert '%s' to double", jsString(v))
+		return nil, fmt.Errorf("cannot convert '%s' to double", jsvalue.ToString(v))
 	}
 	return n, nil
 }
@@ -787,26 +789,26 @@ func dateToString(obj, expr any, o *opts) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	m, ok := v.(map[string]any)
+	m, ok := v.(*jsvalue.Object)
 	if !ok {
 		return nil, fmt.Errorf("$dateToString expects an object")
 	}
-	if isNil(orMissing(m, "date")) {
-		if on, ok := m["onNull"]; ok && !isNil(on) {
+	if jsvalue.IsNullish(orMissing(m, "date")) {
+		if on, ok := m.Get("onNull"); ok && !jsvalue.IsNullish(on) {
 			return on, nil
 		}
 		return nil, nil
 	}
-	t, ok := asTime(m["date"])
+	t, ok := asTime(m.Prop("date"))
 	if !ok {
-		return nil, fmt.Errorf("$dateToString: date must be a date, got %s", jsonish(m["date"]))
+		return nil, fmt.Errorf("$dateToString: date must be a date, got %s", jsonish(m.Prop("date")))
 	}
 	format := "%Y-%m-%dT%H:%M:%S.%LZ"
-	if f, ok := m["format"].(string); ok && f != "" {
+	if f, ok := m.Prop("format").(string); ok && f != "" {
 		format = f
 	}
 	offset := 0
-	if tz, ok := m["timezone"].(string); ok && tz != "" && tz != "UTC" && tz != "GMT" {
+	if tz, ok := m.Prop("timezone").(string); ok && tz != "" && tz != "UTC" && tz != "GMT" {
 		loc, err := parseTZ(tz)
 		if err != nil {
 			return nil, err

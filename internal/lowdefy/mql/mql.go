@@ -2,6 +2,8 @@ package mql
 
 import (
 	"fmt"
+
+	"github.com/mcpbridge/mcpbridge/internal/jsvalue"
 )
 
 // Aggregate runs an aggregation pipeline over docs, as mingo's
@@ -26,26 +28,26 @@ func Aggregate(docs []any, pipeline []any) (out []any, err error) {
 // literals 0/1/true/false select or drop the field "value" of doc.
 func Expr(doc any, expr any) (v any, err error) {
 	defer recoverErr(&err, "expr")
-	if doc == nil {
-		doc = map[string]any{}
+	if jsvalue.IsNullish(doc) {
+		doc = &jsvalue.Object{}
 	}
 	d := normalize(doc)
-	res, err := runPipeline([]any{d}, []any{map[string]any{"$project": map[string]any{"value": normalize(expr)}}}, newOpts(nil))
+	res, err := runPipeline([]any{d}, []any{jsvalue.ObjectOf("$project", jsvalue.ObjectOf("value", normalize(expr)))}, newOpts(nil))
 	if err != nil {
 		return nil, fmt.Errorf("mql expr: %w", err)
 	}
 	if len(res) == 0 {
 		return nil, nil
 	}
-	m, _ := res[0].(map[string]any)
+	m, _ := res[0].(*jsvalue.Object)
 	return export(orMissing(m, "value")), nil
 }
 
 // Test reports whether doc matches query, as mingo's Query(query).test(doc).
 func Test(doc any, query any) (ok bool, err error) {
 	defer recoverErr(&err, "test")
-	if doc == nil {
-		doc = map[string]any{}
+	if jsvalue.IsNullish(doc) {
+		doc = &jsvalue.Object{}
 	}
 	q, err := compileQuery(normalize(query))
 	if err != nil {

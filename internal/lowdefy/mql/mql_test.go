@@ -5,6 +5,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/mcpbridge/mcpbridge/internal/jsvalue"
 )
 
 func TestAggregate(t *testing.T) {
@@ -21,17 +23,24 @@ func TestAggregate(t *testing.T) {
 		{"group sum with int inputs", []any{
 			map[string]any{"$group": map[string]any{"_id": "$k", "s": map[string]any{"$sum": "$v"}}},
 			map[string]any{"$sort": map[string]any{"_id": 1}},
-		}, []any{map[string]any{"_id": "a", "s": 4.5}, map[string]any{"_id": "b", "s": 2.0}}},
-		{"ordered multi-key sort with D", []any{
-			map[string]any{"$sort": D{{"k", -1}, {"v", 1}}},
+		}, []any{jsvalue.ObjectOf("_id", "a", "s", 4.5), jsvalue.ObjectOf("_id", "b", "s", 2.0)}},
+		{"group keeps _id then the spec order", []any{
+			map[string]any{"$group": jsvalue.ObjectOf("_id", "$k", "z", jsvalue.ObjectOf("$sum", 1.0), "a", jsvalue.ObjectOf("$max", "$v"))},
+		}, []any{jsvalue.ObjectOf("_id", "a", "z", 2.0, "a", 3.5), jsvalue.ObjectOf("_id", "b", "z", 1.0, "a", 2.0)}},
+		{"project keeps the spec order", []any{
+			map[string]any{"$project": jsvalue.ObjectOf("v", 1.0, "k", 1.0, "_id", 0.0)},
+			map[string]any{"$limit": 1.0},
+		}, []any{jsvalue.ObjectOf("v", 1.0, "k", "a")}},
+		{"ordered multi-key sort", []any{
+			map[string]any{"$sort": jsvalue.ObjectOf("k", -1, "v", 1)},
 			map[string]any{"$project": map[string]any{"_id": 0, "v": 1}},
-		}, []any{map[string]any{"v": 2.0}, map[string]any{"v": 1.0}, map[string]any{"v": 3.5}}},
+		}, []any{jsvalue.ObjectOf("v", 2.0), jsvalue.ObjectOf("v", 1.0), jsvalue.ObjectOf("v", 3.5)}},
 		{"match then count", []any{
 			map[string]any{"$match": map[string]any{"v": map[string]any{"$gte": 2}}},
 			map[string]any{"$count": "n"},
-		}, []any{map[string]any{"n": 2.0}}},
+		}, []any{jsvalue.ObjectOf("n", 2.0)}},
 		{"empty pipeline copies", []any{}, []any{
-			map[string]any{"k": "a", "v": 1.0}, map[string]any{"k": "b", "v": 2.0}, map[string]any{"k": "a", "v": 3.5},
+			jsvalue.ObjectOf("k", "a", "v", 1.0), jsvalue.ObjectOf("k", "b", "v", 2.0), jsvalue.ObjectOf("k", "a", "v", 3.5),
 		}},
 	}
 	for _, tc := range tests {

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/mcpbridge/mcpbridge/internal/jsvalue"
 	"github.com/mcpbridge/mcpbridge/tools/jslibs-oracle/oracletest"
 )
 
@@ -98,6 +99,13 @@ var aggCorpus = [][]any{
 	{map[string]any{"$skip": 100.0}},
 	{map[string]any{"$count": "$bad"}},
 	{map[string]any{"$replaceRoot": map[string]any{"newRoot": "$name"}}},
+	// Specs written out of alphabetical order: stages follow the order of their keys.
+	{jsvalue.ObjectOf("$project", jsvalue.ObjectOf("type", 1.0, "name", 1.0, "_id", 0.0))},
+	{jsvalue.ObjectOf("$project", jsvalue.ObjectOf("upper", jsvalue.ObjectOf("$toUpper", "$name"), "_id", 1.0, "dim", 1.0))},
+	{jsvalue.ObjectOf("$sort", jsvalue.ObjectOf("type", 1.0, "name", -1.0)), jsvalue.ObjectOf("$project", jsvalue.ObjectOf("name", 1.0))},
+	{jsvalue.ObjectOf("$group", jsvalue.ObjectOf("_id", "$type", "zmax", jsvalue.ObjectOf("$max", "$qty"), "count", jsvalue.ObjectOf("$sum", 1.0)))},
+	{jsvalue.ObjectOf("$addFields", jsvalue.ObjectOf("z", 1.0, "a", jsvalue.ObjectOf("$concat", []any{"$name", "!"}))), jsvalue.ObjectOf("$limit", 2.0)},
+	{jsvalue.ObjectOf("$replaceRoot", jsvalue.ObjectOf("newRoot", jsvalue.ObjectOf("z", "$name", "a", "$_id")))},
 }
 
 var exprCorpus = []any{
@@ -221,8 +229,46 @@ func comparable(v any) any {
 			out[k] = comparable(e)
 		}
 		return out
+	case *jsvalue.Object:
+		out := map[string]any{}
+		for k, e := range x.Range {
+			out[k] = comparable(e)
+		}
+		return out
 	}
 	return v
+}
+
+// orderedText writes v as JSON with objects in their key order (after the
+// normalisation of comparable for everything else), to compare key order.
+func orderedText(v any) string {
+	s, _ := jsvalue.Stringify(orderedComparable(v), "")
+	return s
+}
+
+func orderedComparable(v any) any {
+	switch x := v.(type) {
+	case oracletest.Undefined:
+		return nil
+	case []any:
+		out := make([]any, len(x))
+		for i, e := range x {
+			out[i] = orderedComparable(e)
+		}
+		return out
+	case *jsvalue.Object:
+		out := jsvalue.NewObject(x.Len())
+		for k, e := range x.Range {
+			if _, u := e.(oracletest.Undefined); u {
+				continue
+			}
+			out.Set(k, orderedComparable(e))
+		}
+		return out
+	case time.Time:
+		return jsvalue.ISOString(x)
+	}
+	return comparable(v)
 }
 
 type diffCase struct {
@@ -264,6 +310,13 @@ func TestDifferentialAgainstMingo(t *testing.T) {
 			if diff := cmp.Diff(comparable(want.Value), comparable(got)); diff != "" {
 				if !knownMQLDifferences[c.name] {
 					t.Errorf("%s: mismatch (-mingo +go):\n%s", c.name, diff)
+				}
+				continue
+			}
+			// The same values: now the key order of every object.
+			if w, g := orderedText(oracletest.DecodeOrdered(want.Raw)), orderedText(got); w != g {
+				if !knownMQLDifferences[c.name] {
+					t.Errorf("%s: key order differs:\nmingo %s\ngo    %s", c.name, w, g)
 				}
 				continue
 			}

@@ -1,6 +1,10 @@
 package mql
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/mcpbridge/mcpbridge/internal/jsvalue"
+)
 
 // graphMissingT is mingo's MISSING symbol in resolveGraph results (distinct
 // from undefined, which arrays may legitimately hold).
@@ -11,8 +15,8 @@ var graphMissing = graphMissingT{}
 // getValue reads key from an object or array (mingo's getValue).
 func getValue(obj any, key string) any {
 	switch x := obj.(type) {
-	case map[string]any:
-		if v, ok := x[key]; ok {
+	case *jsvalue.Object:
+		if v, ok := x.Get(key); ok {
 			return v
 		}
 	case []any:
@@ -35,7 +39,7 @@ func getValue(obj any, key string) any {
 // resolve is mingo's resolve: a dotted path that descends into arrays.
 func resolve(obj any, selector string, unwrapArray bool) any {
 	switch obj.(type) {
-	case map[string]any, []any:
+	case *jsvalue.Object, []any:
 	default:
 		return obj
 	}
@@ -111,7 +115,7 @@ func resolveGraph(obj any, selector string) any {
 	if isMissing(value) {
 		return missing
 	}
-	return map[string]any{key: value}
+	return jsvalue.ObjectOf(key, value)
 }
 
 // filterMissing removes missing entries from arrays, recursively.
@@ -125,9 +129,9 @@ func filterMissing(v any) any {
 			}
 		}
 		return out
-	case map[string]any:
-		for k, e := range x {
-			x[k] = filterMissing(e)
+	case *jsvalue.Object:
+		for k, e := range x.Range {
+			x.Set(k, filterMissing(e))
 		}
 	}
 	return v
@@ -155,16 +159,16 @@ func mergeInto(dst, src any) any {
 			d = append(d, s[i])
 		}
 		return d
-	case map[string]any:
-		s, ok := src.(map[string]any)
+	case *jsvalue.Object:
+		s, ok := src.(*jsvalue.Object)
 		if !ok {
 			return dst
 		}
-		for k, v := range s {
-			if old, ok := d[k]; ok {
-				d[k] = mergeInto(old, v)
+		for k, v := range s.Range {
+			if old, ok := d.Get(k); ok {
+				d.Set(k, mergeInto(old, v))
 			} else {
-				d[k] = v
+				d.Set(k, v)
 			}
 		}
 		return d
@@ -173,21 +177,21 @@ func mergeInto(dst, src any) any {
 }
 
 // setValue sets a dotted path, building objects on the way (mingo setValue).
-func setValue(obj map[string]any, selector string, value any) {
+func setValue(obj *jsvalue.Object, selector string, value any) {
 	var cur any = obj
 	parts := strings.Split(selector, ".")
 	for i, p := range parts {
 		last := i == len(parts)-1
 		switch c := cur.(type) {
-		case map[string]any:
+		case *jsvalue.Object:
 			if last {
-				c[p] = value
+				c.Set(p, value)
 				return
 			}
-			next, ok := c[p]
+			next, ok := c.Get(p)
 			if !ok || next == nil {
-				next = map[string]any{}
-				c[p] = next
+				next = &jsvalue.Object{}
+				c.Set(p, next)
 			}
 			cur = next
 		case []any:
@@ -219,13 +223,13 @@ func removeValue(obj any, selector string, descend bool) {
 	key := parts[0]
 	if len(parts) == 1 {
 		switch c := obj.(type) {
-		case map[string]any:
-			delete(c, key)
+		case *jsvalue.Object:
+			c.Delete(key)
 		case []any:
 			if !isDigits(key) && descend {
 				for _, e := range c {
-					if m, ok := e.(map[string]any); ok {
-						delete(m, key)
+					if m, ok := e.(*jsvalue.Object); ok {
+						m.Delete(key)
 					}
 				}
 			}
@@ -234,14 +238,14 @@ func removeValue(obj any, selector string, descend bool) {
 	}
 	var item any
 	switch c := obj.(type) {
-	case map[string]any:
-		item = c[key]
+	case *jsvalue.Object:
+		item = c.Prop(key)
 	case []any:
 		item = getValue(c, key)
 	default:
 		return
 	}
-	if !truthyJS(item) {
+	if !jsvalue.Truthy(item) {
 		return
 	}
 	if arr, ok := item.([]any); ok && descend && !isDigits(strings.SplitN(parts[1], ".", 2)[0]) {
@@ -253,7 +257,7 @@ func removeValue(obj any, selector string, descend bool) {
 	removeValue(item, parts[1], descend)
 }
 
-// cloneDeep copies maps and slices.
+// cloneDeep copies objects and arrays.
 func cloneDeep(v any) any {
 	switch x := v.(type) {
 	case []any:
@@ -262,10 +266,10 @@ func cloneDeep(v any) any {
 			out[i] = cloneDeep(e)
 		}
 		return out
-	case map[string]any:
-		out := make(map[string]any, len(x))
-		for k, e := range x {
-			out[k] = cloneDeep(e)
+	case *jsvalue.Object:
+		out := jsvalue.NewObject(x.Len())
+		for k, e := range x.Range {
+			out.Set(k, cloneDeep(e))
 		}
 		return out
 	}

@@ -5,6 +5,8 @@ import (
 	"math"
 	"sort"
 	"strings"
+
+	"github.com/mcpbridge/mcpbridge/internal/jsvalue"
 )
 
 // stageFunc runs one pipeline stage.
@@ -27,7 +29,7 @@ func init() {
 		"$count":       stageCount,
 		"$replaceRoot": stageReplaceRoot,
 		"$replaceWith": func(docs []any, spec any, o *opts) ([]any, error) {
-			return stageReplaceRoot(docs, map[string]any{"newRoot": spec}, o)
+			return stageReplaceRoot(docs, jsvalue.ObjectOf("newRoot", spec), o)
 		},
 		"$sortByCount": stageSortByCount,
 		"$lookup":      stageLookup,
@@ -62,11 +64,11 @@ func runPipeline(docs []any, pipeline []any, o *opts) ([]any, error) {
 		return err
 	}
 	for i, st := range pipeline {
-		m, ok := st.(map[string]any)
-		if !ok || len(m) != 1 {
+		m, ok := st.(*jsvalue.Object)
+		if !ok || m.Len() != 1 {
 			return nil, fmt.Errorf("pipeline stage %d: a stage must be an object with exactly one operator, got %s", i, jsonish(st))
 		}
-		for name, spec := range m {
+		for name, spec := range m.Range {
 			fn, ok := stages[name]
 			if !ok {
 				return nil, fmt.Errorf("pipeline stage %d: invalid pipeline operator %s", i, name)
@@ -205,19 +207,19 @@ func isZeroOrFalse(v any) bool { return v == false || v == 0.0 }
 func isOneOrTrue(v any) bool   { return v == true || v == 1.0 }
 
 func stageProject(docs []any, spec any, o *opts) ([]any, error) {
-	m, ok := spec.(map[string]any)
+	m, ok := spec.(*jsvalue.Object)
 	if !ok {
 		return nil, fmt.Errorf("$project specification must be an object")
 	}
-	if len(m) == 0 {
+	if m.Len() == 0 {
 		return docs, nil
 	}
 	if err := validateProjection(m); err != nil {
 		return nil, err
 	}
-	keys := sortedKeys(m)
+	keys := m.Keys()
 	idOnlyExcluded := false
-	if id, ok := m["_id"]; ok {
+	if id, ok := m.Get("_id"); ok {
 		if isZeroOrFalse(id) {
 			var rest []string
 			for _, k := range keys {
@@ -242,13 +244,9 @@ func stageProject(docs []any, spec any, o *opts) ([]any, error) {
 	return out, nil
 }
 
-func validateProjection(m map[string]any) error {
-	if _, hasID := m["_id"]; hasID {
-		// mingo stops checking when it meets _id; key order is unknown here,
-		// so only mixes among the other keys are rejected.
-	}
+func validateProjection(m *jsvalue.Object) error {
 	excl, incl := false, false
-	for k, v := range m {
+	for k, v := range m.Range {
 		if k == "_id" {
 			continue
 		}
@@ -264,8 +262,8 @@ func validateProjection(m map[string]any) error {
 	return nil
 }
 
-func projectObject(obj any, spec map[string]any, o *opts, keys []string, idOnlyExcluded bool) (any, error) {
-	newObj := map[string]any{}
+func projectObject(obj any, spec *jsvalue.Object, o *opts, keys []string, idOnlyExcluded bool) (any, error) {
+	newObj := &jsvalue.Object{}
 	foundExclusion := false
 	var dropKeys []string
 	if idOnlyExcluded {
@@ -290,31 +288,29 @@ func projectObject(obj any, spec map[string]any, o *opts, keys []string, idOnlyE
 				if err != nil {
 					return nil, err
 				}
-				if isNil(r) {
+				if jsvalue.IsNullish(r) {
 					r = nil
 				}
 				arr[i] = r
 			}
 			value = arr
-		case map[string]any:
+		case *jsvalue.Object:
 			op := ""
-			if len(x) == 1 {
-				for k := range x {
-					op = k
-				}
+			if x.Len() == 1 {
+				op, _ = x.At(0)
 			}
 			switch {
-			case key == "_id" && len(x) == 0:
+			case key == "_id" && x.Len() == 0:
 				value = getValue(obj, key)
 			case isOperator(op):
-				if value, err = computeValue(obj, x[op], op, o); err != nil {
+				if value, err = computeValue(obj, x.Prop(op), op, o); err != nil {
 					return nil, err
 				}
 			case hasKey(obj, key):
 				if err := validateProjection(x); err != nil {
 					return nil, err
 				}
-				subKeys := sortedKeys(x)
+				subKeys := x.Keys()
 				target := getValue(obj, key)
 				if arr, ok := target.([]any); ok {
 					res := make([]any, len(arr))
@@ -325,7 +321,7 @@ func projectObject(obj any, spec map[string]any, o *opts, keys []string, idOnlyE
 					}
 					value = res
 				} else {
-					if _, isObj := target.(map[string]any); !isObj {
+					if _, isObj := target.(*jsvalue.Object); !isObj {
 						target = obj
 					}
 					if value, err = projectObject(target, x, o, subKeys, false); err != nil {
@@ -358,14 +354,14 @@ func projectObject(obj any, spec map[string]any, o *opts, keys []string, idOnlyE
 	}
 	filterMissing(newObj)
 	if foundExclusion || idOnlyExcluded {
-		merged := map[string]any{}
-		if om, ok := obj.(map[string]any); ok {
-			for k, v := range om {
-				merged[k] = cloneDeep(v)
+		merged := &jsvalue.Object{}
+		if om, ok := obj.(*jsvalue.Object); ok {
+			for k, v := range om.Range {
+				merged.Set(k, cloneDeep(v))
 			}
 		}
-		for k, v := range newObj {
-			merged[k] = v
+		for k, v := range newObj.Range {
+			merged.Set(k, v)
 		}
 		for _, k := range dropKeys {
 			removeValue(merged, k, true)
@@ -376,31 +372,27 @@ func projectObject(obj any, spec map[string]any, o *opts, keys []string, idOnlyE
 }
 
 func hasKey(obj any, key string) bool {
-	m, ok := obj.(map[string]any)
-	if !ok {
-		return false
-	}
-	_, ok = m[key]
-	return ok
+	m, ok := obj.(*jsvalue.Object)
+	return ok && m.Has(key)
 }
 
 func stageAddFields(docs []any, spec any, o *opts) ([]any, error) {
-	m, ok := spec.(map[string]any)
+	m, ok := spec.(*jsvalue.Object)
 	if !ok {
 		return nil, fmt.Errorf("$addFields specification must be an object")
 	}
-	if len(m) == 0 {
+	if m.Len() == 0 {
 		return docs, nil
 	}
 	out := make([]any, len(docs))
 	for i, d := range docs {
-		src, _ := d.(map[string]any)
-		nd := map[string]any{}
-		for k, v := range src {
-			nd[k] = cloneDeep(v)
+		src, _ := d.(*jsvalue.Object)
+		nd := jsvalue.NewObject(src.Len() + m.Len())
+		for k, v := range src.Range {
+			nd.Set(k, cloneDeep(v))
 		}
-		for _, field := range sortedKeys(m) {
-			v, err := computeValue(d, m[field], "", o.withRoot(d))
+		for field, spec := range m.Range {
+			v, err := computeValue(d, spec, "", o.withRoot(d))
 			if err != nil {
 				return nil, err
 			}
@@ -416,13 +408,13 @@ func stageAddFields(docs []any, spec any, o *opts) ([]any, error) {
 }
 
 func stageUnset(docs []any, spec any, o *opts) ([]any, error) {
-	p := map[string]any{}
+	p := &jsvalue.Object{}
 	for _, k := range ensureArray(spec) {
 		s, ok := k.(string)
 		if !ok {
 			return nil, fmt.Errorf("$unset needs field names, got %s", jsonish(k))
 		}
-		p[s] = 0.0
+		p.Set(s, 0.0)
 	}
 	return stageProject(docs, p, o)
 }
@@ -437,7 +429,7 @@ func groupKeys(docs []any, keyFn func(d any) (any, error)) ([]any, map[string][]
 		if err != nil {
 			return nil, nil, err
 		}
-		if isNil(k) {
+		if jsvalue.IsNullish(k) {
 			k = nil
 		}
 		h := stringify(k)
@@ -450,11 +442,11 @@ func groupKeys(docs []any, keyFn func(d any) (any, error)) ([]any, map[string][]
 }
 
 func stageGroup(docs []any, spec any, o *opts) ([]any, error) {
-	m, ok := spec.(map[string]any)
+	m, ok := spec.(*jsvalue.Object)
 	if !ok {
 		return nil, fmt.Errorf("$group specification must be an object")
 	}
-	idExpr, ok := m["_id"]
+	idExpr, ok := m.Get("_id")
 	if !ok {
 		return nil, fmt.Errorf("a group specification must include an _id")
 	}
@@ -464,17 +456,17 @@ func stageGroup(docs []any, spec any, o *opts) ([]any, error) {
 	}
 	out := make([]any, 0, len(order))
 	for _, id := range order {
-		res := map[string]any{"_id": id}
+		res := jsvalue.ObjectOf("_id", id)
 		part := groups[stringify(id)]
-		for _, k := range sortedKeys(m) {
+		for k, spec := range m.Range {
 			if k == "_id" {
 				continue
 			}
-			v, err := computeValue(part, m[k], k, o.withRoot(nil))
+			v, err := computeValue(part, spec, k, o.withRoot(nil))
 			if err != nil {
 				return nil, fmt.Errorf("field %s: %w", k, err)
 			}
-			res[k] = v
+			res.Set(k, v)
 		}
 		out = append(out, res)
 	}
@@ -482,29 +474,18 @@ func stageGroup(docs []any, spec any, o *opts) ([]any, error) {
 }
 
 func stageSort(docs []any, spec any, _ *opts) ([]any, error) {
-	var keys []string
-	m, ok := spec.(map[string]any)
-	if ss, isSS := spec.(sortSpec); isSS {
-		m = map[string]any{}
-		for _, kv := range ss {
-			keys = append(keys, kv.Key)
-			m[kv.Key] = normalize(kv.Value)
-		}
-	} else {
-		if !ok || len(m) == 0 {
-			return docs, nil
-		}
-		// Go maps lose key order: several keys are applied in sorted name
-		// order unless the caller passes an mql.D.
-		keys = sortedKeys(m)
+	m, ok := spec.(*jsvalue.Object)
+	if !ok || m.Len() == 0 {
+		return docs, nil
 	}
+	keys := m.Keys()
 	coll := docs
 	for i := len(keys) - 1; i >= 0; i-- {
 		key := keys[i]
 		order, groups, _ := groupKeys(coll, func(d any) (any, error) { return resolve(d, key, false), nil })
 		sorted := append([]any{}, order...)
 		sort.SliceStable(sorted, func(a, b int) bool { return compare(sorted[a], sorted[b]) < 0 })
-		if dir, ok := m[key].(float64); ok && dir == -1 {
+		if dir, ok := m.Prop(key).(float64); ok && dir == -1 {
 			for a, b := 0, len(sorted)-1; a < b; a, b = a+1, b-1 {
 				sorted[a], sorted[b] = sorted[b], sorted[a]
 			}
@@ -552,41 +533,41 @@ func stageUnwind(docs []any, spec any, _ *opts) ([]any, error) {
 	switch x := spec.(type) {
 	case string:
 		path = x
-	case map[string]any:
-		path, _ = x["path"].(string)
-		includeIndex, _ = x["includeArrayIndex"].(string)
-		preserve = x["preserveNullAndEmptyArrays"] == true
+	case *jsvalue.Object:
+		path, _ = x.Prop("path").(string)
+		includeIndex, _ = x.Prop("includeArrayIndex").(string)
+		preserve = x.Prop("preserveNullAndEmptyArrays") == true
 	}
 	if !strings.HasPrefix(path, "$") {
 		return nil, fmt.Errorf("$unwind path must be a string starting with $, got %s", jsonish(spec))
 	}
 	field := path[1:]
 	out := []any{}
-	format := func(d map[string]any, i any) map[string]any {
+	format := func(d *jsvalue.Object, i any) *jsvalue.Object {
 		if includeIndex != "" {
-			d[includeIndex] = i
+			d.Set(includeIndex, i)
 		}
 		return d
 	}
 	for _, d := range docs {
-		dm, _ := d.(map[string]any)
+		dm, _ := d.(*jsvalue.Object)
 		value := resolve(d, field, false)
 		if arr, ok := value.([]any); ok {
 			if len(arr) == 0 && preserve {
-				nd := cloneDeep(dm).(map[string]any)
+				nd := cloneDeep(dm).(*jsvalue.Object)
 				removeValue(nd, field, false)
 				out = append(out, format(nd, nil))
 				continue
 			}
 			for i, item := range arr {
-				nd := cloneDeep(dm).(map[string]any)
+				nd := cloneDeep(dm).(*jsvalue.Object)
 				setValue(nd, field, item)
 				out = append(out, format(nd, float64(i)))
 			}
 			continue
 		}
 		if !isEmpty(value) || preserve {
-			nd := cloneDeep(dm).(map[string]any)
+			nd := cloneDeep(dm).(*jsvalue.Object)
 			out = append(out, format(nd, nil))
 		}
 	}
@@ -598,11 +579,11 @@ func stageCount(docs []any, spec any, _ *opts) ([]any, error) {
 	if !ok || strings.TrimSpace(s) == "" || strings.Contains(s, ".") || strings.TrimSpace(s)[0] == '$' {
 		return nil, fmt.Errorf("Invalid expression value for $count")
 	}
-	return []any{map[string]any{s: float64(len(docs))}}, nil
+	return []any{jsvalue.ObjectOf(s, float64(len(docs)))}, nil
 }
 
 func stageReplaceRoot(docs []any, spec any, o *opts) ([]any, error) {
-	m, ok := spec.(map[string]any)
+	m, ok := spec.(*jsvalue.Object)
 	if !ok {
 		return nil, fmt.Errorf("$replaceRoot needs {newRoot: <expression>}")
 	}
@@ -612,7 +593,7 @@ func stageReplaceRoot(docs []any, spec any, o *opts) ([]any, error) {
 		if err != nil {
 			return nil, err
 		}
-		if _, ok := v.(map[string]any); !ok {
+		if _, ok := v.(*jsvalue.Object); !ok {
 			return nil, fmt.Errorf("$replaceRoot expression must return an object")
 		}
 		out[i] = cloneDeep(v)
@@ -621,29 +602,29 @@ func stageReplaceRoot(docs []any, spec any, o *opts) ([]any, error) {
 }
 
 func stageSortByCount(docs []any, spec any, o *opts) ([]any, error) {
-	g, err := stageGroup(docs, map[string]any{"_id": spec, "count": map[string]any{"$sum": 1.0}}, o)
+	g, err := stageGroup(docs, jsvalue.ObjectOf("_id", spec, "count", jsvalue.ObjectOf("$sum", 1.0)), o)
 	if err != nil {
 		return nil, err
 	}
-	return stageSort(g, map[string]any{"count": -1.0}, o)
+	return stageSort(g, jsvalue.ObjectOf("count", -1.0), o)
 }
 
 func stageLookup(docs []any, spec any, _ *opts) ([]any, error) {
-	m, ok := spec.(map[string]any)
+	m, ok := spec.(*jsvalue.Object)
 	if !ok {
 		return nil, fmt.Errorf("$lookup needs an object")
 	}
-	from, ok := m["from"].([]any)
+	from, ok := m.Prop("from").([]any)
 	if !ok {
 		return nil, fmt.Errorf("'from' field must resolve to an array (named collections are not available)")
 	}
-	local, _ := m["localField"].(string)
-	foreign, _ := m["foreignField"].(string)
-	as, _ := m["as"].(string)
+	local, _ := m.Prop("localField").(string)
+	foreign, _ := m.Prop("foreignField").(string)
+	as, _ := m.Prop("as").(string)
 	index := map[string][]any{}
 	for _, f := range from {
 		k := resolve(f, foreign, false)
-		if isNil(k) {
+		if jsvalue.IsNullish(k) {
 			continue
 		}
 		h := stringify(k)
@@ -651,18 +632,16 @@ func stageLookup(docs []any, spec any, _ *opts) ([]any, error) {
 	}
 	out := make([]any, len(docs))
 	for i, d := range docs {
-		nd := map[string]any{}
-		if dm, ok := d.(map[string]any); ok {
-			for k, v := range dm {
-				nd[k] = v
-			}
+		nd := &jsvalue.Object{}
+		if dm, ok := d.(*jsvalue.Object); ok {
+			nd = dm.Clone()
 		}
 		k := resolve(d, local, false)
 		matches := []any{}
-		if !isNil(k) {
+		if !jsvalue.IsNullish(k) {
 			matches = append(matches, index[stringify(k)]...)
 		}
-		nd[as] = cloneDeep(matches)
+		nd.Set(as, cloneDeep(matches))
 		out[i] = nd
 	}
 	return out, nil

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+
+	"github.com/mcpbridge/mcpbridge/internal/jsvalue"
 )
 
 // predicate tests one document.
@@ -14,13 +16,12 @@ type predicate func(doc any) (bool, error)
 
 // compileQuery compiles a query object (mingo Query).
 func compileQuery(cond any) ([]predicate, error) {
-	m, ok := cond.(map[string]any)
+	m, ok := cond.(*jsvalue.Object)
 	if !ok {
 		return nil, fmt.Errorf("query criteria must be an object: %s", jsonish(cond))
 	}
 	var preds []predicate
-	for _, field := range sortedKeys(m) {
-		expr := m[field]
+	for field, expr := range m.Range {
 		switch field {
 		case "$and", "$or", "$nor":
 			p, err := logicalOp(field, expr)
@@ -31,7 +32,7 @@ func compileQuery(cond any) ([]predicate, error) {
 		case "$expr":
 			preds = append(preds, func(doc any) (bool, error) {
 				v, err := computeValue(doc, expr, "", newOpts(doc))
-				return truthyJS(v), err
+				return jsvalue.Truthy(v), err
 			})
 		case "$where", "$jsonSchema", "$text":
 			return nil, fmt.Errorf("query operator %s is not supported", field)
@@ -43,8 +44,8 @@ func compileQuery(cond any) ([]predicate, error) {
 			if err != nil {
 				return nil, err
 			}
-			for _, op := range sortedKeys(ops) {
-				p, err := fieldOp(field, op, ops[op])
+			for op, arg := range ops.Range {
+				p, err := fieldOp(field, op, arg)
 				if err != nil {
 					return nil, err
 				}
@@ -53,14 +54,6 @@ func compileQuery(cond any) ([]predicate, error) {
 		}
 	}
 	return preds, nil
-}
-
-// truthyJS is plain JavaScript truthiness ("" is false).
-func truthyJS(v any) bool {
-	if s, ok := v.(string); ok {
-		return s != ""
-	}
-	return truthy(v)
 }
 
 func testAll(preds []predicate, doc any) (bool, error) {
@@ -77,33 +70,33 @@ func testAll(preds []predicate, doc any) (bool, error) {
 type regexValue struct{ re *regexp.Regexp }
 
 // normalizeQuery is mingo's normalize for a field's condition.
-func normalizeQuery(expr any) (map[string]any, error) {
-	m, ok := expr.(map[string]any)
+func normalizeQuery(expr any) (*jsvalue.Object, error) {
+	m, ok := expr.(*jsvalue.Object)
 	if !ok {
-		return map[string]any{"$eq": expr}, nil
+		return jsvalue.ObjectOf("$eq", expr), nil
 	}
 	hasOp := false
-	for k := range m {
+	for k := range m.Range {
 		if isOperator(k) {
 			hasOp = true
 		}
 	}
 	if !hasOp {
-		return map[string]any{"$eq": expr}, nil
+		return jsvalue.ObjectOf("$eq", expr), nil
 	}
-	if pat, ok := m["$regex"]; ok {
-		opts, _ := m["$options"].(string)
+	if pat, ok := m.Get("$regex"); ok {
+		opts, _ := m.Prop("$options").(string)
 		re, err := compileRegex(pat, opts)
 		if err != nil {
 			return nil, err
 		}
-		out := map[string]any{}
-		for k, v := range m {
+		out := jsvalue.NewObject(m.Len())
+		for k, v := range m.Range {
 			if k != "$options" {
-				out[k] = v
+				out.Set(k, v)
 			}
 		}
-		out["$regex"] = re
+		out.Set("$regex", re)
 		return out, nil
 	}
 	return m, nil
@@ -116,7 +109,7 @@ func compileRegex(pat any, flags string) (*regexValue, error) {
 	}
 	s, ok := pat.(string)
 	if !ok {
-		s = jsString(pat)
+		s = jsvalue.ToString(pat)
 	}
 	prefix := ""
 	for _, f := range flags {
@@ -249,7 +242,7 @@ func fieldOp(field, op string, val any) (predicate, error) {
 				return false
 			}
 			for _, x := range ensureArray(a) {
-				if math.Mod(toNum(x), toNum(arr[0])) == toNum(arr[1]) {
+				if math.Mod(jsvalue.ToNumber(x), jsvalue.ToNumber(arr[0])) == jsvalue.ToNumber(arr[1]) {
 					return true
 				}
 			}
@@ -282,7 +275,7 @@ func fieldOp(field, op string, val any) (predicate, error) {
 		if err != nil {
 			return nil, err
 		}
-		q, err := compileQuery(map[string]any{field: norm})
+		q, err := compileQuery(jsvalue.ObjectOf(field, norm))
 		if err != nil {
 			return nil, err
 		}
@@ -298,7 +291,7 @@ func fieldOp(field, op string, val any) (predicate, error) {
 
 // queryEq is mingo's $eq predicate.
 func queryEq(a, b any, depth int) bool {
-	if isEqual(a, b) || (isNil(a) && isNil(b)) {
+	if isEqual(a, b) || (jsvalue.IsNullish(a) && jsvalue.IsNullish(b)) {
 		return true
 	}
 	if arr, ok := a.([]any); ok {
@@ -345,7 +338,7 @@ func queryCmp(op string, a, b any) bool {
 }
 
 func queryIn(a any, b []any) bool {
-	if isNil(a) {
+	if jsvalue.IsNullish(a) {
 		for _, v := range b {
 			if v == nil {
 				return true
@@ -370,8 +363,8 @@ func queryAll(values, queries any) (bool, error) {
 		return false, nil
 	}
 	for _, q := range qs {
-		if m, ok := q.(map[string]any); ok {
-			if em, ok := m["$elemMatch"]; ok {
+		if m, ok := q.(*jsvalue.Object); ok {
+			if em, ok := m.Get("$elemMatch"); ok {
 				r, err := elemMatch(vs, em)
 				if err != nil || !r {
 					return false, err
@@ -398,19 +391,19 @@ func elemMatch(a, crit any) (bool, error) {
 	if !ok || len(arr) == 0 {
 		return false, nil
 	}
-	cm, ok := crit.(map[string]any)
+	cm, ok := crit.(*jsvalue.Object)
 	if !ok {
 		return false, fmt.Errorf("$elemMatch needs an object, got %s", jsonish(crit))
 	}
 	wrap := true
-	for k := range cm {
+	for k := range cm.Range {
 		if !isOperator(k) || k == "$and" || k == "$or" || k == "$nor" {
 			wrap = false
 		}
 	}
 	criteria := any(cm)
 	if wrap {
-		criteria = map[string]any{"temp": cm}
+		criteria = jsvalue.ObjectOf("temp", cm)
 	}
 	q, err := compileQuery(criteria)
 	if err != nil {
@@ -419,7 +412,7 @@ func elemMatch(a, crit any) (bool, error) {
 	for _, e := range arr {
 		doc := e
 		if wrap {
-			doc = map[string]any{"temp": e}
+			doc = jsvalue.ObjectOf("temp", e)
 		}
 		ok, err := testAll(q, doc)
 		if err != nil {
@@ -434,11 +427,11 @@ func elemMatch(a, crit any) (bool, error) {
 
 func isIntLike(a any, lo, hi float64) bool {
 	f, ok := a.(float64)
-	return ok && f >= lo && f <= hi && f == math.Trunc(f) && !strings.Contains(numString(f), ".")
+	return ok && f >= lo && f <= hi && f == math.Trunc(f) && !strings.Contains(jsvalue.NumberToString(f), ".")
 }
 
 func matchType(a, t any) bool {
-	key := jsString(t)
+	key := jsvalue.ToString(t)
 	switch key {
 	case "array", "4":
 		_, ok := a.([]any)
@@ -458,13 +451,13 @@ func matchType(a, t any) bool {
 	case "null", "10":
 		return a == nil
 	case "object", "3":
-		_, ok := a.(map[string]any)
+		_, ok := a.(*jsvalue.Object)
 		return ok
 	case "string", "2":
 		_, ok := a.(string)
 		return ok
 	case "undefined", "6":
-		return isNil(a)
+		return jsvalue.IsNullish(a)
 	}
 	return false
 }

@@ -2,40 +2,30 @@ package mql
 
 import (
 	"fmt"
-	"github.com/mcpbridge/mcpbridge/internal/lowdefy/serial"
-	"math"
-	"sort"
+	"github.com/mcpbridge/mcpbridge/internal/jsvalue"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
-	"unicode/utf16"
 )
 
-// missingT marks an absent value (JavaScript undefined in mingo).
-type missingT struct{}
+// missing is an absent value: JavaScript undefined in mingo.
+var missing = jsvalue.Undefined
 
-var missing = missingT{}
+func isMissing(v any) bool { return jsvalue.IsUndefined(v) }
 
-func isMissing(v any) bool { _, ok := v.(missingT); return ok }
-
-func isNil(v any) bool { return v == nil || isMissing(v) }
-
-// normalize deep-copies a caller value into the internal representation:
-// numbers become float64, maps and slices are copied.
+// normalize deep-copies a caller value into the internal representation
+// (package jsvalue's), so that stages may modify documents in place: Go maps
+// become objects with their keys ordered as jsvalue.FromGo orders them, Go
+// integers become float64.
 func normalize(v any) any {
 	switch x := v.(type) {
-	case int:
-		return float64(x)
-	case int64:
-		return float64(x)
-	case int32:
-		return float64(x)
-	case float32:
-		return float64(x)
-	case uint:
-		return float64(x)
-	case uint64:
-		return float64(x)
+	case *jsvalue.Object:
+		out := jsvalue.NewObject(x.Len())
+		for k, e := range x.Range {
+			out.Set(k, normalize(e))
+		}
+		return out
 	case []any:
 		out := make([]any, len(x))
 		for i, e := range x {
@@ -43,19 +33,14 @@ func normalize(v any) any {
 		}
 		return out
 	case map[string]any:
-		out := make(map[string]any, len(x))
-		for k, e := range x {
-			if sd, ok := e.(D); ok && k == "$sort" {
-				out[k] = sortSpec(sd)
-				continue
-			}
-			out[k] = normalize(e)
+		keys := make([]string, 0, len(x))
+		for k := range x {
+			keys = append(keys, k)
 		}
-		return out
-	case D:
-		out := make(map[string]any, len(x))
-		for _, kv := range x {
-			out[kv.Key] = normalize(kv.Value)
+		slices.SortFunc(keys, jsvalue.CompareStrings)
+		out := jsvalue.NewObject(len(x))
+		for _, k := range keys {
+			out.Set(k, normalize(x[k]))
 		}
 		return out
 	case []map[string]any:
@@ -64,15 +49,17 @@ func normalize(v any) any {
 			out[i] = normalize(e)
 		}
 		return out
+	case string, float64, bool, nil:
+		return v
 	}
-	return v
+	return jsvalue.FromGo(v) // Go numbers, json.Number
 }
 
 // export converts an internal value for callers: missing values inside
 // objects are dropped, inside arrays and at the top they become nil.
 func export(v any) any {
 	switch x := v.(type) {
-	case missingT:
+	case jsvalue.UndefinedType:
 		return nil
 	case []any:
 		out := make([]any, len(x))
@@ -80,11 +67,11 @@ func export(v any) any {
 			out[i] = export(e)
 		}
 		return out
-	case map[string]any:
-		out := make(map[string]any, len(x))
-		for k, e := range x {
+	case *jsvalue.Object:
+		out := jsvalue.NewObject(x.Len())
+		for k, e := range x.Range {
 			if !isMissing(e) {
-				out[k] = export(e)
+				out.Set(k, export(e))
 			}
 		}
 		return out
@@ -97,7 +84,7 @@ func typeName(v any) string {
 	switch v.(type) {
 	case nil:
 		return "null"
-	case missingT:
+	case jsvalue.UndefinedType:
 		return "undefined"
 	case bool:
 		return "boolean"
@@ -109,8 +96,6 @@ func typeName(v any) string {
 		return "array"
 	case time.Time:
 		return "date"
-	case map[string]any:
-		return "object"
 	}
 	return "object"
 }
@@ -134,7 +119,7 @@ func compare(a, b any) int {
 		}
 		return 0
 	case string:
-		return compareUTF16(x, b.(string))
+		return jsvalue.CompareStrings(x, b.(string))
 	case time.Time:
 		return x.Compare(b.(time.Time))
 	}
@@ -150,26 +135,7 @@ func compare(a, b any) int {
 			return 1
 		}
 	case []any:
-		return compareUTF16(jsString(x), jsString(b))
-	}
-	return 0
-}
-
-func compareUTF16(a, b string) int {
-	ua, ub := utf16.Encode([]rune(a)), utf16.Encode([]rune(b))
-	for i := 0; i < len(ua) && i < len(ub); i++ {
-		if ua[i] != ub[i] {
-			if ua[i] < ub[i] {
-				return -1
-			}
-			return 1
-		}
-	}
-	switch {
-	case len(ua) < len(ub):
-		return -1
-	case len(ua) > len(ub):
-		return 1
+		return jsvalue.CompareStrings(jsvalue.ToString(x), jsvalue.ToString(b))
 	}
 	return 0
 }
@@ -192,13 +158,13 @@ func isEqual(a, b any) bool {
 			}
 		}
 		return true
-	case map[string]any:
-		y := b.(map[string]any)
-		if len(x) != len(y) {
+	case *jsvalue.Object:
+		y, ok := b.(*jsvalue.Object)
+		if !ok || x.Len() != y.Len() {
 			return false
 		}
-		for k, v := range x {
-			w, ok := y[k]
+		for k, v := range x.Range {
+			w, ok := y.Get(k)
 			if !ok || !isEqual(v, w) {
 				return false
 			}
@@ -219,16 +185,16 @@ func writeStringify(b *strings.Builder, v any) {
 	switch x := v.(type) {
 	case nil:
 		b.WriteString("null")
-	case missingT:
+	case jsvalue.UndefinedType:
 		b.WriteString("undefined")
 	case bool:
 		b.WriteString(strconv.FormatBool(x))
 	case float64:
-		b.WriteString(numString(x))
+		b.WriteString(jsvalue.NumberToString(x))
 	case string:
 		b.WriteString(strconv.Quote(x))
 	case time.Time:
-		b.WriteString(isoString(x))
+		b.WriteString(jsvalue.ISOString(x))
 	case []any:
 		b.WriteByte('[')
 		for i, e := range x {
@@ -238,12 +204,10 @@ func writeStringify(b *strings.Builder, v any) {
 			writeStringify(b, e)
 		}
 		b.WriteByte(']')
-	case map[string]any:
-		keys := make([]string, 0, len(x))
-		for k := range x {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
+	case *jsvalue.Object:
+		// mingo sorts the keys: equal objects hash alike whatever their order.
+		keys := x.Keys()
+		slices.SortFunc(keys, jsvalue.CompareStrings)
 		b.WriteByte('{')
 		for i, k := range keys {
 			if i > 0 {
@@ -251,7 +215,8 @@ func writeStringify(b *strings.Builder, v any) {
 			}
 			b.WriteString(strconv.Quote(k))
 			b.WriteByte(':')
-			writeStringify(b, x[k])
+			v, _ := x.Get(k)
+			writeStringify(b, v)
 		}
 		b.WriteByte('}')
 	default:
@@ -259,107 +224,12 @@ func writeStringify(b *strings.Builder, v any) {
 	}
 }
 
-func isoString(t time.Time) string { return t.UTC().Format("2006-01-02T15:04:05.000Z") }
-
 // truthy is mingo's strict truthiness: JavaScript truthiness, but "" is true.
 func truthy(v any) bool {
-	switch x := v.(type) {
-	case nil, missingT:
-		return false
-	case bool:
-		return x
-	case float64:
-		return x != 0 && !math.IsNaN(x)
+	if _, ok := v.(string); ok {
+		return true
 	}
-	return true
-}
-
-// numString formats a number like JavaScript.
-func numString(f float64) string { return serial.NumberToString(f) }
-
-// jsString is JavaScript's String(v).
-func jsString(v any) string {
-	switch x := v.(type) {
-	case nil:
-		return "null"
-	case missingT:
-		return "undefined"
-	case bool:
-		return strconv.FormatBool(x)
-	case float64:
-		return numString(x)
-	case string:
-		return x
-	case []any:
-		parts := make([]string, len(x))
-		for i, e := range x {
-			if !isNil(e) {
-				parts[i] = jsString(e)
-			}
-		}
-		return strings.Join(parts, ",")
-	case time.Time:
-		return x.UTC().Format("Mon Jan 02 2006 15:04:05") + " GMT+0000 (Coordinated Universal Time)"
-	case map[string]any:
-		return "[object Object]"
-	}
-	return fmt.Sprint(v)
-}
-
-// toNum is JavaScript's Number(v).
-func toNum(v any) float64 {
-	switch x := v.(type) {
-	case nil:
-		return 0
-	case missingT:
-		return math.NaN()
-	case bool:
-		if x {
-			return 1
-		}
-		return 0
-	case float64:
-		return x
-	case string:
-		s := strings.TrimSpace(x)
-		if s == "" {
-			return 0
-		}
-		f, err := strconv.ParseFloat(s, 64)
-		if err != nil || strings.ContainsAny(s, "xXpP_") || strings.HasPrefix(strings.ToLower(strings.TrimLeft(s, "+-")), "inf") || strings.HasPrefix(strings.ToLower(s), "nan") {
-			if s == "Infinity" || s == "+Infinity" {
-				return math.Inf(1)
-			}
-			if s == "-Infinity" {
-				return math.Inf(-1)
-			}
-			return math.NaN()
-		}
-		return f
-	case time.Time:
-		return float64(x.UnixMilli())
-	case []any:
-		return toNum(jsString(x))
-	}
-	return math.NaN()
-}
-
-// jsAdd is JavaScript's binary +.
-func jsAdd(a, b any) any {
-	prim := func(v any) any {
-		switch v.(type) {
-		case []any, map[string]any, time.Time:
-			return jsString(v)
-		}
-		return v
-	}
-	pa, pb := prim(a), prim(b)
-	_, sa := pa.(string)
-	_, sb := pb.(string)
-	if sa || sb {
-		return jsString(pa) + jsString(pb)
-	}
-	return toNum(pa) + toNum(pb)
+	return jsvalue.Truthy(v)
 }
 
 func isDigits(s string) bool {
@@ -377,14 +247,14 @@ func isDigits(s string) bool {
 // isEmpty is mingo's isEmpty.
 func isEmpty(v any) bool {
 	switch x := v.(type) {
-	case nil, missingT:
+	case nil, jsvalue.UndefinedType:
 		return true
 	case string:
 		return x == ""
 	case []any:
 		return len(x) == 0
-	case map[string]any:
-		return len(x) == 0
+	case *jsvalue.Object:
+		return x.Len() == 0
 	}
 	return false
 }
@@ -430,17 +300,3 @@ func jsonish(v any) string {
 	writeStringify(&b, export(v))
 	return b.String()
 }
-
-// D is an ordered document, for specifications whose key order matters
-// ($sort with several keys). Go maps do not keep the order of YAML or JSON
-// keys; pass a D where the order is significant.
-type D []KV
-
-// KV is one key of a D.
-type KV struct {
-	Key   string
-	Value any
-}
-
-// sortSpec is a normalized ordered $sort specification.
-type sortSpec []KV

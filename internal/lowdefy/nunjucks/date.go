@@ -1,6 +1,7 @@
 package nunjucks
 
 import (
+	"github.com/mcpbridge/mcpbridge/internal/jsvalue"
 	"github.com/mcpbridge/mcpbridge/internal/lowdefy/moment"
 )
 
@@ -8,14 +9,14 @@ import (
 // value|date(format) formats with moment tokens; value|date("method", args...)
 // calls a supported moment method (see moment.Call).
 func dateFilter(_ *renderer, v any, args []any) (any, error) {
-	if isNone(v) {
+	if jsvalue.IsNullish(v) {
 		return "", nil
 	}
 	switch v.(type) {
-	case []any, map[string]any, *Object:
+	case []any, *jsvalue.Object:
 		return "Invalid date", nil
 	}
-	t, ok := moment.FromValue(normNum(v))
+	t, ok := moment.FromValue(v)
 	if !ok {
 		return "Invalid date", nil
 	}
@@ -26,8 +27,8 @@ func dateFilter(_ *renderer, v any, args []any) (any, error) {
 		}
 	}
 	layout := ""
-	if !isNone(format) {
-		layout = toStr(format)
+	if !jsvalue.IsNullish(format) {
+		layout = jsvalue.ToString(format)
 	}
 	return moment.Format(t, layout), nil
 }
@@ -36,8 +37,8 @@ func dateFilter(_ *renderer, v any, args []any) (any, error) {
 func fromUndef(args []any) []any {
 	out := make([]any, len(args))
 	for i, a := range args {
-		if !isUndef(a) {
-			out[i] = normNum(a)
+		if !jsvalue.IsUndefined(a) {
+			out[i] = a
 		}
 	}
 	return out

@@ -43,14 +43,15 @@
 //
 // Differences and limits: extends/block/include/import/call are rejected (no
 // loader); async tags, custom extensions and regex literals are not provided.
-// Go maps have no key order, so map[string]any values visit their keys in
-// sorted order (integer-like keys first) in `for k, v in obj`, dictsort, list,
-// urlencode and dump, where JavaScript would use insertion order; pass an
-// *Object (NewObject/Set) where the order matters. Dict literals and groupby
-// results are *Object, in JavaScript order. Values are immutable: mutating
-// JavaScript methods (push, …) are not provided. Output is capped at 64 MiB,
-// range() at 2^20 elements, nesting at 400 levels.
+// Objects keep JavaScript's key order (*jsvalue.Object): `for k, v in obj`,
+// dictsort, list, urlencode and dump visit keys as JavaScript would. Go maps
+// in the render variables are converted with jsvalue.FromGo, which orders
+// their keys (array indices, then sorted). Dict literals and groupby results
+// are *jsvalue.Object. Values are immutable: mutating JavaScript methods
+// (push, …) are not provided. Output is capped at 64 MiB, range() at 2^20
+// elements, nesting at 400 levels.
 //
-// Values are JSON-like: nil, bool, float64/int/int64, string, []any,
-// map[string]any, time.Time, plus *Object (ordered) and SafeString.
+// Values are those of package jsvalue (nil, jsvalue.Undefined, bool,
+// float64, string, []any, *jsvalue.Object, time.Time) plus SafeString; the
+// render variables may also hold Go maps and integers.
 package nunjucks

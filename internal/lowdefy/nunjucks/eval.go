@@ -4,6 +4,8 @@ import (
 	"errors"
 	"math"
 	"strings"
+
+	"github.com/mcpbridge/mcpbridge/internal/jsvalue"
 )
 
 const (
@@ -27,7 +29,7 @@ func (f *frame) push(isolate bool) *frame {
 func (f *frame) lookup(name string) (any, bool) {
 	// as in nunjucks, a variable holding undefined is invisible
 	for fr := f; fr != nil; fr = fr.parent {
-		if v, ok := fr.vars[name]; ok && !isUndef(v) {
+		if v, ok := fr.vars[name]; ok && !jsvalue.IsUndefined(v) {
 			return v, true
 		}
 	}
@@ -37,9 +39,9 @@ func (f *frame) lookup(name string) (any, bool) {
 // set assigns name; with resolveUp it writes to the frame already holding it.
 func (f *frame) set(name string, v any, resolveUp bool) {
 	if resolveUp {
-		if cur, ok := f.vars[name]; (!ok || isUndef(cur)) && !f.isolate {
+		if cur, ok := f.vars[name]; (!ok || jsvalue.IsUndefined(cur)) && !f.isolate {
 			for fr := f.parent; fr != nil; fr = fr.parent {
-				if old, ok := fr.vars[name]; ok && !isUndef(old) {
+				if old, ok := fr.vars[name]; ok && !jsvalue.IsUndefined(old) {
 					fr.vars[name] = v
 					return
 				}
@@ -51,9 +53,10 @@ func (f *frame) set(name string, v any, resolveUp bool) {
 
 // renderer holds the state of one render.
 type renderer struct {
-	t     *Template
-	ctx   map[string]any
-	depth int
+	t      *Template
+	ctx    map[string]any
+	fromGo map[string]bool // names in ctx still holding the caller's Go values
+	depth  int
 }
 
 // wrapErr attaches a position to a runtime error.
@@ -70,12 +73,17 @@ func (r *renderer) lookupName(f *frame, name string) any {
 		return v
 	}
 	if v, ok := r.ctx[name]; ok {
+		if r.fromGo[name] {
+			v = jsvalue.FromGo(v)
+			r.ctx[name] = v
+			delete(r.fromGo, name)
+		}
 		return v
 	}
 	if g, ok := globals[name]; ok {
 		return g
 	}
-	return undef
+	return jsvalue.Undefined
 }
 
 func (r *renderer) renderNodes(b *strings.Builder, f *frame, nodes []node) error {
@@ -106,7 +114,7 @@ func (r *renderer) renderNode(b *strings.Builder, f *frame, n node) error {
 			if err != nil {
 				return err
 			}
-			if truthy(v) {
+			if jsvalue.Truthy(v) {
 				return r.renderNodes(b, f, n.bodies[i])
 			}
 		}
@@ -131,6 +139,7 @@ func (r *renderer) renderNode(b *strings.Builder, f *frame, n node) error {
 			f.set(name, v, true)
 			if f.topLevel {
 				r.ctx[name] = v
+				delete(r.fromGo, name)
 			}
 		}
 	case *macroNode:
@@ -140,6 +149,7 @@ func (r *renderer) renderNode(b *strings.Builder, f *frame, n node) error {
 		} else {
 			f.set(n.name, m, false)
 			r.ctx[n.name] = m
+			delete(r.fromGo, n.name)
 		}
 	case *filterBlockNode:
 		var sb strings.Builder
@@ -183,16 +193,16 @@ func (r *renderer) renderNode(b *strings.Builder, f *frame, n node) error {
 
 // suppress converts a value for output: none → "", escaping unless safe.
 func (r *renderer) suppress(v any) string {
-	if isNone(v) {
+	if jsvalue.IsNullish(v) {
 		return ""
 	}
 	if s, ok := v.(SafeString); ok {
 		return string(s)
 	}
 	if r.t.opts.autoescape() {
-		return escapeHTML(toStr(v))
+		return escapeHTML(jsvalue.ToString(v))
 	}
-	return toStr(v)
+	return jsvalue.ToString(v)
 }
 
 func (r *renderer) renderFor(b *strings.Builder, outer *frame, n *forNode) error {
@@ -203,13 +213,13 @@ func (r *renderer) renderFor(b *strings.Builder, outer *frame, n *forNode) error
 	f := outer.push(false)
 	iterations := 0
 	setLoop := func(i, length int) {
-		f.set("loop", map[string]any{
-			"index": float64(i + 1), "index0": float64(i), "revindex": float64(length - i),
-			"revindex0": float64(length - i - 1), "first": i == 0, "last": i == length-1, "length": float64(length),
-		}, false)
+		f.set("loop", jsvalue.ObjectOf(
+			"index", float64(i+1), "index0", float64(i), "revindex", float64(length-i),
+			"revindex0", float64(length-i-1), "first", i == 0, "last", i == length-1, "length", float64(length),
+		), false)
 	}
-	if truthy(it) {
-		switch x := normNum(it).(type) {
+	if jsvalue.Truthy(it) {
+		switch x := it.(type) {
 		case []any:
 			for i, item := range x {
 				if len(n.names) == 1 {
@@ -225,11 +235,11 @@ func (r *renderer) renderFor(b *strings.Builder, outer *frame, n *forNode) error
 					return err
 				}
 			}
-		case map[string]any, *Object:
+		case *jsvalue.Object:
 			if len(n.names) >= 2 {
-				keys, _ := objKeys(x)
+				keys := x.Keys()
 				for i, k := range keys {
-					val, _ := objGet(x, k)
+					val, _ := x.Get(k)
 					f.set(n.names[0], k, false)
 					f.set(n.names[1], val, false)
 					setLoop(i, len(keys))
@@ -294,7 +304,7 @@ func (r *renderer) makeMacro(n *macroNode) *macroFunc {
 				}
 				f.vars[p] = v
 			default:
-				f.vars[p] = undef
+				f.vars[p] = jsvalue.Undefined
 			}
 		}
 		var sb strings.Builder
@@ -312,49 +322,49 @@ func hasKey(m map[string]any, k string) bool {
 
 // memberLookup implements nunjucks' runtime.memberLookup (without methods).
 func memberLookup(obj, key any) any {
-	switch o := normNum(obj).(type) {
-	case nil, undefinedT:
-		return undef
-	case map[string]any, *Object:
-		if v, ok := objGet(o, toStr(key)); ok {
+	switch o := obj.(type) {
+	case nil, jsvalue.UndefinedType:
+		return jsvalue.Undefined
+	case *jsvalue.Object:
+		if v, ok := o.Get(jsvalue.ToString(key)); ok {
 			return v
 		}
-		return undef
+		return jsvalue.Undefined
 	case []any:
 		if ks, ok := asString(key); ok {
 			if ks == "length" {
 				return float64(len(o))
 			}
-			if i, ok := arrayIndex(ks); ok && i < len(o) {
+			if i, ok := jsvalue.ArrayIndex(ks); ok && int(i) < len(o) {
 				return o[i]
 			}
-			return undef
+			return jsvalue.Undefined
 		}
-		k := toNum(key)
+		k := jsvalue.ToNumber(key)
 		if k >= 0 && k == math.Trunc(k) && int(k) < len(o) {
 			return o[int(k)]
 		}
-		return undef
+		return jsvalue.Undefined
 	case string, SafeString:
 		s, _ := asString(o)
 		if ks, ok := asString(key); ok {
 			if ks == "length" {
-				return float64(utf16Len(s))
+				return float64(jsvalue.StringLength(s))
 			}
-			if i, ok := arrayIndex(ks); ok {
+			if i, ok := jsvalue.ArrayIndex(ks); ok {
 				key = float64(i)
 			} else {
-				return undef
+				return jsvalue.Undefined
 			}
 		}
-		k := toNum(key)
+		k := jsvalue.ToNumber(key)
 		if k >= 0 && k == math.Trunc(k) {
 			u := utf16Units(s)
 			if int(k) < len(u) {
 				return string(rune(u[int(k)]))
 			}
 		}
-		return undef
+		return jsvalue.Undefined
 	}
-	return undef
+	return jsvalue.Undefined
 }

@@ -3,6 +3,8 @@ package nunjucks
 import (
 	"math"
 	"unicode/utf16"
+
+	"github.com/mcpbridge/mcpbridge/internal/jsvalue"
 )
 
 func utf16Units(s string) []uint16 { return utf16.Encode([]rune(s)) }
@@ -27,7 +29,7 @@ func (r *renderer) eval(f *frame, x expr) (any, error) {
 	case *errExpr:
 		return nil, newError(r.t.name, x.line, x.col, "%s", x.msg)
 	case *groupExpr:
-		var v any = undef
+		var v any = jsvalue.Undefined
 		for _, it := range x.items {
 			var err error
 			if v, err = r.eval(f, it); err != nil {
@@ -46,7 +48,7 @@ func (r *renderer) eval(f *frame, x expr) (any, error) {
 		}
 		return out, nil
 	case *dictExpr:
-		out := NewObject()
+		out := &jsvalue.Object{}
 		for i := range x.keys {
 			k, err := r.eval(f, x.keys[i])
 			if err != nil {
@@ -56,7 +58,7 @@ func (r *renderer) eval(f *frame, x expr) (any, error) {
 			if err != nil {
 				return nil, err
 			}
-			out.Set(toStr(k), v)
+			out.Set(jsvalue.ToString(k), v)
 		}
 		return out, nil
 	case *unaryExpr:
@@ -66,13 +68,13 @@ func (r *renderer) eval(f *frame, x expr) (any, error) {
 		}
 		switch x.op {
 		case "not":
-			return !truthy(v), nil
+			return !jsvalue.Truthy(v), nil
 		case "-":
-			return -toNum(toPrimitive(v)), nil
+			return -jsvalue.ToNumber(v), nil
 		case "floor":
-			return math.Floor(toNum(toPrimitive(v))), nil
+			return math.Floor(jsvalue.ToNumber(v)), nil
 		default:
-			return toNum(toPrimitive(v)), nil
+			return jsvalue.ToNumber(v), nil
 		}
 	case *binExpr:
 		return r.evalBin(f, x)
@@ -98,8 +100,8 @@ func (r *renderer) eval(f *frame, x expr) (any, error) {
 		if err != nil {
 			return nil, err
 		}
-		if x.test == "iterable" && isNone(v) {
-			return nil, r.wrapErr(x.pos, errorf("Cannot read properties of %s (reading 'Symbol(Symbol.iterator)')", toStr(v)))
+		if x.test == "iterable" && jsvalue.IsNullish(v) {
+			return nil, r.wrapErr(x.pos, errorf("Cannot read properties of %s (reading 'Symbol(Symbol.iterator)')", jsvalue.ToString(v)))
 		}
 		test, ok := tests[x.test]
 		if !ok {
@@ -111,7 +113,7 @@ func (r *renderer) eval(f *frame, x expr) (any, error) {
 		if err != nil {
 			return nil, err
 		}
-		if truthy(c) {
+		if jsvalue.Truthy(c) {
 			return r.eval(f, x.then)
 		}
 		if x.els == nil {
@@ -153,7 +155,7 @@ func compareOp(op string, a, b any) bool {
 	case "!==":
 		return !strictEq(a, b)
 	}
-	c, ok := jsCompare(a, b)
+	c, ok := jsvalue.Compare(a, b)
 	if !ok {
 		return false
 	}
@@ -176,12 +178,12 @@ func (r *renderer) evalBin(f *frame, x *binExpr) (any, error) {
 	}
 	switch x.op {
 	case "and":
-		if !truthy(a) {
+		if !jsvalue.Truthy(a) {
 			return a, nil
 		}
 		return r.eval(f, x.r)
 	case "or":
-		if truthy(a) {
+		if jsvalue.Truthy(a) {
 			return a, nil
 		}
 		return r.eval(f, x.r)
@@ -192,21 +194,21 @@ func (r *renderer) evalBin(f *frame, x *binExpr) (any, error) {
 	}
 	switch x.op {
 	case "~":
-		return jsAdd(jsAdd(a, ""), b), nil
+		return jsvalue.Add(jsvalue.Add(a, ""), b), nil
 	case "+":
-		return jsAdd(a, b), nil
+		return jsvalue.Add(a, b), nil
 	case "-":
-		return toNum(toPrimitive(a)) - toNum(toPrimitive(b)), nil
+		return jsvalue.ToNumber(a) - jsvalue.ToNumber(b), nil
 	case "*":
-		return toNum(toPrimitive(a)) * toNum(toPrimitive(b)), nil
+		return jsvalue.ToNumber(a) * jsvalue.ToNumber(b), nil
 	case "/":
-		return toNum(toPrimitive(a)) / toNum(toPrimitive(b)), nil
+		return jsvalue.ToNumber(a) / jsvalue.ToNumber(b), nil
 	case "//":
-		return math.Floor(toNum(toPrimitive(a)) / toNum(toPrimitive(b))), nil
+		return math.Floor(jsvalue.ToNumber(a) / jsvalue.ToNumber(b)), nil
 	case "%":
-		return math.Mod(toNum(toPrimitive(a)), toNum(toPrimitive(b))), nil
+		return math.Mod(jsvalue.ToNumber(a), jsvalue.ToNumber(b)), nil
 	case "**":
-		return jsPow(toNum(toPrimitive(a)), toNum(toPrimitive(b))), nil
+		return jsPow(jsvalue.ToNumber(a), jsvalue.ToNumber(b)), nil
 	case "in":
 		ok, err := inOperator(a, b)
 		if err != nil {
@@ -237,7 +239,7 @@ func inOperator(key, val any) (bool, error) {
 		return false, nil
 	case SafeString:
 		// a SafeString is an object: `in` looks for its properties
-		switch toStr(key) {
+		switch jsvalue.ToString(key) {
 		case "val", "length", "toString", "valueOf":
 			return true, nil
 		}
@@ -246,14 +248,13 @@ func inOperator(key, val any) (bool, error) {
 		s := v
 		k, ok := asString(key)
 		if !ok {
-			k = toStr(key)
+			k = jsvalue.ToString(key)
 		}
 		return indexOfUTF16(s, k) >= 0, nil
-	case map[string]any, *Object:
-		_, ok := objGet(v, toStr(key))
-		return ok, nil
+	case *jsvalue.Object:
+		return v.Has(jsvalue.ToString(key)), nil
 	}
-	return false, errorf("Cannot use \"in\" operator to search for \"%s\" in unexpected types.", toStr(key))
+	return false, errorf("Cannot use \"in\" operator to search for \"%s\" in unexpected types.", jsvalue.ToString(key))
 }
 
 func (r *renderer) evalCall(f *frame, x *callExpr) (any, error) {
@@ -304,7 +305,7 @@ func (r *renderer) callValue(x *callExpr, fn any, args []any, kwargs map[string]
 	m, ok := fn.(*macroFunc)
 	if !ok {
 		name := exprName(x.fn)
-		if !truthy(fn) {
+		if !jsvalue.Truthy(fn) {
 			return nil, r.wrapErr(x.pos, errorf("Unable to call `%s`, which is undefined or falsey", name))
 		}
 		return nil, r.wrapErr(x.pos, errorf("Unable to call `%s`, which is not a function", name))
@@ -323,7 +324,7 @@ func exprName(x expr) string {
 		return x.name
 	case *lookupExpr:
 		if k, ok := x.key.(*litExpr); ok {
-			return exprName(x.target) + "[\"" + toStr(k.val) + "\"]"
+			return exprName(x.target) + "[\"" + jsvalue.ToString(k.val) + "\"]"
 		}
 		return exprName(x.target) + "[...]"
 	}
@@ -337,19 +338,19 @@ var globals = map[string]any{
 		switch {
 		case len(args) == 0:
 			return []any{}, nil
-		case len(args) == 1 || isUndef(args[1]):
-			stop = toNum(args[0])
+		case len(args) == 1 || jsvalue.IsUndefined(args[1]):
+			stop = jsvalue.ToNumber(args[0])
 		default:
-			start, stop = toNum(args[0]), toNum(args[1])
-			if len(args) > 2 && truthy(args[2]) {
-				step = toNum(args[2])
+			start, stop = jsvalue.ToNumber(args[0]), jsvalue.ToNumber(args[1])
+			if len(args) > 2 && jsvalue.Truthy(args[2]) {
+				step = jsvalue.ToNumber(args[2])
 			}
 		}
 		if math.IsNaN(start) || math.IsNaN(stop) || math.IsNaN(step) || step == 0 {
 			return []any{}, nil
 		}
 		if n := (stop - start) / step; n > maxRange {
-			return nil, errorf("range(%s, %s, %s) has more than %d elements", numString(start), numString(stop), numString(step), maxRange)
+			return nil, errorf("range(%s, %s, %s) has more than %d elements", jsvalue.NumberToString(start), jsvalue.NumberToString(stop), jsvalue.NumberToString(step), maxRange)
 		}
 		out := []any{}
 		if step > 0 {

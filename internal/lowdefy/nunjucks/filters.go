@@ -1,7 +1,6 @@
 package nunjucks
 
 import (
-	"encoding/json"
 	"math"
 	"net/url"
 	"regexp"
@@ -9,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode"
+
+	"github.com/mcpbridge/mcpbridge/internal/jsvalue"
 )
 
 // filterFunc is a built-in filter: v is the piped value.
@@ -76,7 +77,7 @@ func applyKwargs(name string, args []any, kw map[string]any) []any {
 			continue
 		}
 		for len(args) <= idx {
-			args = append(args, undef)
+			args = append(args, jsvalue.Undefined)
 		}
 		args[idx] = v
 	}
@@ -88,7 +89,7 @@ func applyKwargs(name string, args []any, kw map[string]any) []any {
 
 // normalize is nunjucks' normalize: null, undefined and false become def.
 func normalize(v, def any) any {
-	if isNone(v) || v == false {
+	if jsvalue.IsNullish(v) || v == false {
 		return def
 	}
 	return v
@@ -123,10 +124,10 @@ func needArray(v any) ([]any, error) {
 }
 
 func typeName(v any) string {
-	switch normNum(v).(type) {
+	switch v.(type) {
 	case nil:
 		return "null"
-	case undefinedT:
+	case jsvalue.UndefinedType:
 		return "undefined"
 	case bool:
 		return "boolean"
@@ -170,26 +171,26 @@ func attrOf(item any, attr any) any { return memberLookup(item, attr) }
 
 // attrPath follows a dotted attribute path like nunjucks' getAttrGetter.
 func attrPath(item any, attr any) any {
-	if _, ok := normNum(attr).(float64); ok {
+	if _, ok := attr.(float64); ok {
 		return memberLookup(item, attr)
 	}
 	cur := item
-	for _, part := range strings.Split(toStr(attr), ".") {
+	for _, part := range strings.Split(jsvalue.ToString(attr), ".") {
 		switch c := cur.(type) {
-		case map[string]any, *Object:
-			v, ok := objGet(c, part)
+		case *jsvalue.Object:
+			v, ok := c.Get(part)
 			if !ok {
-				return undef
+				return jsvalue.Undefined
 			}
 			cur = v
 		case []any:
-			i, ok := arrayIndex(part)
-			if !ok || i >= len(c) {
-				return undef
+			i, ok := jsvalue.ArrayIndex(part)
+			if !ok || int(i) >= len(c) {
+				return jsvalue.Undefined
 			}
 			cur = c[i]
 		default:
-			return undef
+			return jsvalue.Undefined
 		}
 	}
 	return cur
@@ -211,147 +212,19 @@ func encodeURIComponent(s string) string {
 
 var _ = url.QueryEscape
 
-// jsonStringify implements JSON.stringify(v, null, spaces) (keys sorted).
+// jsonStringify is JSON.stringify(v, null, indent): undefined (or a
+// function) has no JSON form and stays undefined.
 func jsonStringify(v any, indent string) (any, error) {
-	if isUndef(v) {
-		return undef, nil
+	s, ok := jsvalue.Stringify(v, indent)
+	if !ok {
+		return jsvalue.Undefined, nil
 	}
-	var b strings.Builder
-	writeJSON(&b, v, indent, "")
-	return b.String(), nil
-}
-
-func writeJSON(b *strings.Builder, v any, indent, cur string) {
-	switch x := normNum(v).(type) {
-	case nil, undefinedT, *macroFunc:
-		b.WriteString("null")
-	case bool:
-		b.WriteString(strconv.FormatBool(x))
-	case float64:
-		if math.IsNaN(x) || math.IsInf(x, 0) {
-			b.WriteString("null")
-		} else {
-			b.WriteString(numString(x))
-		}
-	case string:
-		writeJSONString(b, x)
-	case SafeString:
-		// JSON.stringify of nunjucks' SafeString object: own props val, length
-		inner := cur + indent
-		sep, colon := "", ":"
-		if indent != "" {
-			sep, colon = "\n"+inner, ": "
-		}
-		b.WriteString("{" + sep + `"val"` + colon)
-		writeJSONString(b, string(x))
-		b.WriteString("," + sep + `"length"` + colon + strconv.Itoa(utf16Len(string(x))))
-		if indent != "" {
-			b.WriteString("\n" + cur)
-		}
-		b.WriteString("}")
-	case []any:
-		if len(x) == 0 {
-			b.WriteString("[]")
-			return
-		}
-		b.WriteByte('[')
-		inner := cur + indent
-		for i, e := range x {
-			if i > 0 {
-				b.WriteByte(',')
-			}
-			if indent != "" {
-				b.WriteString("\n" + inner)
-			}
-			writeJSON(b, e, indent, inner)
-		}
-		if indent != "" {
-			b.WriteString("\n" + cur)
-		}
-		b.WriteByte(']')
-	case map[string]any, *Object:
-		keys, _ := objKeys(x)
-		n := 0
-		inner := cur + indent
-		for _, k := range keys {
-			val, _ := objGet(x, k)
-			if isUndef(val) {
-				continue
-			}
-			if _, ok := val.(*macroFunc); ok {
-				continue
-			}
-			if n == 0 {
-				b.WriteByte('{')
-			} else {
-				b.WriteByte(',')
-			}
-			n++
-			if indent != "" {
-				b.WriteString("\n" + inner)
-			}
-			writeJSONString(b, k)
-			b.WriteByte(':')
-			if indent != "" {
-				b.WriteByte(' ')
-			}
-			writeJSON(b, val, indent, inner)
-		}
-		if n == 0 {
-			b.WriteString("{}")
-			return
-		}
-		if indent != "" {
-			b.WriteString("\n" + cur)
-		}
-		b.WriteByte('}')
-	default:
-		if t, ok := timeOf(v); ok {
-			writeJSONString(b, t.UTC().Format("2006-01-02T15:04:05.000Z"))
-			return
-		}
-		data, err := json.Marshal(v)
-		if err != nil {
-			b.WriteString("null")
-			return
-		}
-		b.Write(data)
-	}
-}
-
-func writeJSONString(b *strings.Builder, s string) {
-	b.WriteByte('"')
-	for _, c := range s {
-		switch c {
-		case '"':
-			b.WriteString(`\"`)
-		case '\\':
-			b.WriteString(`\\`)
-		case '\n':
-			b.WriteString(`\n`)
-		case '\r':
-			b.WriteString(`\r`)
-		case '\t':
-			b.WriteString(`\t`)
-		case '\b':
-			b.WriteString(`\b`)
-		case '\f':
-			b.WriteString(`\f`)
-		default:
-			if c < 0x20 {
-				b.WriteString(`\u00`)
-				b.WriteString(strconv.FormatUint(uint64(c)|0x100, 16)[1:])
-			} else {
-				b.WriteRune(c)
-			}
-		}
-	}
-	b.WriteByte('"')
+	return s, nil
 }
 
 // jsParseFloat implements parseFloat: the longest numeric prefix.
 func jsParseFloat(v any) float64 {
-	s := strings.TrimLeftFunc(toStr(v), jsSpace)
+	s := strings.TrimLeftFunc(jsvalue.ToString(v), jsSpace)
 	for _, p := range []string{"Infinity", "+Infinity", "-Infinity"} {
 		if strings.HasPrefix(s, p) {
 			if p[0] == '-' {
@@ -375,7 +248,7 @@ var floatPrefixRe = regexp.MustCompile(`^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?`)
 
 // jsParseInt implements parseInt(s, base).
 func jsParseInt(v any, base int) float64 {
-	s := strings.TrimLeftFunc(toStr(v), jsSpace)
+	s := strings.TrimLeftFunc(jsvalue.ToString(v), jsSpace)
 	neg := false
 	if s != "" && (s[0] == '+' || s[0] == '-') {
 		neg = s[0] == '-'
@@ -435,7 +308,7 @@ func jsRound(f float64) float64 {
 func sortValues(arr []any, reversed, caseSens bool, attr any) []any {
 	out := append([]any{}, arr...)
 	key := func(v any) any {
-		if truthy(attr) {
+		if jsvalue.Truthy(attr) {
 			v = attrPath(v, attr)
 		}
 		return v

@@ -4,6 +4,8 @@ import (
 	"math"
 	"strings"
 	"time"
+
+	"github.com/mcpbridge/mcpbridge/internal/jsvalue"
 )
 
 func timeOf(v any) (time.Time, bool) {
@@ -13,13 +15,13 @@ func timeOf(v any) (time.Time, bool) {
 
 func init() {
 	filters = map[string]filterFunc{
-		"abs": func(_ *renderer, v any, _ []any) (any, error) { return math.Abs(toNum(toPrimitive(v))), nil },
+		"abs": func(_ *renderer, v any, _ []any) (any, error) { return math.Abs(jsvalue.ToNumber(v)), nil },
 		"batch": func(_ *renderer, v any, args []any) (any, error) {
 			arr, err := needArray(v)
 			if err != nil {
 				return nil, err
 			}
-			n := toNum(arg(args, 0))
+			n := jsvalue.ToNumber(arg(args, 0))
 			if !(n >= 1) {
 				n = 1
 			}
@@ -34,7 +36,7 @@ func init() {
 				tmp = append(tmp, e)
 			}
 			if len(tmp) > 0 {
-				if fill := arg(args, 1); truthy(fill) && line <= 1e6 {
+				if fill := arg(args, 1); jsvalue.Truthy(fill) && line <= 1e6 {
 					for i := len(tmp); i < line; i++ {
 						tmp = append(tmp, fill)
 					}
@@ -50,13 +52,13 @@ func init() {
 		"center": func(_ *renderer, v any, args []any) (any, error) {
 			s, err := needString(normalize(v, ""), "length")
 			if err != nil {
-				s = toStr(v)
+				s = jsvalue.ToString(v)
 			}
-			w := int(toNum(arg(args, 0)))
-			if !truthy(arg(args, 0)) {
+			w := int(jsvalue.ToNumber(arg(args, 0)))
+			if !jsvalue.Truthy(arg(args, 0)) {
 				w = 80
 			}
-			l := utf16Len(s)
+			l := jsvalue.StringLength(s)
 			if l >= w || w > 1e6 {
 				return v, nil
 			}
@@ -68,80 +70,68 @@ func init() {
 		"default": defaultFilter,
 		"d":       defaultFilter,
 		"dictsort": func(_ *renderer, v any, args []any) (any, error) {
-			keys, ok := objKeys(v)
+			obj, ok := v.(*jsvalue.Object)
 			if !ok {
 				return nil, errorf("val must be an object")
 			}
 			by := arg(args, 1)
 			si := 0
 			switch {
-			case isUndef(by) || by == "key":
+			case jsvalue.IsUndefined(by) || by == "key":
 			case by == "value":
 				si = 1
 			default:
 				return nil, errorf("You can only sort by either key or value")
 			}
 			var pairs []any
-			for _, k := range keys {
-				val, _ := objGet(v, k)
+			for k, val := range obj.Range {
 				pairs = append(pairs, []any{k, val})
 			}
-			cs := truthy(arg(args, 0))
+			cs := jsvalue.Truthy(arg(args, 0))
 			return sortValues(pairs, false, cs, float64(si)), nil
 		},
 		"dump": func(_ *renderer, v any, args []any) (any, error) {
-			indent := ""
-			switch sp := normNum(arg(args, 0)).(type) {
-			case float64:
-				if sp >= 1 {
-					indent = strings.Repeat(" ", int(math.Min(sp, 10)))
-				}
-			case string:
-				if len(sp) > 10 {
-					sp = sp[:10]
-				}
-				indent = sp
-			}
+			indent := jsvalue.Indent(arg(args, 0))
 			return jsonStringify(v, indent)
 		},
 		"escape": func(_ *renderer, v any, _ []any) (any, error) {
 			if s, ok := v.(SafeString); ok {
 				return s, nil
 			}
-			if isNone(v) {
+			if jsvalue.IsNullish(v) {
 				return SafeString(""), nil
 			}
-			return SafeString(escapeHTML(toStr(v))), nil
+			return SafeString(escapeHTML(jsvalue.ToString(v))), nil
 		},
 		"e": func(r *renderer, v any, args []any) (any, error) { return filters["escape"](r, v, args) },
 		"forceescape": func(_ *renderer, v any, _ []any) (any, error) {
-			if isNone(v) {
+			if jsvalue.IsNullish(v) {
 				return SafeString(""), nil
 			}
-			return SafeString(escapeHTML(toStr(v))), nil
+			return SafeString(escapeHTML(jsvalue.ToString(v))), nil
 		},
 		"safe": func(_ *renderer, v any, _ []any) (any, error) {
 			if s, ok := v.(SafeString); ok {
 				return s, nil
 			}
-			if isNone(v) {
+			if jsvalue.IsNullish(v) {
 				return SafeString(""), nil
 			}
-			return SafeString(toStr(v)), nil
+			return SafeString(jsvalue.ToString(v)), nil
 		},
 		"first": func(_ *renderer, v any, _ []any) (any, error) {
-			if isNone(v) {
-				return nil, errorf("Cannot read properties of %s (reading '0')", toStr(v))
+			if jsvalue.IsNullish(v) {
+				return nil, errorf("Cannot read properties of %s (reading '0')", jsvalue.ToString(v))
 			}
 			return memberLookup(v, 0.0), nil
 		},
 		"last": func(_ *renderer, v any, _ []any) (any, error) {
-			if isNone(v) {
-				return nil, errorf("Cannot read properties of %s (reading 'length')", toStr(v))
+			if jsvalue.IsNullish(v) {
+				return nil, errorf("Cannot read properties of %s (reading 'length')", jsvalue.ToString(v))
 			}
 			n, ok := jsLength(v)
 			if !ok {
-				return undef, nil
+				return jsvalue.Undefined, nil
 			}
 			return memberLookup(v, float64(n-1)), nil
 		},
@@ -154,8 +144,8 @@ func init() {
 		},
 		"int": func(_ *renderer, v any, args []any) (any, error) {
 			base := 10
-			if b := arg(args, 1); !isUndef(b) {
-				base = int(toNum(b))
+			if b := arg(args, 1); !jsvalue.IsUndefined(b) {
+				base = int(jsvalue.ToNumber(b))
 			}
 			f := jsParseInt(v, base)
 			if math.IsNaN(f) {
@@ -168,9 +158,9 @@ func init() {
 			if err != nil {
 				return nil, err
 			}
-			res := NewObject()
+			res := &jsvalue.Object{}
 			for _, item := range arr {
-				k := toStr(attrPath(item, arg(args, 0)))
+				k := jsvalue.ToString(attrPath(item, arg(args, 0)))
 				prev, _ := res.Get(k)
 				p, _ := prev.([]any)
 				res.Set(k, append(p, item))
@@ -185,14 +175,14 @@ func init() {
 			if s == "" {
 				return "", nil
 			}
-			w := int(math.Min(toNum(arg(args, 0)), 1e4))
-			if !truthy(arg(args, 0)) {
+			w := int(math.Min(jsvalue.ToNumber(arg(args, 0)), 1e4))
+			if !jsvalue.Truthy(arg(args, 0)) {
 				w = 4
 			}
 			sp := strings.Repeat(" ", max(w, 0))
 			lines := strings.Split(s, "\n")
 			for i := range lines {
-				if i > 0 || truthy(arg(args, 1)) {
+				if i > 0 || jsvalue.Truthy(arg(args, 1)) {
 					lines[i] = sp + lines[i]
 				}
 			}
@@ -204,10 +194,10 @@ func init() {
 				return nil, errorf("arr.join is not a function")
 			}
 			del := ""
-			if truthy(arg(args, 0)) {
-				del = toStr(arg(args, 0))
+			if jsvalue.Truthy(arg(args, 0)) {
+				del = jsvalue.ToString(arg(args, 0))
 			}
-			if attr := arg(args, 1); truthy(attr) {
+			if attr := arg(args, 1); jsvalue.Truthy(attr) {
 				mapped := make([]any, len(arr))
 				for i, e := range arr {
 					mapped[i] = attrOf(e, attr)
@@ -218,29 +208,24 @@ func init() {
 		},
 		"length": func(_ *renderer, v any, _ []any) (any, error) {
 			v = normalize(v, "")
-			if m, ok := v.(map[string]any); ok {
-				return float64(len(m)), nil
-			}
-			if o, ok := v.(*Object); ok {
+			if o, ok := v.(*jsvalue.Object); ok {
 				return float64(o.Len()), nil
 			}
 			if n, ok := jsLength(v); ok {
 				return float64(n), nil
 			}
-			return undef, nil
+			return jsvalue.Undefined, nil
 		},
 		"list": func(_ *renderer, v any, _ []any) (any, error) {
 			switch x := v.(type) {
 			case SafeString: // an object with own properties val and length
-				return []any{map[string]any{"key": "val", "value": string(x)}, map[string]any{"key": "length", "value": float64(utf16Len(string(x)))}}, nil
+				return []any{jsvalue.ObjectOf("key", "val", "value", string(x)), jsvalue.ObjectOf("key", "length", "value", float64(jsvalue.StringLength(string(x))))}, nil
 			case string:
 				return utf16Chars(x), nil
-			case map[string]any, *Object:
+			case *jsvalue.Object:
 				out := []any{}
-				keys, _ := objKeys(x)
-				for _, k := range keys {
-					val, _ := objGet(x, k)
-					out = append(out, map[string]any{"key": k, "value": val})
+				for k, val := range x.Range {
+					out = append(out, jsvalue.ObjectOf("key", k, "value", val))
 				}
 				return out, nil
 			case []any:
@@ -263,7 +248,7 @@ func init() {
 			return jsUpper(s), nil
 		},
 		"nl2br": func(_ *renderer, v any, _ []any) (any, error) {
-			if isNone(v) {
+			if jsvalue.IsNullish(v) {
 				return "", nil
 			}
 			s, err := needString(v, "replace")
@@ -288,7 +273,7 @@ func init() {
 		"reverse": func(_ *renderer, v any, _ []any) (any, error) {
 			if s, ok := v.(SafeString); ok {
 				// nunjucks maps over the SafeString object: length items, all undefined
-				return make([]any, utf16Len(string(s))), nil
+				return make([]any, jsvalue.StringLength(string(s))), nil
 			}
 			if s, ok := asString(v); ok {
 				u := utf16Units(s)
@@ -308,12 +293,12 @@ func init() {
 			return out, nil
 		},
 		"round": func(_ *renderer, v any, args []any) (any, error) {
-			prec := toNum(arg(args, 0))
-			if !truthy(arg(args, 0)) {
+			prec := jsvalue.ToNumber(arg(args, 0))
+			if !jsvalue.Truthy(arg(args, 0)) {
 				prec = 0
 			}
 			factor := jsPow(10, prec)
-			x := toNum(toPrimitive(v)) * factor
+			x := jsvalue.ToNumber(v) * factor
 			switch arg(args, 1) {
 			case "ceil":
 				x = math.Ceil(x)
@@ -329,7 +314,7 @@ func init() {
 			if err != nil {
 				return nil, err
 			}
-			slices := int(toNum(arg(args, 0)))
+			slices := int(jsvalue.ToNumber(arg(args, 0)))
 			if slices <= 0 || slices > 1e6 {
 				return []any{}, nil
 			}
@@ -344,7 +329,7 @@ func init() {
 				}
 				end := min(offset+(i+1)*size, len(arr))
 				cur := append([]any{}, arr[min(start, end):end]...)
-				if fill := arg(args, 1); truthy(fill) && i >= extra {
+				if fill := arg(args, 1); jsvalue.Truthy(fill) && i >= extra {
 					cur = append(cur, fill)
 				}
 				res = append(res, cur)
@@ -360,13 +345,13 @@ func init() {
 					return []any{}, nil
 				}
 			}
-			return sortValues(arr, truthy(arg(args, 0)), truthy(arg(args, 1)), arg(args, 2)), nil
+			return sortValues(arr, jsvalue.Truthy(arg(args, 0)), jsvalue.Truthy(arg(args, 1)), arg(args, 2)), nil
 		},
 		"string": func(_ *renderer, v any, _ []any) (any, error) {
-			if isNone(v) {
-				return nil, errorf("Cannot read properties of %s (reading 'toString')", toStr(v))
+			if jsvalue.IsNullish(v) {
+				return nil, errorf("Cannot read properties of %s (reading 'toString')", jsvalue.ToString(v))
 			}
-			return keepSafe(v, toStr(v)), nil
+			return keepSafe(v, jsvalue.ToString(v)), nil
 		},
 		"striptags": func(_ *renderer, v any, args []any) (any, error) {
 			s, err := needString(normalize(v, ""), "replace")
@@ -374,7 +359,7 @@ func init() {
 				return nil, err
 			}
 			s = jsTrim(stripTagsRe.ReplaceAllString(s, ""))
-			if truthy(arg(args, 0)) {
+			if jsvalue.Truthy(arg(args, 0)) {
 				s = lineEdgeSpRe.ReplaceAllString(s, "")
 				s = multiSpaceRe.ReplaceAllString(s, " ")
 				s = strings.ReplaceAll(s, "\r\n", "\n")
@@ -391,16 +376,16 @@ func init() {
 			}
 			var acc any = 0.0
 			for _, e := range arr {
-				if attr := arg(args, 0); truthy(attr) {
+				if attr := arg(args, 0); jsvalue.Truthy(attr) {
 					e = attrOf(e, attr)
 				}
-				acc = jsAdd(acc, e)
+				acc = jsvalue.Add(acc, e)
 			}
 			start := arg(args, 1)
-			if isUndef(start) {
+			if jsvalue.IsUndefined(start) {
 				start = 0.0
 			}
-			return jsAdd(start, acc), nil
+			return jsvalue.Add(start, acc), nil
 		},
 		"title": func(_ *renderer, v any, _ []any) (any, error) {
 			s, err := needString(normalize(v, ""), "split")
@@ -422,8 +407,8 @@ func init() {
 			return keepSafe(v, jsTrim(s)), nil
 		},
 		"truncate": func(_ *renderer, v any, args []any) (any, error) {
-			length := int(math.Min(toNum(arg(args, 0)), 1e9))
-			if !truthy(arg(args, 0)) {
+			length := int(math.Min(jsvalue.ToNumber(arg(args, 0)), 1e9))
+			if !jsvalue.Truthy(arg(args, 0)) {
 				length = 255
 			}
 			if arr, ok := normalize(v, "").([]any); ok && len(arr) <= length {
@@ -440,7 +425,7 @@ func init() {
 			if length < 0 {
 				length = 0
 			}
-			if truthy(arg(args, 1)) {
+			if jsvalue.Truthy(arg(args, 1)) {
 				s = fromUnits(u[:length])
 			} else {
 				idx := -1
@@ -455,8 +440,8 @@ func init() {
 				}
 				s = fromUnits(u[:idx])
 			}
-			if end := arg(args, 2); !isNone(end) {
-				s += toStr(end)
+			if end := arg(args, 2); !jsvalue.IsNullish(end) {
+				s += jsvalue.ToString(end)
 			} else {
 				s += "..."
 			}
@@ -470,13 +455,11 @@ func init() {
 			switch x := v.(type) {
 			case []any:
 				for _, e := range x {
-					parts = append(parts, encodeURIComponent(toStr(memberLookup(e, 0.0)))+"="+encodeURIComponent(toStr(memberLookup(e, 1.0))))
+					parts = append(parts, encodeURIComponent(jsvalue.ToString(memberLookup(e, 0.0)))+"="+encodeURIComponent(jsvalue.ToString(memberLookup(e, 1.0))))
 				}
-			case map[string]any, *Object:
-				keys, _ := objKeys(x)
-				for _, k := range keys {
-					val, _ := objGet(x, k)
-					parts = append(parts, encodeURIComponent(k)+"="+encodeURIComponent(toStr(val)))
+			case *jsvalue.Object:
+				for k, val := range x.Range {
+					parts = append(parts, encodeURIComponent(k)+"="+encodeURIComponent(jsvalue.ToString(val)))
 				}
 			}
 			return strings.Join(parts, "&"), nil
@@ -484,7 +467,7 @@ func init() {
 		"urlize": func(_ *renderer, v any, _ []any) (any, error) { return v, nil },
 		"wordcount": func(_ *renderer, v any, _ []any) (any, error) {
 			nv := normalize(v, "")
-			if !truthy(nv) {
+			if !jsvalue.Truthy(nv) {
 				return nil, nil
 			}
 			s, err := needString(nv, "match")
@@ -502,13 +485,13 @@ func init() {
 }
 
 func defaultFilter(_ *renderer, v any, args []any) (any, error) {
-	if truthy(arg(args, 1)) {
-		if truthy(v) {
+	if jsvalue.Truthy(arg(args, 1)) {
+		if jsvalue.Truthy(v) {
 			return v, nil
 		}
 		return arg(args, 0), nil
 	}
-	if !isUndef(v) {
+	if !jsvalue.IsUndefined(v) {
 		return v, nil
 	}
 	return arg(args, 0), nil
@@ -517,8 +500,8 @@ func defaultFilter(_ *renderer, v any, args []any) (any, error) {
 func selectOrReject(want bool) filterFunc {
 	return func(_ *renderer, v any, args []any) (any, error) {
 		name := "truthy"
-		if t := arg(args, 0); !isUndef(t) {
-			name = toStr(t)
+		if t := arg(args, 0); !jsvalue.IsUndefined(t) {
+			name = jsvalue.ToString(t)
 		}
 		test, ok := tests[name]
 		if !ok {
@@ -545,10 +528,10 @@ func filterAttr(v, attr any, want bool) (any, error) {
 	}
 	out := []any{}
 	for _, e := range arr {
-		if isNone(e) {
-			return nil, errorf("Cannot read properties of %s (reading '%s')", toStr(e), toStr(attr))
+		if jsvalue.IsNullish(e) {
+			return nil, errorf("Cannot read properties of %s (reading '%s')", jsvalue.ToString(e), jsvalue.ToString(attr))
 		}
-		if truthy(attrOf(e, attr)) == want {
+		if jsvalue.Truthy(attrOf(e, attr)) == want {
 			out = append(out, e)
 		}
 	}
@@ -558,22 +541,22 @@ func filterAttr(v, attr any, want bool) (any, error) {
 func replaceFilter(_ *renderer, v any, args []any) (any, error) {
 	old, repl := arg(args, 0), arg(args, 1)
 	maxCount := -1.0
-	if mc := arg(args, 2); !isUndef(mc) {
-		maxCount = toNum(mc)
+	if mc := arg(args, 2); !jsvalue.IsUndefined(mc) {
+		maxCount = jsvalue.ToNumber(mc)
 	}
 	var oldS string
-	switch o := normNum(old).(type) {
+	switch o := old.(type) {
 	case float64:
-		oldS = numString(o)
+		oldS = jsvalue.NumberToString(o)
 	case string:
 		oldS = o
 	default:
 		return v, nil
 	}
 	var s string
-	switch x := normNum(v).(type) {
+	switch x := v.(type) {
 	case float64:
-		s = numString(x)
+		s = jsvalue.NumberToString(x)
 	case string:
 		s = x
 	case SafeString:
@@ -581,7 +564,7 @@ func replaceFilter(_ *renderer, v any, args []any) (any, error) {
 	default:
 		return v, nil
 	}
-	r := toStr(repl)
+	r := jsvalue.ToString(repl)
 	if oldS == "" {
 		chars := utf16Chars(s)
 		parts := make([]string, len(chars))

@@ -1,18 +1,20 @@
 package nunjucks
 
+import "github.com/mcpbridge/mcpbridge/internal/jsvalue"
+
 // init adds nunjucks' cycler and joiner globals.
 func init() {
 	globals["cycler"] = &macroFunc{name: "cycler", call: func(_ *renderer, args []any, _ map[string]any) (any, error) {
 		items := append([]any(nil), args...)
 		index := -1
-		c := NewObject()
+		c := &jsvalue.Object{}
 		c.Set("current", nil)
 		c.Set("next", &macroFunc{name: "next", call: func(_ *renderer, _ []any, _ map[string]any) (any, error) {
 			index++
 			if index >= len(items) {
 				index = 0
 			}
-			var cur any = undef
+			var cur any = jsvalue.Undefined
 			if index < len(items) {
 				cur = items[index]
 			}
@@ -22,14 +24,14 @@ func init() {
 		c.Set("reset", &macroFunc{name: "reset", call: func(_ *renderer, _ []any, _ map[string]any) (any, error) {
 			index = -1
 			c.Set("current", nil)
-			return undef, nil
+			return jsvalue.Undefined, nil
 		}})
 		return c, nil
 	}}
 	globals["joiner"] = &macroFunc{name: "joiner", call: func(_ *renderer, args []any, _ map[string]any) (any, error) {
 		sep := ","
-		if s := arg(args, 0); truthy(s) {
-			sep = toStr(s)
+		if s := arg(args, 0); jsvalue.Truthy(s) {
+			sep = jsvalue.ToString(s)
 		}
 		first := true
 		return &macroFunc{name: "joiner", call: func(_ *renderer, _ []any, _ map[string]any) (any, error) {

@@ -5,6 +5,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf16"
+
+	"github.com/mcpbridge/mcpbridge/internal/jsvalue"
 )
 
 // method is a JavaScript built-in method callable from templates
@@ -13,7 +15,7 @@ type method func(recv any, args []any) (any, error)
 
 // lookupMethod finds a supported JavaScript method of recv's type.
 func lookupMethod(recv any, name string) (method, bool) {
-	switch normNum(recv).(type) {
+	switch recv.(type) {
 	case string, SafeString:
 		m, ok := stringMethods[name]
 		return m, ok
@@ -32,10 +34,10 @@ func recvString(v any) string { s, _ := asString(v); return s }
 // jsSlice resolves JavaScript slice(start, end) bounds for a length.
 func jsSlice(n int, args []any) (int, int) {
 	clamp := func(v any, def int) int {
-		if isUndef(v) {
+		if jsvalue.IsUndefined(v) {
 			return def
 		}
-		f := toNum(v)
+		f := jsvalue.ToNumber(v)
 		if math.IsNaN(f) {
 			f = 0
 		}
@@ -66,7 +68,7 @@ func indexOfUTF16(s, sub string) int {
 	if i < 0 {
 		return -1
 	}
-	return utf16Len(s[:i])
+	return jsvalue.StringLength(s[:i])
 }
 
 var stringMethods = map[string]method{
@@ -79,11 +81,11 @@ var stringMethods = map[string]method{
 	"split": func(r any, args []any) (any, error) {
 		s := recvString(r)
 		sep := arg(args, 0)
-		if isUndef(sep) {
+		if jsvalue.IsUndefined(sep) {
 			return []any{s}, nil
 		}
-		parts := strings.Split(s, toStr(sep))
-		if toStr(sep) == "" {
+		parts := strings.Split(s, jsvalue.ToString(sep))
+		if jsvalue.ToString(sep) == "" {
 			parts = nil
 			for _, c := range s {
 				parts = append(parts, string(c))
@@ -96,22 +98,22 @@ var stringMethods = map[string]method{
 		return out, nil
 	},
 	"replace": func(r any, args []any) (any, error) {
-		return strings.Replace(recvString(r), toStr(arg(args, 0)), toStr(arg(args, 1)), 1), nil
+		return strings.Replace(recvString(r), jsvalue.ToString(arg(args, 0)), jsvalue.ToString(arg(args, 1)), 1), nil
 	},
 	"replaceAll": func(r any, args []any) (any, error) {
-		return strings.ReplaceAll(recvString(r), toStr(arg(args, 0)), toStr(arg(args, 1))), nil
+		return strings.ReplaceAll(recvString(r), jsvalue.ToString(arg(args, 0)), jsvalue.ToString(arg(args, 1))), nil
 	},
 	"indexOf": func(r any, args []any) (any, error) {
-		return float64(indexOfUTF16(recvString(r), toStr(arg(args, 0)))), nil
+		return float64(indexOfUTF16(recvString(r), jsvalue.ToString(arg(args, 0)))), nil
 	},
 	"includes": func(r any, args []any) (any, error) {
-		return strings.Contains(recvString(r), toStr(arg(args, 0))), nil
+		return strings.Contains(recvString(r), jsvalue.ToString(arg(args, 0))), nil
 	},
 	"startsWith": func(r any, args []any) (any, error) {
-		return strings.HasPrefix(recvString(r), toStr(arg(args, 0))), nil
+		return strings.HasPrefix(recvString(r), jsvalue.ToString(arg(args, 0))), nil
 	},
 	"endsWith": func(r any, args []any) (any, error) {
-		return strings.HasSuffix(recvString(r), toStr(arg(args, 0))), nil
+		return strings.HasSuffix(recvString(r), jsvalue.ToString(arg(args, 0))), nil
 	},
 	"slice": func(r any, args []any) (any, error) {
 		u := utf16Units(recvString(r))
@@ -121,10 +123,10 @@ var stringMethods = map[string]method{
 	"substring": func(r any, args []any) (any, error) {
 		u := utf16Units(recvString(r))
 		idx := func(v any, def int) int {
-			if isUndef(v) {
+			if jsvalue.IsUndefined(v) {
 				return def
 			}
-			f := toNum(v)
+			f := jsvalue.ToNumber(v)
 			if math.IsNaN(f) || f < 0 {
 				return 0
 			}
@@ -141,8 +143,8 @@ var stringMethods = map[string]method{
 	},
 	"charAt": func(r any, args []any) (any, error) {
 		u := utf16Units(recvString(r))
-		i := int(toNum(arg(args, 0)))
-		if isUndef(arg(args, 0)) {
+		i := int(jsvalue.ToNumber(arg(args, 0)))
+		if jsvalue.IsUndefined(arg(args, 0)) {
 			i = 0
 		}
 		if i < 0 || i >= len(u) {
@@ -153,14 +155,14 @@ var stringMethods = map[string]method{
 	"concat": func(r any, args []any) (any, error) {
 		s := recvString(r)
 		for _, a := range args {
-			s += toStr(a)
+			s += jsvalue.ToString(a)
 		}
 		return s, nil
 	},
 	"repeat": func(r any, args []any) (any, error) {
-		n := toNum(arg(args, 0))
+		n := jsvalue.ToNumber(arg(args, 0))
 		if n < 0 || n > 1e6 {
-			return nil, errorf("invalid count value: %s", numString(n))
+			return nil, errorf("invalid count value: %s", jsvalue.NumberToString(n))
 		}
 		return strings.Repeat(recvString(r), int(n)), nil
 	},
@@ -169,17 +171,17 @@ var stringMethods = map[string]method{
 }
 
 func pad(s string, args []any, start bool) string {
-	n := int(toNum(arg(args, 0)))
+	n := int(jsvalue.ToNumber(arg(args, 0)))
 	fill := " "
-	if !isUndef(arg(args, 1)) {
-		fill = toStr(arg(args, 1))
+	if !jsvalue.IsUndefined(arg(args, 1)) {
+		fill = jsvalue.ToString(arg(args, 1))
 	}
-	l := utf16Len(s)
+	l := jsvalue.StringLength(s)
 	if n <= l || fill == "" || n > 1e6 {
 		return s
 	}
 	var b strings.Builder
-	for utf16Len(b.String()) < n-l {
+	for jsvalue.StringLength(b.String()) < n-l {
 		b.WriteString(fill)
 	}
 	p := fromUnits(utf16Units(b.String())[:n-l])
@@ -192,8 +194,8 @@ func pad(s string, args []any, start bool) string {
 var arrayMethods = map[string]method{
 	"join": func(r any, args []any) (any, error) {
 		sep := ","
-		if !isUndef(arg(args, 0)) {
-			sep = toStr(arg(args, 0))
+		if !jsvalue.IsUndefined(arg(args, 0)) {
+			sep = jsvalue.ToString(arg(args, 0))
 		}
 		return joinValues(r.([]any), sep), nil
 	},
@@ -229,28 +231,28 @@ var arrayMethods = map[string]method{
 		}
 		return out, nil
 	},
-	"toString": func(r any, _ []any) (any, error) { return toStr(r), nil },
+	"toString": func(r any, _ []any) (any, error) { return jsvalue.ToString(r), nil },
 }
 
 var numberMethods = map[string]method{
 	"toFixed": func(r any, args []any) (any, error) {
-		d := int(toNum(arg(args, 0)))
-		if isUndef(arg(args, 0)) {
+		d := int(jsvalue.ToNumber(arg(args, 0)))
+		if jsvalue.IsUndefined(arg(args, 0)) {
 			d = 0
 		}
 		if d < 0 || d > 100 {
 			return nil, errorf("toFixed() digits argument must be between 0 and 100")
 		}
-		return toFixed(normNum(r).(float64), d), nil
+		return toFixed(r.(float64), d), nil
 	},
-	"toString": func(r any, _ []any) (any, error) { return numString(normNum(r).(float64)), nil },
+	"toString": func(r any, _ []any) (any, error) { return jsvalue.NumberToString(r.(float64)), nil },
 }
 
 // toFixed implements Number.prototype.toFixed (round half away from zero on
 // the exact binary value, as JavaScript does).
 func toFixed(f float64, d int) string {
 	if math.IsNaN(f) || math.IsInf(f, 0) || math.Abs(f) >= 1e21 {
-		return numString(f)
+		return jsvalue.NumberToString(f)
 	}
 	return strconv.FormatFloat(f, 'f', d, 64)
 }
@@ -258,8 +260,8 @@ func toFixed(f float64, d int) string {
 func joinValues(a []any, sep string) string {
 	parts := make([]string, len(a))
 	for i, e := range a {
-		if !isNone(e) {
-			parts[i] = toStr(e)
+		if !jsvalue.IsNullish(e) {
+			parts[i] = jsvalue.ToString(e)
 		}
 	}
 	return strings.Join(parts, sep)

@@ -3,6 +3,8 @@ package nunjucks
 import (
 	"fmt"
 	"strings"
+
+	"github.com/mcpbridge/mcpbridge/internal/jsvalue"
 )
 
 // Options configure a template.
@@ -43,7 +45,10 @@ func CompileOptions(name, src string, opts Options) (t *Template, err error) {
 // Name returns the name the template was compiled with.
 func (t *Template) Name() string { return t.name }
 
-// Render renders the template with vars as its context. vars is not modified.
+// Render renders the template with vars as its context. vars is not
+// modified. Its values are template values (see package doc); Go maps and
+// integers are converted with jsvalue.FromGo when the template first reads
+// them.
 func (t *Template) Render(vars map[string]any) (out string, err error) {
 	defer func() {
 		if p := recover(); p != nil {
@@ -51,10 +56,19 @@ func (t *Template) Render(vars map[string]any) (out string, err error) {
 		}
 	}()
 	ctx := make(map[string]any, len(vars))
+	var fromGo map[string]bool
 	for k, v := range vars {
 		ctx[k] = v
+		switch v.(type) {
+		case nil, bool, string, float64, SafeString, jsvalue.UndefinedType:
+		default:
+			if fromGo == nil {
+				fromGo = map[string]bool{}
+			}
+			fromGo[k] = true
+		}
 	}
-	r := &renderer{t: t, ctx: ctx}
+	r := &renderer{t: t, ctx: ctx, fromGo: fromGo}
 	var b strings.Builder
 	root := &frame{vars: map[string]any{}, topLevel: true}
 	if err := r.renderNodes(&b, root, t.nodes); err != nil {
@@ -86,13 +100,11 @@ func RenderValue(src string, v any) (string, error) {
 
 // RenderValue renders t with a context built as in the package-level RenderValue.
 func (t *Template) RenderValue(v any) (string, error) {
-	switch x := v.(type) {
-	case map[string]any:
-		return t.Render(x)
-	case *Object:
-		ctx := map[string]any{}
-		for _, k := range x.Keys() {
-			ctx[k], _ = x.Get(k)
+	switch x := jsvalue.FromGo(v).(type) {
+	case *jsvalue.Object:
+		ctx := make(map[string]any, x.Len())
+		for k, val := range x.Range {
+			ctx[k] = val
 		}
 		return t.Render(ctx)
 	case []any:

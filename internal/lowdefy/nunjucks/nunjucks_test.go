@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/mcpbridge/mcpbridge/internal/jsvalue"
 )
 
 func TestRender(t *testing.T) {
@@ -118,7 +120,7 @@ func TestConcurrentRender(t *testing.T) {
 	}
 }
 
-func itoa(i int) string { return numString(float64(i)) }
+func itoa(i int) string { return jsvalue.NumberToString(float64(i)) }
 
 func TestLimits(t *testing.T) {
 	if _, err := Render("{% macro f() %}{{ f() }}{% endmacro %}{{ f() }}", nil); err == nil || !strings.Contains(err.Error(), "recursion") {
@@ -165,11 +167,24 @@ func BenchmarkRender(b *testing.B) {
 		b.Fatal(err)
 	}
 	vars := corpusVars()
-	b.ReportAllocs()
-	for b.Loop() {
-		if _, err := tpl.Render(vars); err != nil {
-			b.Fatal(err)
-		}
+	// Go maps are converted to ordered objects on every Render; values that
+	// are already *jsvalue.Object (as the _nunjucks operator passes) are not.
+	ordered := map[string]any{}
+	for k, v := range vars {
+		ordered[k] = jsvalue.FromGo(v)
+	}
+	for _, bc := range []struct {
+		name string
+		vars map[string]any
+	}{{"maps", vars}, {"ordered", ordered}} {
+		b.Run(bc.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := tpl.Render(bc.vars); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mcpbridge/mcpbridge/internal/jsvalue"
 	"github.com/mcpbridge/mcpbridge/tools/jslibs-oracle/oracletest"
 )
 
@@ -191,12 +192,8 @@ func firstLine(s string) string {
 	return s
 }
 
-// orderedSample is an *Object whose key order is not sorted; the oracle gets
+// orderedSample is an object whose key order is not sorted; the oracle gets
 // the same keys in the same order through JSON (see TestDifferentialAgainstNunjucks).
-func orderedSample() *Object {
-	o := NewObject()
-	o.Set("b", 1.0)
-	o.Set("a", "x")
-	o.Set("c", []any{true})
-	return o
+func orderedSample() *jsvalue.Object {
+	return jsvalue.ObjectOf("b", 1.0, "a", "x", "c", []any{true})
 }

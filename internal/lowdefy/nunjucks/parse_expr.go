@@ -2,6 +2,8 @@ package nunjucks
 
 import (
 	"strconv"
+
+	"github.com/mcpbridge/mcpbridge/internal/jsvalue"
 )
 
 // expression parses a full expression (inline if and below).
@@ -144,7 +146,7 @@ func (p *parser) is() (expr, error) {
 	case *nameExpr:
 		n.test = v.name
 	case *litExpr:
-		n.test = toStr(v.val)
+		n.test = jsvalue.ToString(v.val)
 	case *callExpr:
 		if name, ok := v.fn.(*nameExpr); ok {
 			n.test = name.name

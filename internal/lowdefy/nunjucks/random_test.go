@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mcpbridge/mcpbridge/internal/jsvalue"
 	"github.com/mcpbridge/mcpbridge/tools/jslibs-oracle/oracletest"
 )
 
@@ -80,7 +81,7 @@ func closeNumbers(got string, want any) bool {
 	}
 	gs, ws := numberRe.FindAllString(got, -1), numberRe.FindAllString(w, -1)
 	for i := range gs {
-		a, b := strToNum(gs[i]), strToNum(ws[i])
+		a, b := jsvalue.StringToNumber(gs[i]), jsvalue.StringToNumber(ws[i])
 		if a == b {
 			continue
 		}

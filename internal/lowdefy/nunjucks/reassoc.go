@@ -1,5 +1,7 @@
 package nunjucks
 
+import "github.com/mcpbridge/mcpbridge/internal/jsvalue"
+
 // nunjucks compiles templates to JavaScript source without parenthesizing
 // operators, so the effective precedence is JavaScript's, not the parser's:
 // `not 1 == 2` runs as `!1 == 2` and `'a' ~ 1 + 2` as `"a" + "" + 1 + 2`.
@@ -165,7 +167,7 @@ func parseFlat(items []flatItem, i *int, minPrec int) expr {
 
 func parseFlatUnary(items []flatItem, i *int) expr {
 	if *i >= len(items) {
-		return &litExpr{val: undef}
+		return &litExpr{val: jsvalue.Undefined}
 	}
 	it := items[*i]
 	*i++

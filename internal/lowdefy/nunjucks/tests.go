@@ -4,6 +4,8 @@ import (
 	"math"
 	"strings"
 	"time"
+
+	"github.com/mcpbridge/mcpbridge/internal/jsvalue"
 )
 
 // tests are the `is` tests of nunjucks' tests.js.
@@ -13,7 +15,7 @@ func arg(args []any, i int) any {
 	if i < len(args) {
 		return args[i]
 	}
-	return undef
+	return jsvalue.Undefined
 }
 
 func init() {
@@ -23,21 +25,21 @@ func init() {
 	eq := func(v any, args []any) bool { return strictEq(v, arg(args, 0)) }
 	for name, fn := range map[string]func(v any, args []any) bool{
 		"callable":  func(v any, _ []any) bool { _, ok := v.(*macroFunc); return ok },
-		"defined":   func(v any, _ []any) bool { return !isUndef(v) },
-		"undefined": func(v any, _ []any) bool { return isUndef(v) },
+		"defined":   func(v any, _ []any) bool { return !jsvalue.IsUndefined(v) },
+		"undefined": func(v any, _ []any) bool { return jsvalue.IsUndefined(v) },
 		"divisibleby": func(v any, args []any) bool {
-			return math.Mod(toNum(v), toNum(arg(args, 0))) == 0
+			return math.Mod(jsvalue.ToNumber(v), jsvalue.ToNumber(arg(args, 0))) == 0
 		},
 		"escaped": func(v any, _ []any) bool { _, ok := v.(SafeString); return ok },
 		"equalto": eq, "eq": eq, "sameas": eq,
-		"even":   func(v any, _ []any) bool { return math.Mod(toNum(v), 2) == 0 },
-		"odd":    func(v any, _ []any) bool { return math.Mod(toNum(v), 2) == 1 },
-		"falsy":  func(v any, _ []any) bool { return !truthy(v) },
-		"truthy": func(v any, _ []any) bool { return truthy(v) },
+		"even":   func(v any, _ []any) bool { return math.Mod(jsvalue.ToNumber(v), 2) == 0 },
+		"odd":    func(v any, _ []any) bool { return math.Mod(jsvalue.ToNumber(v), 2) == 1 },
+		"falsy":  func(v any, _ []any) bool { return !jsvalue.Truthy(v) },
+		"truthy": func(v any, _ []any) bool { return jsvalue.Truthy(v) },
 		"ge":     cmp(">="), "gt": cmp(">"), "greaterthan": cmp(">"),
 		"le": cmp("<="), "lt": cmp("<"), "lessthan": cmp("<"), "ne": cmp("!=="),
 		"null":   func(v any, _ []any) bool { return v == nil },
-		"number": func(v any, _ []any) bool { _, ok := normNum(v).(float64); return ok },
+		"number": func(v any, _ []any) bool { _, ok := v.(float64); return ok },
 		"string": func(v any, _ []any) bool { _, ok := v.(string); return ok },
 		"lower": func(v any, _ []any) bool {
 			s, ok := asString(v)
@@ -56,7 +58,7 @@ func init() {
 		},
 		"mapping": func(v any, _ []any) bool {
 			switch v.(type) {
-			case map[string]any, *Object, time.Time, SafeString:
+			case *jsvalue.Object, time.Time, SafeString:
 				return true
 			}
 			return false

@@ -4,7 +4,7 @@ import (
 	"math"
 	"strings"
 
-	"github.com/mcpbridge/mcpbridge/internal/lowdefy/serial"
+	"github.com/mcpbridge/mcpbridge/internal/jsvalue"
 )
 
 // Native implementations of the most used Array.prototype methods. They
@@ -15,7 +15,7 @@ import (
 
 func hasHoles(a []any) bool {
 	for _, v := range a {
-		if serial.IsUndefined(v) {
+		if jsvalue.IsUndefined(v) {
 			return true
 		}
 	}
@@ -26,11 +26,11 @@ func nativeArray(method string, a []any, args []any) (any, bool, error) {
 	if hasHoles(a) {
 		return nil, false, nil
 	}
-	callback := func() (serial.Func, bool) {
+	callback := func() (jsvalue.Func, bool) {
 		if len(args) != 1 {
 			return nil, false
 		}
-		f, ok := args[0].(serial.Func)
+		f, ok := args[0].(jsvalue.Func)
 		return f, ok
 	}
 	switch method {
@@ -56,23 +56,23 @@ func nativeArray(method string, a []any, args []any) (any, bool, error) {
 			case "map":
 				mapped[i] = res
 			case "filter":
-				if truthy(res) {
+				if jsvalue.Truthy(res) {
 					filtered = append(filtered, item)
 				}
 			case "find":
-				if truthy(res) {
+				if jsvalue.Truthy(res) {
 					return item, true, nil
 				}
 			case "findIndex":
-				if truthy(res) {
+				if jsvalue.Truthy(res) {
 					return float64(i), true, nil
 				}
 			case "some":
-				if truthy(res) {
+				if jsvalue.Truthy(res) {
 					return true, true, nil
 				}
 			case "every":
-				if !truthy(res) {
+				if !jsvalue.Truthy(res) {
 					return false, true, nil
 				}
 			}
@@ -83,7 +83,7 @@ func nativeArray(method string, a []any, args []any) (any, bool, error) {
 		case "filter":
 			return filtered, true, nil
 		case "find":
-			return serial.Undefined, true, nil
+			return jsvalue.Undefined, true, nil
 		case "findIndex":
 			return -1.0, true, nil
 		case "some":
@@ -94,7 +94,7 @@ func nativeArray(method string, a []any, args []any) (any, bool, error) {
 		if len(args) < 1 || len(args) > 2 {
 			return nil, false, nil
 		}
-		f, ok := args[0].(serial.Func)
+		f, ok := args[0].(jsvalue.Func)
 		if !ok {
 			return nil, false, nil
 		}
@@ -122,14 +122,14 @@ func nativeArray(method string, a []any, args []any) (any, bool, error) {
 		}
 		if method == "lastIndexOf" {
 			for i := len(a) - 1; i >= 0; i-- {
-				if strictEquals(a[i], args[0]) {
+				if jsvalue.StrictEqual(a[i], args[0]) {
 					return float64(i), true, nil
 				}
 			}
 			return -1.0, true, nil
 		}
 		for i, item := range a {
-			eq := strictEquals(item, args[0])
+			eq := jsvalue.StrictEqual(item, args[0])
 			if method == "includes" && !eq {
 				x, xok := item.(float64)
 				y, yok := args[0].(float64)
@@ -153,7 +153,7 @@ func nativeArray(method string, a []any, args []any) (any, bool, error) {
 		case 1:
 			if s, ok := args[0].(string); ok {
 				sep = s
-			} else if !serial.IsUndefined(args[0]) {
+			} else if !jsvalue.IsUndefined(args[0]) {
 				return nil, false, nil
 			}
 		default:
@@ -161,8 +161,8 @@ func nativeArray(method string, a []any, args []any) (any, bool, error) {
 		}
 		parts := make([]string, len(a))
 		for i, item := range a {
-			if !serial.IsNone(item) {
-				parts[i] = toJSString(item)
+			if !jsvalue.IsNullish(item) {
+				parts[i] = jsvalue.ToString(item)
 			}
 		}
 		return strings.Join(parts, sep), true, nil
@@ -173,7 +173,7 @@ func nativeArray(method string, a []any, args []any) (any, bool, error) {
 			return nil, false, nil
 		}
 		for i, v := range args {
-			if serial.IsUndefined(v) {
+			if jsvalue.IsUndefined(v) {
 				continue
 			}
 			f, ok := v.(float64)

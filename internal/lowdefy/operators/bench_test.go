@@ -1,10 +1,13 @@
 package operators
 
 import (
+	"context"
 	"os"
 	"testing"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/mcpbridge/mcpbridge/internal/jsvalue"
 )
 
 // pageFields are the block fields Lowdefy's engine evaluates on every update.
@@ -12,7 +15,7 @@ var pageFields = []string{"visible", "properties", "required", "validate", "styl
 
 type benchBlock struct {
 	id     string
-	fields map[string]any
+	fields *jsvalue.Object
 }
 
 func loadBenchPage(tb testing.TB) []benchBlock {
@@ -30,44 +33,44 @@ func loadBenchPage(tb testing.TB) []benchBlock {
 		tb.Fatal(err)
 	}
 	var blocks []benchBlock
-	var walk func(b map[string]any)
-	walk = func(b map[string]any) {
-		fields := map[string]any{}
+	var walk func(b *jsvalue.Object)
+	walk = func(b *jsvalue.Object) {
+		fields := &jsvalue.Object{}
 		for _, f := range pageFields {
-			if v, ok := b[f]; ok {
-				fields[f] = v
+			if v, ok := b.Get(f); ok {
+				fields.Set(f, v)
 			}
 		}
-		id, _ := b["id"].(string)
+		id, _ := b.Prop("id").(string)
 		blocks = append(blocks, benchBlock{id: id, fields: fields})
-		if kids, ok := b["blocks"].([]any); ok {
+		if kids, ok := b.Prop("blocks").([]any); ok {
 			for _, k := range kids {
-				if km, ok := k.(map[string]any); ok {
+				if km, ok := k.(*jsvalue.Object); ok {
 					walk(km)
 				}
 			}
 		}
 	}
-	walk(page.(map[string]any))
+	walk(page.(*jsvalue.Object))
 	return blocks
 }
 
 func benchContext() *Context {
 	products := make([]any, 20)
 	for i := range products {
-		products[i] = map[string]any{"id": float64(i), "title": "Product " + string(rune('A'+i)), "price": float64(10 + i)}
+		products[i] = jsvalue.ObjectOf("id", float64(i), "title", "Product "+string(rune('A'+i)), "price", float64(10+i))
 	}
 	return &Context{
 		PageID: "new-ticket",
-		State: map[string]any{
-			"ticket_title": "Broken screen", "ticket_type": "Complaint", "product": "Product C",
-			"ticket_description": "The screen cracked after a week.", "purchase_in_last_month": "Yes",
-		},
-		Requests: map[string]any{
-			"get_products": []any{map[string]any{"loading": false, "response": map[string]any{
-				"status": float64(200), "data": map[string]any{"products": products},
-			}}},
-		},
+		State: jsvalue.ObjectOf(
+			"ticket_title", "Broken screen", "ticket_type", "Complaint", "product", "Product C",
+			"ticket_description", "The screen cracked after a week.", "purchase_in_last_month", "Yes",
+		),
+		Requests: jsvalue.ObjectOf(
+			"get_products", []any{jsvalue.ObjectOf("loading", false, "response", jsvalue.ObjectOf(
+				"status", float64(200), "data", jsvalue.ObjectOf("products", products),
+			))},
+		),
 		Location: &Location{Pathname: "/new-ticket"},
 		Window:   &Window{InnerWidth: 1280, InnerHeight: 800},
 	}
@@ -78,11 +81,9 @@ func benchContext() *Context {
 func evaluatePage(p *Parser, blocks []benchBlock) int {
 	n := 0
 	for _, b := range blocks {
-		for _, f := range pageFields {
-			if v, ok := b.fields[f]; ok {
-				_, errs := p.Parse(v, b.id, nil, nil)
-				n += len(errs)
-			}
+		for _, v := range b.fields.Range {
+			_, errs := p.Parse(context.Background(), v, b.id, nil, nil)
+			n += len(errs)
 		}
 	}
 	return n
@@ -101,11 +102,11 @@ func TestBenchPageEvaluates(t *testing.T) {
 		if b.id != "product" {
 			continue
 		}
-		out, errs := p.Parse(b.fields["properties"], b.id, nil, nil)
+		out, errs := p.Parse(context.Background(), b.fields.Prop("properties"), b.id, nil, nil)
 		if len(errs) != 0 {
 			t.Fatal(errs)
 		}
-		opts := out.(map[string]any)["options"].([]any)
+		opts := out.(*jsvalue.Object).Prop("options").([]any)
 		if len(opts) != 20 || opts[2] != "Product C" {
 			t.Fatalf("product options = %v", opts)
 		}

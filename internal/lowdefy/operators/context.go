@@ -4,12 +4,17 @@ import (
 	"context"
 	"log/slog"
 	"time"
+
+	"github.com/mcpbridge/mcpbridge/internal/jsvalue"
 )
 
 // Context holds what operators read. The client parser uses the page fields,
-// the server parser uses Payload, Secrets and User. A Context may be changed
+// the server parser uses Payload, Secrets and User. Objects are
+// *jsvalue.Object, so _state, _object.keys and every other read see keys in
+// the order they were written; nil means absent. A Context may be changed
 // between Parse calls (for example the engine's state); it must not be
-// changed during one.
+// changed during one. The context.Context of an evaluation is an argument of
+// Parse, not part of the Context.
 type Context struct {
 	// PageID is the current page id (_location pageId).
 	PageID string
@@ -18,16 +23,16 @@ type Context struct {
 	// HomePageID is the home page id (_location homePageId).
 	HomePageID string
 	// State is the page state (_state, and _type/_regex without "on").
-	State map[string]any
+	State *jsvalue.Object
 	// Input is the page input set by Link (_input).
-	Input map[string]any
+	Input *jsvalue.Object
 	// Global is the app global (_global).
-	Global map[string]any
+	Global *jsvalue.Object
 	// User is the signed-in user, nil when signed out (_user).
-	User map[string]any
+	User *jsvalue.Object
 	// URLQuery is the decoded URL query (_url_query). When nil it is parsed
 	// from Location.Search the way Lowdefy does.
-	URLQuery map[string]any
+	URLQuery *jsvalue.Object
 	// Location is the browser location; nil makes _location and _url_query
 	// fail as when window.location is unavailable.
 	Location *Location
@@ -38,15 +43,15 @@ type Context struct {
 	// Requests maps request id to its calls, newest first, each
 	// {"loading": bool, "response": …, "payload": …, …} (_request,
 	// _request_details).
-	Requests map[string]any
+	Requests *jsvalue.Object
 	// EventLog is the page event log, newest first (_event_log).
 	EventLog []any
 	// Payload is the request payload (server: _payload, and _nunjucks).
-	Payload map[string]any
+	Payload *jsvalue.Object
 	// Secrets are the app secrets (server: _secret).
-	Secrets map[string]any
+	Secrets *jsvalue.Object
 	// Env is the environment seen by the build parser's _env.
-	Env map[string]any
+	Env *jsvalue.Object
 	// Now returns the current time (_date.now, null dates); time.Now if nil.
 	Now func() time.Time
 	// Random returns a number in [0, 1) (_random, _math.random); a
@@ -54,11 +59,8 @@ type Context struct {
 	Random func() float64
 	// Logger receives _log output; slog.Default() if nil.
 	Logger *slog.Logger
-	// JS runs _js functions; _js fails with a clear error if nil and the
-	// default engine is unavailable.
+	// JS runs _js functions; nil uses the sandbox of internal/expr.
 	JS JSRunner
-	// Ctx bounds _js evaluation; context.Background() if nil.
-	Ctx context.Context
 }
 
 // Location is the browser window.location seen by _location and _url_query.
@@ -71,8 +73,10 @@ type Window struct {
 	InnerWidth, InnerHeight float64
 }
 
-// JSRunner runs the body of a _js function. vars holds the accessors and
-// arguments: accessor names map to serial.Func values.
+// JSRunner runs the body of a _js function within ctx (the context passed
+// to Parse). vars holds the accessors and arguments by parameter name:
+// accessor names map to func([]any) (any, error) values, "args" to the
+// arguments.
 type JSRunner interface {
 	RunJS(ctx context.Context, body string, vars map[string]any) (any, error)
 }

@@ -13,10 +13,11 @@
 // operator fails its value becomes null and an *Error naming the operator and
 // the location is collected; Parse never panics.
 //
-// Values use the model of package serial (nil, bool, float64, string, []any,
-// map[string]any, time.Time, *serial.Error, serial.Func, serial.Undefined).
-// Go maps have no key order: objects are iterated with integer-like keys
-// first, then the other keys sorted, which matches JavaScript whenever the
-// source keys were sorted. Local-time date methods use time.Local (the
-// browser's time zone in Lowdefy).
+// Values are those of package jsvalue (nil, bool, float64, string, []any,
+// *jsvalue.Object, time.Time, *jsvalue.Error, jsvalue.Func,
+// jsvalue.Undefined). Objects keep JavaScript's key order — array-index keys
+// first, then insertion order — so evaluation order, _object.keys,
+// _json.stringify and every other output follow the order the config and
+// the state were written in, as in Lowdefy. Local-time date methods use
+// time.Local (the browser's time zone in Lowdefy).
 package operators

@@ -1,9 +1,11 @@
 package operators
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 
+	"github.com/mcpbridge/mcpbridge/internal/jsvalue"
 	"github.com/mcpbridge/mcpbridge/internal/lowdefy/serial"
 )
 
@@ -18,26 +20,27 @@ type EvalInputs struct {
 }
 
 // EvalJSON evaluates the operator expression exprJSON with the client parser
-// (or the server parser when server is set) over the given inputs. value is
-// the serialized result (dates as {"~d": ms}, undefined as nil) ready for
+// (or the server parser when server is set) over the given inputs, within
+// ctx. value is the serialized result (dates as {"~d": ms}, undefined as
+// nil, objects as *jsvalue.Object in their key order) ready for
 // json.Marshal, as in {"value": value, "errors": errors}.
-func EvalJSON(server bool, in EvalInputs, exprJSON []byte) (value any, errors []string) {
+func EvalJSON(ctx context.Context, server bool, in EvalInputs, exprJSON []byte) (value any, errors []string) {
 	input, err := serial.Unmarshal(exprJSON)
 	if err != nil {
 		return nil, []string{fmt.Sprintf("expression: %v", err)}
 	}
-	ctx := &Context{PageID: in.PageID}
-	if ctx.PageID == "" {
-		ctx.PageID = "page"
+	octx := &Context{PageID: in.PageID}
+	if octx.PageID == "" {
+		octx.PageID = "page"
 	}
 	for _, f := range []struct {
 		name string
 		raw  json.RawMessage
-		dst  *map[string]any
+		dst  **jsvalue.Object
 	}{
-		{"state", in.State, &ctx.State}, {"payload", in.Payload, &ctx.Payload}, {"user", in.User, &ctx.User},
-		{"secrets", in.Secrets, &ctx.Secrets}, {"global", in.Global, &ctx.Global}, {"input", in.Input, &ctx.Input},
-		{"urlQuery", in.URLQuery, &ctx.URLQuery},
+		{"state", in.State, &octx.State}, {"payload", in.Payload, &octx.Payload}, {"user", in.User, &octx.User},
+		{"secrets", in.Secrets, &octx.Secrets}, {"global", in.Global, &octx.Global}, {"input", in.Input, &octx.Input},
+		{"urlQuery", in.URLQuery, &octx.URLQuery},
 	} {
 		if len(f.raw) == 0 {
 			continue
@@ -46,7 +49,7 @@ func EvalJSON(server bool, in EvalInputs, exprJSON []byte) (value any, errors []
 		if err != nil {
 			return nil, []string{fmt.Sprintf("%s: %v", f.name, err)}
 		}
-		m, ok := v.(map[string]any)
+		m, ok := v.(*jsvalue.Object)
 		if !ok {
 			return nil, []string{fmt.Sprintf("%s: must be a JSON object", f.name)}
 		}
@@ -64,11 +67,11 @@ func EvalJSON(server bool, in EvalInputs, exprJSON []byte) (value any, errors []
 	}
 	var p *Parser
 	if server {
-		p = NewServerParser(ctx)
+		p = NewServerParser(octx)
 	} else {
-		p = NewClientParser(ctx)
+		p = NewClientParser(octx)
 	}
-	out, errs := p.Parse(input, loc, in.ArrayIndices, event)
+	out, errs := p.Parse(ctx, input, loc, in.ArrayIndices, event)
 	errors = []string{}
 	for _, e := range errs {
 		errors = append(errors, e.Error())

@@ -1,11 +1,14 @@
 package operators
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"os"
 	"strings"
 	"testing"
+
+	"github.com/mcpbridge/mcpbridge/internal/lowdefy/serial"
 )
 
 // FuzzParse feeds random JSON to both parsers: parsing must never panic
@@ -27,12 +30,12 @@ func FuzzParse(f *testing.F) {
 	}
 	fx := loadFixture(f)
 	f.Fuzz(func(t *testing.T, data []byte) {
-		var input any
-		if json.Unmarshal(data, &input) != nil {
+		input, err := serial.Unmarshal(data)
+		if err != nil {
 			return
 		}
 		for _, p := range []*Parser{NewClientParser(newFixtureContext(fx)), NewServerParser(newFixtureContext(fx))} {
-			_, errs := p.ParseWith(input, Options{Location: "fuzz.$", ArrayIndices: []int{0}, Event: fx.Event, Actions: fx.Actions})
+			_, errs := p.ParseWith(context.Background(), input, Options{Location: "fuzz.$", ArrayIndices: []int{0}, Event: fx.Event, Actions: fx.Actions})
 			for _, e := range errs {
 				if e == nil {
 					t.Fatalf("nil error for %s", data)

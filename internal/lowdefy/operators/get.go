@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mcpbridge/mcpbridge/internal/jsvalue"
 	"github.com/mcpbridge/mcpbridge/internal/lowdefy/serial"
 )
 
@@ -26,7 +27,7 @@ func applyArrayIndices(indices []int, name string) string {
 // isContainer is get-value's isValidObject.
 func isContainer(v any) bool {
 	switch v.(type) {
-	case map[string]any, []any:
+	case *jsvalue.Object, []any:
 		return true
 	}
 	return false
@@ -35,37 +36,20 @@ func isContainer(v any) bool {
 // hasProp is JavaScript's `prop in target` for containers.
 func hasProp(target any, prop string) (any, bool) {
 	switch t := target.(type) {
-	case map[string]any:
-		v, ok := t[prop]
-		return v, ok
+	case *jsvalue.Object:
+		return t.Get(prop)
 	case []any:
 		if prop == "length" {
 			return float64(len(t)), true
 		}
-		if n, ok := indexKey(prop); ok && n < len(t) {
-			if serial.IsUndefined(t[n]) {
+		if n, ok := jsvalue.ArrayIndex(prop); ok && int(n) < len(t) {
+			if jsvalue.IsUndefined(t[n]) {
 				return nil, false
 			}
 			return t[n], true
 		}
 	}
 	return nil, false
-}
-
-// indexKey parses a canonical array index ("0", "12"; not "01" or "-1").
-func indexKey(s string) (int, bool) {
-	if s == "" || len(s) > 9 || (len(s) > 1 && s[0] == '0') {
-		return 0, false
-	}
-	n := 0
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if c < '0' || c > '9' {
-			return 0, false
-		}
-		n = n*10 + int(c-'0')
-	}
-	return n, true
 }
 
 // getPath is @lowdefy/helpers get (derived from get-value): dotted paths,
@@ -144,14 +128,14 @@ func getPath(target any, path string) (any, bool) {
 // function at the top level fails as in JavaScript.
 func copyValue(v any) (any, error) {
 	switch x := v.(type) {
-	case serial.Func:
+	case jsvalue.Func:
 		return nil, fmt.Errorf("Unexpected token u in JSON at position 0")
 	case float64:
 		if math.IsNaN(x) || math.IsInf(x, 0) {
 			return nil, nil
 		}
 	}
-	if serial.IsUndefined(v) {
+	if jsvalue.IsUndefined(v) {
 		return v, nil
 	}
 	out, _ := deepCopy(v)
@@ -169,7 +153,7 @@ func deepCopy(v any) (any, bool) {
 		return v, true
 	case int:
 		return float64(x), true
-	case *serial.Error:
+	case *jsvalue.Error:
 		e := *x
 		return &e, true
 	case []any:
@@ -181,11 +165,11 @@ func deepCopy(v any) (any, bool) {
 			}
 		}
 		return out, true
-	case map[string]any:
-		out := make(map[string]any, len(x))
-		for k, item := range x {
+	case *jsvalue.Object:
+		out := jsvalue.NewObject(x.Len())
+		for k, item := range x.Range {
 			if c, ok := deepCopy(item); ok {
-				out[k] = c
+				out.Set(k, c)
 			}
 		}
 		return serial.ReviveMarker(out), true
@@ -206,26 +190,24 @@ func getFromObject(c *call, object any, operator string) (any, error) {
 		return copyValue(v)
 	}
 	if params == true {
-		params = map[string]any{"all": true}
+		params = jsvalue.ObjectOf("all", true)
 	}
-	if s, ok := params.(string); ok {
-		params = map[string]any{"key": s}
-	} else if isInt(params) {
-		params = map[string]any{"key": params}
+	if isInt(params) {
+		params = jsvalue.ObjectOf("key", params)
 	}
-	pm, ok := params.(map[string]any)
+	pm, ok := params.(*jsvalue.Object)
 	if !ok {
 		return nil, c.errorf("%s params must be of type string, integer, boolean or object.", operator)
 	}
 	def := any(nil)
-	if d, ok := pm["default"]; ok {
+	if d, ok := pm.Get("default"); ok {
 		def = d
 	}
-	key, hasKey := pm["key"]
+	key, hasKey := pm.Get("key")
 	if hasKey && key == nil {
 		return copyValue(def)
 	}
-	if pm["all"] == true {
+	if pm.Prop("all") == true {
 		return copyValue(object)
 	}
 	var path string
@@ -236,7 +218,7 @@ func getFromObject(c *call, object any, operator string) (any, error) {
 		if !isInt(k) {
 			return nil, c.errorf("%s.key must be of type string or integer.", operator)
 		}
-		path = serial.NumberToString(k)
+		path = jsvalue.NumberToString(k)
 	default:
 		return nil, c.errorf("%s.key must be of type string or integer.", operator)
 	}
@@ -251,17 +233,17 @@ func getFromObject(c *call, object any, operator string) (any, error) {
 func getFromArray(c *call, array []any, key, operator string) (any, error) {
 	find := func(value string) any {
 		for _, item := range array {
-			if m, ok := item.(map[string]any); ok && strictEquals(m[key], value) {
+			if m, ok := item.(*jsvalue.Object); ok && jsvalue.StrictEqual(m.Prop(key), value) {
 				return item
 			}
 		}
-		return serial.Undefined
+		return jsvalue.Undefined
 	}
 	index := func(f float64) any {
 		if isInt(f) && f >= 0 && int(f) < len(array) {
 			return array[int(f)]
 		}
-		return serial.Undefined
+		return jsvalue.Undefined
 	}
 	switch p := c.params.(type) {
 	case bool:
@@ -274,20 +256,20 @@ func getFromArray(c *call, array []any, key, operator string) (any, error) {
 		if isNumber(p) {
 			return index(p), nil
 		}
-	case map[string]any:
-		if p["all"] == true {
+	case *jsvalue.Object:
+		if p.Prop("all") == true {
 			return array, nil
 		}
-		if s, ok := p["value"].(string); ok {
+		if s, ok := p.Prop("value").(string); ok {
 			return find(s), nil
 		}
-		if isNumber(p["index"]) {
-			return index(p["index"].(float64)), nil
+		if idx, ok := p.Prop("index").(float64); ok && isNumber(idx) {
+			return index(idx), nil
 		}
-		if !serial.IsNone(p["value"]) {
+		if !jsvalue.IsNullish(p.Prop("value")) {
 			return nil, c.errorf("%s.value must be of type string.", operator)
 		}
-		if !serial.IsNone(p["index"]) {
+		if !jsvalue.IsNullish(p.Prop("index")) {
 			return nil, c.errorf("%s.index must be of type number.", operator)
 		}
 	}

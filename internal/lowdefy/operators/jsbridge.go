@@ -10,7 +10,7 @@ import (
 	"github.com/dlclark/regexp2/v2"
 	"github.com/dop251/goja"
 
-	"github.com/mcpbridge/mcpbridge/internal/lowdefy/serial"
+	"github.com/mcpbridge/mcpbridge/internal/jsvalue"
 )
 
 // The built-in JavaScript methods behind _string, _array, _number, _math and
@@ -22,6 +22,12 @@ import (
 // jsRegExp is a RegExp argument to build inside the engine
 // (new RegExp(pattern, flags)).
 type jsRegExp struct{ pattern, flags any }
+
+// ToPrimitive is the RegExp's source form, /pattern/flags
+// (jsvalue.HostObject).
+func (r jsRegExp) ToPrimitive(jsvalue.Hint) any {
+	return "/" + jsvalue.ToString(r.pattern) + "/" + jsvalue.ToString(r.flags)
+}
 
 // jsCallLimit bounds one built-in call (for example a pathological regular
 // expression).
@@ -43,7 +49,7 @@ type jsEngine struct {
 	date   goja.Value
 	regexp goja.Value
 	errCtr goja.Value
-	funcs  map[*goja.Object]serial.Func
+	funcs  map[*goja.Object]jsvalue.Func
 }
 
 var enginePool = sync.Pool{New: func() any {
@@ -53,7 +59,7 @@ var enginePool = sync.Pool{New: func() any {
 		date:   rt.Get("Date"),
 		regexp: rt.Get("RegExp"),
 		errCtr: rt.Get("Error"),
-		funcs:  map[*goja.Object]serial.Func{},
+		funcs:  map[*goja.Object]jsvalue.Func{},
 	}
 }}
 
@@ -128,26 +134,26 @@ func (e *jsEngine) toJS(v any) goja.Value {
 			items[i] = e.toJS(item)
 		}
 		return rt.NewArray(items...)
-	case map[string]any:
+	case *jsvalue.Object:
 		obj := rt.NewObject()
-		for _, k := range serial.Keys(x) {
-			_ = obj.Set(k, e.toJS(x[k]))
+		for k, v := range x.Range {
+			_ = obj.Set(k, e.toJS(v))
 		}
 		return obj
 	case time.Time:
-		obj, err := rt.New(e.date, rt.ToValue(serial.Millis(x)))
+		obj, err := rt.New(e.date, rt.ToValue(jsvalue.Millis(x)))
 		if err != nil {
 			panic(err)
 		}
 		return obj
-	case *serial.Error:
+	case *jsvalue.Error:
 		obj, err := rt.New(e.errCtr, rt.ToValue(x.Message))
 		if err != nil {
 			panic(err)
 		}
 		_ = obj.Set("name", x.Name)
 		return obj
-	case serial.Func:
+	case jsvalue.Func:
 		f := x
 		val := rt.ToValue(func(fc goja.FunctionCall) goja.Value {
 			args := make([]any, len(fc.Arguments))
@@ -175,7 +181,7 @@ func (e *jsEngine) toJS(v any) goja.Value {
 // fromJS converts a goja value back to a Lowdefy value.
 func (e *jsEngine) fromJS(v goja.Value) any {
 	if v == nil || goja.IsUndefined(v) {
-		return serial.Undefined
+		return jsvalue.Undefined
 	}
 	if goja.IsNull(v) {
 		return nil
@@ -211,25 +217,26 @@ func (e *jsEngine) fromJS(v goja.Value) any {
 				if math.IsNaN(n) {
 					return nil
 				}
-				return serial.DateFromMillis(n)
+				return jsvalue.DateFromMillis(n)
 			}
 		}
 		return nil
 	case "Error":
-		return &serial.Error{Name: obj.Get("name").String(), Message: obj.Get("message").String()}
+		return &jsvalue.Error{Name: obj.Get("name").String(), Message: obj.Get("message").String()}
 	case "Function":
 		if f, ok := e.funcs[obj]; ok {
 			return f
 		}
-		return serial.Func(func(args ...any) (any, error) {
+		return jsvalue.Func(func(args ...any) (any, error) {
 			return nil, errors.New("a JavaScript built-in function cannot be called here")
 		})
 	case "RegExp":
-		return map[string]any{}
+		return &jsvalue.Object{}
 	}
-	out := make(map[string]any)
-	for _, k := range obj.Keys() {
-		out[k] = e.fromJS(obj.Get(k))
+	keys := obj.Keys()
+	out := jsvalue.NewObject(len(keys))
+	for _, k := range keys {
+		out.Set(k, e.fromJS(obj.Get(k)))
 	}
 	return out
 }

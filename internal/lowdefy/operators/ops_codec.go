@@ -7,19 +7,16 @@ import (
 	"crypto/sha512"
 	"encoding/base64"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"hash"
-	"io"
-	"math"
-	"strconv"
 	"strings"
 	"unicode/utf16"
 	"unicode/utf8"
 
 	"github.com/dop251/goja"
 
+	"github.com/mcpbridge/mcpbridge/internal/jsvalue"
 	"github.com/mcpbridge/mcpbridge/internal/lowdefy/serial"
 )
 
@@ -34,74 +31,37 @@ var jsonFuncs = map[string]classFunc{
 	"parse": func(c *call, args []any) (any, error) {
 		s, _ := arg(args, 0).(string)
 		if s == "undefined" {
-			return serial.Undefined, nil
+			return jsvalue.Undefined, nil
 		}
 		return parseJSON(s)
 	},
 	"stringify": func(c *call, args []any) (any, error) {
 		indent := "  "
 		iso := true
-		if opts, ok := arg(args, 1).(map[string]any); ok {
-			if sp, ok := opts["space"]; ok {
-				indent = jsonIndent(sp)
+		if opts, ok := arg(args, 1).(*jsvalue.Object); ok {
+			if sp, ok := opts.Get("space"); ok {
+				indent = jsvalue.Indent(sp)
 			}
-			if v, ok := opts["isoStringDates"]; ok {
-				iso = truthy(v)
+			if v, ok := opts.Get("isoStringDates"); ok {
+				iso = jsvalue.Truthy(v)
 			}
 		}
 		s, ok := serial.Stringify(arg(args, 0), indent, iso)
 		if !ok {
-			return serial.Undefined, nil
+			return jsvalue.Undefined, nil
 		}
 		return s, nil
 	},
 }
 
-func jsonIndent(sp any) string {
-	switch x := sp.(type) {
-	case float64:
-		n := int(math.Min(10, math.Max(0, math.Trunc(x))))
-		return strings.Repeat(" ", n)
-	case string:
-		if len(x) > 10 {
-			return x[:10]
-		}
-		return x
-	}
-	return ""
-}
-
-// parseJSON is JSON.parse with Lowdefy's marker reviver.
+// parseJSON is JSON.parse with Lowdefy's marker reviver: keys keep their
+// order, numbers out of range become ±Infinity or 0.
 func parseJSON(s string) (any, error) {
-	dec := json.NewDecoder(strings.NewReader(s))
-	dec.UseNumber()
-	var v any
-	if err := dec.Decode(&v); err != nil {
+	v, err := jsvalue.Decode([]byte(s))
+	if err != nil {
 		return nil, fmt.Errorf("SyntaxError: %v", err)
 	}
-	if _, err := dec.Token(); err != io.EOF {
-		return nil, fmt.Errorf("SyntaxError: unexpected data after JSON value")
-	}
-	return serial.Decode(jsonNumbers(v)), nil
-}
-
-// jsonNumbers converts json.Number values to float64 the way JSON.parse
-// does (out-of-range values become ±Infinity or 0).
-func jsonNumbers(v any) any {
-	switch x := v.(type) {
-	case json.Number:
-		f, _ := strconv.ParseFloat(string(x), 64)
-		return f
-	case []any:
-		for i, item := range x {
-			x[i] = jsonNumbers(item)
-		}
-	case map[string]any:
-		for k, item := range x {
-			x[k] = jsonNumbers(item)
-		}
-	}
-	return v
+	return serial.Decode(v), nil
 }
 
 func opJSON(c *call) (any, error) { return runClass(c, jsonMeta, jsonFuncs, "") }

@@ -1,18 +1,19 @@
 package operators
 
 import (
-	"encoding/json"
 	"net/url"
+	"slices"
 	"strings"
 
+	"github.com/mcpbridge/mcpbridge/internal/jsvalue"
 	"github.com/mcpbridge/mcpbridge/internal/lowdefy/serial"
 )
 
-// orUndefined turns a nil map or slice into undefined, the value of an
+// orUndefined turns a nil object or slice into undefined, the value of an
 // absent context field.
-func orUndefined[T ~map[string]any | ~[]any](v T) any {
+func orUndefined[T *jsvalue.Object | []any](v T) any {
 	if v == nil {
-		return serial.Undefined
+		return jsvalue.Undefined
 	}
 	return v
 }
@@ -36,7 +37,7 @@ var (
 	opRequestDetails = getter(func(c *call) any { return orUndefined(c.ctx().Requests) })
 	opEvent          = getter(func(c *call) any {
 		if c.opts().Event == nil {
-			return serial.Undefined
+			return jsvalue.Undefined
 		}
 		return c.opts().Event
 	})
@@ -58,26 +59,27 @@ func opSecret(c *call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	if truthy(all) {
+	if jsvalue.Truthy(all) {
 		return nil, c.errorf("Getting all secrets is not allowed.")
 	}
-	secrets := make(map[string]any, len(c.ctx().Secrets))
-	for k, v := range c.ctx().Secrets {
+	secrets := jsvalue.NewObject(c.ctx().Secrets.Len())
+	for k, v := range c.ctx().Secrets.Range {
 		if k != "OPENID_CLIENT_SECRET" && k != "JWT_SECRET" {
-			secrets[k] = v
+			secrets.Set(k, v)
 		}
 	}
 	return getFromObject(c, secrets, "_secret")
 }
 
 func opGet(c *call) (any, error) {
-	pm, ok := c.params.(map[string]any)
+	pm, ok := c.params.(*jsvalue.Object)
 	if !ok {
 		return nil, c.errorf("_get takes an object as params.")
 	}
-	from, hasFrom := pm["from"]
+	from, hasFrom := pm.Get("from")
 	if hasFrom && from == nil {
-		return copyValue(pm["default"])
+		def, _ := pm.Get("default") // nil when absent
+		return copyValue(def)
 	}
 	if !isObject(from) && !isArray(from) {
 		return nil, c.errorf("_get.from is not an object or array.")
@@ -95,7 +97,7 @@ func opRequest(c *call) (any, error) {
 		return nil, c.errorf("_request accepts a string value.")
 	}
 	parts := strings.Split(s, ".")
-	calls, ok := c.ctx().Requests[parts[0]]
+	calls, ok := c.ctx().Requests.Get(parts[0])
 	if !ok {
 		return nil, nil
 	}
@@ -107,7 +109,7 @@ func opRequest(c *call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	if truthy(loading) {
+	if jsvalue.Truthy(loading) {
 		return nil, nil
 	}
 	response, _ := prop(first, "response")
@@ -138,11 +140,11 @@ func opLocation(c *call) (any, error) {
 		return nil, c.errorf("_location only returns values for %s.", strings.Join(locationProperties, ", "))
 	}
 	l := ctx.Location
-	obj := map[string]any{
-		"basePath": ctx.BasePath, "hash": l.Hash, "homePageId": ctx.HomePageID, "host": l.Host,
-		"hostname": l.Hostname, "href": l.Href, "origin": l.Origin, "pageId": ctx.PageID,
-		"pathname": l.Pathname, "port": l.Port, "protocol": l.Protocol, "search": l.Search,
-	}
+	obj := jsvalue.ObjectOf(
+		"basePath", ctx.BasePath, "hash", l.Hash, "homePageId", ctx.HomePageID, "host", l.Host,
+		"hostname", l.Hostname, "href", l.Href, "origin", l.Origin, "pageId", ctx.PageID,
+		"pathname", l.Pathname, "port", l.Port, "protocol", l.Protocol, "search", l.Search,
+	)
 	return getFromObject(c, obj, "_location")
 }
 
@@ -164,7 +166,7 @@ func opMedia(c *call) (any, error) {
 	case w.InnerWidth < 1600:
 		size = "xl"
 	}
-	return getFromObject(c, map[string]any{"size": size, "width": w.InnerWidth, "height": w.InnerHeight}, "_media")
+	return getFromObject(c, jsvalue.ObjectOf("size", size, "width", w.InnerWidth, "height", w.InnerHeight), "_media")
 }
 
 func opURLQuery(c *call) (any, error) {
@@ -181,10 +183,11 @@ func opURLQuery(c *call) (any, error) {
 
 // ParseURLQuery decodes a location search string the way Lowdefy's
 // urlQuery.parse does: query-string parsing (repeated keys become arrays, a
-// key without "=" is null) and each value JSON-decoded when it is JSON.
-func ParseURLQuery(search string) map[string]any {
+// key without "=" is null, keys sorted as query-string sorts them) and each
+// value JSON-decoded when it is JSON.
+func ParseURLQuery(search string) *jsvalue.Object {
 	search = strings.TrimLeft(search, "?#&")
-	out := map[string]any{}
+	out := &jsvalue.Object{}
 	if search == "" {
 		return out
 	}
@@ -209,21 +212,22 @@ func ParseURLQuery(search string) map[string]any {
 			raw[key] = val
 		}
 	}
-	for k, v := range raw {
+	keys := make([]string, 0, len(raw))
+	for k := range raw {
+		keys = append(keys, k)
+	}
+	slices.SortFunc(keys, jsvalue.CompareStrings)
+	for _, k := range keys {
+		v := raw[k]
 		s, ok := v.(string)
-		if v == nil {
-			out[k] = nil
-			continue
-		}
 		if !ok {
-			out[k] = v
+			out.Set(k, v)
 			continue
 		}
-		var decoded any
-		if err := json.Unmarshal([]byte(s), &decoded); err == nil {
-			out[k] = serial.Decode(decoded)
+		if decoded, err := jsvalue.Decode([]byte(s)); err == nil {
+			out.Set(k, serial.Decode(decoded))
 		} else {
-			out[k] = s
+			out.Set(k, s)
 		}
 	}
 	return out

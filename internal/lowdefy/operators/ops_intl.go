@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mcpbridge/mcpbridge/internal/jsvalue"
 	"github.com/mcpbridge/mcpbridge/internal/lowdefy/serial"
 )
 
@@ -23,20 +24,20 @@ var intlMeta = map[string]*method{
 
 var intlFuncs = map[string]classFunc{
 	"numberFormat": func(c *call, args []any) (any, error) {
-		opts, _ := arg(args, 1).(map[string]any)
-		return formatNumber(toNumber(arg(args, 0)), opts, arg(args, 2))
+		opts, _ := arg(args, 1).(*jsvalue.Object)
+		return formatNumber(jsvalue.ToNumber(arg(args, 0)), opts, arg(args, 2))
 	},
 	"dateTimeFormat": func(c *call, args []any) (any, error) {
-		opts, _ := arg(args, 1).(map[string]any)
+		opts, _ := arg(args, 1).(*jsvalue.Object)
 		var t time.Time
 		switch v := arg(args, 0).(type) {
 		case time.Time:
 			t = v
 		default:
-			if serial.IsUndefined(v) {
+			if jsvalue.IsUndefined(v) {
 				t = c.ctx().now()
 			} else {
-				n := toNumber(v)
+				n := jsvalue.ToNumber(v)
 				d, ok := serial.NewDate(n)
 				if !ok {
 					return nil, fmt.Errorf("RangeError: Invalid time value")
@@ -47,12 +48,12 @@ var intlFuncs = map[string]classFunc{
 		return formatDateTime(t, opts, arg(args, 2))
 	},
 	"listFormat": func(c *call, args []any) (any, error) {
-		opts, _ := arg(args, 1).(map[string]any)
+		opts, _ := arg(args, 1).(*jsvalue.Object)
 		return formatList(arg(args, 0), opts)
 	},
 	"relativeTimeFormat": func(c *call, args []any) (any, error) {
-		opts, _ := arg(args, 2).(map[string]any)
-		return formatRelative(toNumber(arg(args, 0)), arg(args, 1), opts)
+		opts, _ := arg(args, 2).(*jsvalue.Object)
+		return formatRelative(jsvalue.ToNumber(arg(args, 0)), arg(args, 1), opts)
 	},
 }
 
@@ -84,27 +85,27 @@ func numberSymbols(locale any) (dec, group string, after bool) {
 var currencySymbols = map[string]string{"USD": "$", "EUR": "€", "GBP": "£", "JPY": "¥", "INR": "₹", "CNY": "CN¥", "CAD": "CA$", "AUD": "A$", "ZAR": "ZAR"}
 var currencyDigits = map[string]int{"JPY": 0, "KRW": 0}
 
-func optInt(opts map[string]any, key string, def, lo, hi int) (int, error) {
-	v, ok := opts[key]
-	if !ok || serial.IsUndefined(v) {
+func optInt(opts *jsvalue.Object, key string, def, lo, hi int) (int, error) {
+	v, ok := opts.Get(key)
+	if !ok || jsvalue.IsUndefined(v) {
 		return def, nil
 	}
-	n := toNumber(v)
+	n := jsvalue.ToNumber(v)
 	if math.IsNaN(n) || n < float64(lo) || n > float64(hi) {
 		return 0, fmt.Errorf("RangeError: %s value is out of range.", key)
 	}
 	return int(math.Floor(n)), nil
 }
 
-func optString(opts map[string]any, key, def string) string {
-	if v, ok := opts[key]; ok && !serial.IsUndefined(v) {
-		return toJSString(v)
+func optString(opts *jsvalue.Object, key, def string) string {
+	if v, ok := opts.Get(key); ok && !jsvalue.IsUndefined(v) {
+		return jsvalue.ToString(v)
 	}
 	return def
 }
 
 // formatNumber is new Intl.NumberFormat(locale, options).format(n).
-func formatNumber(n float64, opts map[string]any, locale any) (any, error) {
+func formatNumber(n float64, opts *jsvalue.Object, locale any) (any, error) {
 	style := optString(opts, "style", "decimal")
 	minFrac, maxFrac := 0, 3
 	currency := strings.ToUpper(optString(opts, "currency", ""))
@@ -126,8 +127,8 @@ func formatNumber(n float64, opts map[string]any, locale any) (any, error) {
 		return nil, fmt.Errorf("RangeError: Value %s out of range for Intl.NumberFormat options property style", style)
 	}
 	var err error
-	_, hasMin := opts["minimumFractionDigits"]
-	_, hasMax := opts["maximumFractionDigits"]
+	hasMin := opts.Has("minimumFractionDigits")
+	hasMax := opts.Has("maximumFractionDigits")
 	if minFrac, err = optInt(opts, "minimumFractionDigits", minFrac, 0, 20); err != nil {
 		return nil, err
 	}
@@ -148,8 +149,8 @@ func formatNumber(n float64, opts map[string]any, locale any) (any, error) {
 		return nil, err
 	}
 	grouping := true
-	if g, ok := opts["useGrouping"]; ok && !serial.IsUndefined(g) {
-		grouping = truthy(g)
+	if g, ok := opts.Get("useGrouping"); ok && !jsvalue.IsUndefined(g) {
+		grouping = jsvalue.Truthy(g)
 	}
 	dec, group, after := numberSymbols(locale)
 	var body string
@@ -223,7 +224,7 @@ func formatFixed(x float64, minFrac, maxFrac, minInt int, dec, group string, gro
 }
 
 // formatList is Intl.ListFormat (English).
-func formatList(on any, opts map[string]any) (any, error) {
+func formatList(on any, opts *jsvalue.Object) (any, error) {
 	list, ok := on.([]any)
 	if s, isStr := on.(string); isStr {
 		for _, r := range s {
@@ -232,17 +233,17 @@ func formatList(on any, opts map[string]any) (any, error) {
 		ok = true
 	}
 	if !ok {
-		if serial.IsUndefined(on) {
+		if jsvalue.IsUndefined(on) {
 			list = nil
 		} else {
-			return nil, fmt.Errorf("TypeError: %s is not iterable", toJSString(on))
+			return nil, fmt.Errorf("TypeError: %s is not iterable", jsvalue.ToString(on))
 		}
 	}
 	items := make([]string, len(list))
 	for i, v := range list {
 		s, ok := v.(string)
 		if !ok {
-			return nil, fmt.Errorf("TypeError: Iterable yielded %s which is not a string", toJSString(v))
+			return nil, fmt.Errorf("TypeError: Iterable yielded %s which is not a string", jsvalue.ToString(v))
 		}
 		items[i] = s
 	}
@@ -293,10 +294,10 @@ var relativeAuto = map[string][3]string{
 }
 
 // formatRelative is Intl.RelativeTimeFormat (English, long style).
-func formatRelative(v float64, unitV any, opts map[string]any) (any, error) {
-	unit, ok := relativeUnits[toJSString(unitV)]
+func formatRelative(v float64, unitV any, opts *jsvalue.Object) (any, error) {
+	unit, ok := relativeUnits[jsvalue.ToString(unitV)]
 	if !ok {
-		return nil, fmt.Errorf("RangeError: Invalid unit argument for format() '%s'", toJSString(unitV))
+		return nil, fmt.Errorf("RangeError: Invalid unit argument for format() '%s'", jsvalue.ToString(unitV))
 	}
 	if math.IsNaN(v) || math.IsInf(v, 0) {
 		return nil, fmt.Errorf("RangeError: Invalid number value")
@@ -334,7 +335,7 @@ var (
 )
 
 // formatDateTime is Intl.DateTimeFormat('en-US', options).format(t).
-func formatDateTime(t time.Time, opts map[string]any, locale any) (any, error) {
+func formatDateTime(t time.Time, opts *jsvalue.Object, locale any) (any, error) {
 	loc := time.Local
 	if tz := optString(opts, "timeZone", ""); tz != "" {
 		l, err := time.LoadLocation(tz)
@@ -362,7 +363,7 @@ func formatDateTime(t time.Time, opts map[string]any, locale any) (any, error) {
 		}
 		switch timeStyle {
 		case "full":
-			clock = clock12(t, true) + " " + zoneName(t)
+			clock = clock12(t, true) + " " + jsvalue.ZoneName(t)
 		case "long":
 			name, _ := t.Zone()
 			clock = clock12(t, true) + " " + name
@@ -399,8 +400,8 @@ func formatDateTime(t time.Time, opts map[string]any, locale any) (any, error) {
 	}
 	if hour != "" || minute != "" || second != "" {
 		h12 := true
-		if v, ok := opts["hour12"]; ok && !serial.IsUndefined(v) {
-			h12 = truthy(v)
+		if v, ok := opts.Get("hour12"); ok && !jsvalue.IsUndefined(v) {
+			h12 = jsvalue.Truthy(v)
 		}
 		parts = append(parts, formatTimePart(t, hour, minute, second, h12))
 	}

@@ -6,6 +6,7 @@ import (
 	"sync"
 
 	"github.com/mcpbridge/mcpbridge/internal/expr"
+	"github.com/mcpbridge/mcpbridge/internal/jsvalue"
 	"github.com/mcpbridge/mcpbridge/internal/lowdefy/serial"
 )
 
@@ -33,7 +34,8 @@ type jsKey struct {
 }
 
 // forJS prepares a value for internal/expr: undefined becomes null and
-// functions are dropped, like a JSON copy; dates stay dates.
+// functions are dropped, like a JSON copy; dates stay dates and objects keep
+// their key order.
 func forJS(v any) any {
 	switch x := v.(type) {
 	case []any:
@@ -42,21 +44,21 @@ func forJS(v any) any {
 			out[i] = forJS(item)
 		}
 		return out
-	case map[string]any:
-		out := make(map[string]any, len(x))
-		for k, item := range x {
-			if _, isFunc := item.(serial.Func); isFunc || serial.IsUndefined(item) {
+	case *jsvalue.Object:
+		out := jsvalue.NewObject(x.Len())
+		for k, item := range x.Range {
+			if _, isFunc := item.(jsvalue.Func); isFunc || jsvalue.IsUndefined(item) {
 				continue
 			}
-			out[k] = forJS(item)
+			out.Set(k, forJS(item))
 		}
 		return out
-	case serial.Func:
+	case jsvalue.Func:
 		return nil
-	case *serial.Error:
-		return map[string]any{"name": x.Name, "message": x.Message}
+	case *jsvalue.Error:
+		return jsvalue.ObjectOf("name", x.Name, "message", x.Message)
 	}
-	if serial.IsUndefined(v) {
+	if jsvalue.IsUndefined(v) {
 		return nil
 	}
 	return v
@@ -83,15 +85,15 @@ func (exprRunner) program(server bool, body string) (*expr.Program, error) {
 
 func opJS(c *call) (any, error) {
 	body, ok := c.params.(string)
-	var args any = serial.Undefined
-	if pm, isObj := c.params.(map[string]any); isObj {
-		body, ok = pm["fn"].(string)
+	var args any = jsvalue.Undefined
+	if pm, isObj := c.params.(*jsvalue.Object); isObj {
+		body, ok = pm.Prop("fn").(string)
 		args = field(pm, "args")
 	}
 	if !ok {
 		return nil, c.errorf("_js takes a function body string or {fn, args}.")
 	}
-	vars := map[string]any{"args": jsonLike(args)}
+	vars := map[string]any{"args": forJS(args)}
 	names := jsClientParams
 	if c.st.p.server {
 		names = jsServerParams
@@ -120,7 +122,7 @@ func opJS(c *call) (any, error) {
 			return forJS(v), nil
 		}
 	}
-	ctx := c.ctx().Ctx
+	ctx := c.st.goCtx
 	if ctx == nil {
 		ctx = context.Background()
 	}
@@ -135,5 +137,5 @@ func opJS(c *call) (any, error) {
 	if err != nil {
 		return nil, fmt.Errorf("_js function execution error. %w", err)
 	}
-	return serial.Decode(res), nil
+	return serial.Decode(res), nil // objects come back from internal/expr as Go maps: keys sorted
 }

@@ -3,9 +3,9 @@ package operators
 import (
 	"fmt"
 
+	"github.com/mcpbridge/mcpbridge/internal/jsvalue"
 	"github.com/mcpbridge/mcpbridge/internal/lowdefy/changecase"
 	"github.com/mcpbridge/mcpbridge/internal/lowdefy/mql"
-	"github.com/mcpbridge/mcpbridge/internal/lowdefy/serial"
 )
 
 // _change_case (internal/lowdefy/changecase)
@@ -20,7 +20,7 @@ var changeCaseMeta, changeCaseFuncs = func() (map[string]*method, map[string]cla
 		meta[name] = &method{namedArgs: []string{"on", "options"}, validTypes: arrObj,
 			prep: func(c *call, args []any) ([]any, error) {
 				opts := arg(args, 1)
-				if !serial.IsNone(opts) && !isObject(opts) {
+				if !jsvalue.IsNullish(opts) && !isObject(opts) {
 					return nil, c.errorf("options must be an object.")
 				}
 				return args, nil
@@ -61,7 +61,7 @@ var mqlFuncs = map[string]classFunc{
 	"expr": func(c *call, args []any) (any, error) {
 		data := arg(args, 0)
 		if data == nil {
-			data = map[string]any{}
+			data = &jsvalue.Object{}
 		}
 		if !isObject(data) {
 			return nil, fmt.Errorf("Data must be of type object.")
@@ -70,7 +70,7 @@ var mqlFuncs = map[string]classFunc{
 		if err != nil {
 			return nil, err
 		}
-		if serial.IsUndefined(v) {
+		if jsvalue.IsUndefined(v) {
 			return nil, nil
 		}
 		return v, nil
@@ -78,7 +78,7 @@ var mqlFuncs = map[string]classFunc{
 	"test": func(c *call, args []any) (any, error) {
 		data := arg(args, 0)
 		if data == nil {
-			data = map[string]any{}
+			data = &jsvalue.Object{}
 		}
 		if !isObject(data) {
 			return nil, fmt.Errorf("Data must be of type object.")

@@ -4,6 +4,7 @@ import (
 	"math"
 	"strings"
 
+	"github.com/mcpbridge/mcpbridge/internal/jsvalue"
 	"github.com/mcpbridge/mcpbridge/internal/lowdefy/serial"
 )
 
@@ -32,7 +33,7 @@ func opAnd(c *call) (any, error) {
 		return nil, err
 	}
 	for _, v := range a {
-		if !truthy(v) {
+		if !jsvalue.Truthy(v) {
 			return false, nil
 		}
 	}
@@ -45,21 +46,21 @@ func opOr(c *call) (any, error) {
 		return nil, err
 	}
 	for _, v := range a {
-		if truthy(v) {
+		if jsvalue.Truthy(v) {
 			return true, nil
 		}
 	}
 	return false, nil
 }
 
-func opNot(c *call) (any, error) { return !truthy(c.params), nil }
+func opNot(c *call) (any, error) { return !jsvalue.Truthy(c.params), nil }
 
 func opEq(c *call) (any, error) {
 	a, err := pairParams(c)
 	if err != nil {
 		return nil, err
 	}
-	return strictEquals(a[0], a[1]), nil
+	return jsvalue.StrictEqual(a[0], a[1]), nil
 }
 
 func opNe(c *call) (any, error) {
@@ -67,7 +68,7 @@ func opNe(c *call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return !strictEquals(a[0], a[1]), nil
+	return !jsvalue.StrictEqual(a[0], a[1]), nil
 }
 
 func comparison(op string) operatorFunc {
@@ -76,7 +77,7 @@ func comparison(op string) operatorFunc {
 		if err != nil {
 			return nil, err
 		}
-		return compare(a[0], a[1], op), nil
+		return compareOp(a[0], a[1], op), nil
 	}
 }
 
@@ -99,7 +100,7 @@ func opIfNone(c *call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	if serial.IsNone(a[0]) {
+	if jsvalue.IsNullish(a[0]) {
 		return a[1], nil
 	}
 	return a[0], nil
@@ -192,27 +193,27 @@ func opDivide(c *call) (any, error) {
 // and _regex (the server parser has no state).
 func (c *call) stateGet(path any) any {
 	if c.st.p.server {
-		return serial.Undefined
+		return jsvalue.Undefined
 	}
 	var key string
 	switch p := path.(type) {
 	case string:
 		key = p
 	case float64:
-		key = serial.NumberToString(p)
+		key = jsvalue.NumberToString(p)
 	default:
-		return serial.Undefined
+		return jsvalue.Undefined
 	}
 	v, ok := getPath(c.ctx().State, key)
 	if !ok {
-		return serial.Undefined
+		return jsvalue.Undefined
 	}
 	return v
 }
 
 func opType(c *call) (any, error) {
 	typeName := c.params
-	pm, isObj := c.params.(map[string]any)
+	pm, isObj := c.params.(*jsvalue.Object)
 	if isObj {
 		typeName = field(pm, "type")
 	}
@@ -221,17 +222,17 @@ func opType(c *call) (any, error) {
 		return nil, c.errorf("_type.type must be a string.")
 	}
 	var on any
-	if v, ok := pm["on"]; isObj && ok {
+	if v, ok := pm.Get("on"); isObj && ok {
 		on = v
 	} else {
 		var key any = c.location
 		if isObj {
-			if k, ok := pm["key"]; ok {
+			if k, ok := pm.Get("key"); ok {
 				key = k
 			}
 		}
-		if serial.IsNone(key) {
-			on = serial.Undefined
+		if jsvalue.IsNullish(key) {
+			on = jsvalue.Undefined
 		} else {
 			on = c.stateGet(key)
 		}
@@ -243,7 +244,7 @@ func opType(c *call) (any, error) {
 		return isArray(on), nil
 	case "date":
 		// helpers type.isDate returns a falsy argument itself (`val && …`).
-		if !truthy(on) {
+		if !jsvalue.Truthy(on) {
 			return on, nil
 		}
 		return typeOf(on) == "date", nil
@@ -259,9 +260,9 @@ func opType(c *call) (any, error) {
 	case "null":
 		return on == nil, nil
 	case "undefined":
-		return serial.IsUndefined(on), nil
+		return jsvalue.IsUndefined(on), nil
 	case "none":
-		return serial.IsNone(on), nil
+		return jsvalue.IsNullish(on), nil
 	case "primitive":
 		switch typeOf(on) {
 		case "undefined", "null", "string", "number", "boolean", "date":
@@ -274,7 +275,7 @@ func opType(c *call) (any, error) {
 
 func opRegex(c *call) (any, error) {
 	pattern := c.params
-	pm, isObj := c.params.(map[string]any)
+	pm, isObj := c.params.(*jsvalue.Object)
 	if isObj {
 		pattern = field(pm, "pattern")
 	}
@@ -282,26 +283,26 @@ func opRegex(c *call) (any, error) {
 		return nil, c.errorf("_regex.pattern must be a string.")
 	}
 	var on any
-	if v := field(pm, "on"); isObj && !serial.IsUndefined(v) {
+	if v := field(pm, "on"); isObj && !jsvalue.IsUndefined(v) {
 		on = v
 	} else {
 		on = c.stateGet(c.location)
 	}
-	if k := field(pm, "key"); isObj && !serial.IsUndefined(k) {
+	if k := field(pm, "key"); isObj && !jsvalue.IsUndefined(k) {
 		ks, ok := k.(string)
 		if !ok {
 			return nil, c.errorf("_regex.key must be a string.")
 		}
 		on = c.stateGet(ks)
 	}
-	if serial.IsNone(on) {
+	if jsvalue.IsNullish(on) {
 		return false, nil
 	}
 	if _, ok := on.(string); !ok {
 		return nil, c.errorf("_regex.on must be a string.")
 	}
 	flags := any("gm")
-	if f := field(pm, "flags"); isObj && truthy(f) {
+	if f := field(pm, "flags"); isObj && jsvalue.Truthy(f) {
 		flags = f
 	}
 	res, err := callMethod(jsRegExp{pattern: pattern, flags: flags}, "test", []any{on})
@@ -316,9 +317,9 @@ func opRandom(c *call) (any, error) {
 	switch p := c.params.(type) {
 	case string:
 		pm = map[string]any{"type": p}
-	case map[string]any:
-		pm = make(map[string]any, len(p))
-		for k, v := range p {
+	case *jsvalue.Object:
+		pm = make(map[string]any, p.Len())
+		for k, v := range p.Range {
 			pm[k] = v
 		}
 	default:
@@ -330,7 +331,7 @@ func opRandom(c *call) (any, error) {
 	}
 	num := func(key string, def func() float64) (float64, error) {
 		v, ok := pm[key]
-		if !ok || serial.IsUndefined(v) {
+		if !ok || jsvalue.IsUndefined(v) {
 			v = def()
 			pm[key] = v
 		}
@@ -438,14 +439,14 @@ func opFunction(c *call) (any, error) {
 	opts := *c.st.opts
 	opts.Location = c.location
 	opts.OperatorPrefix = "_" + c.prefix
-	p := c.st.p
-	return serial.Func(func(args ...any) (any, error) {
+	p, ctx := c.st.p, c.st.goCtx // the function runs within the Parse that made it
+	return jsvalue.Func(func(args ...any) (any, error) {
 		o := opts
 		o.Args = args
 		if o.Args == nil {
 			o.Args = []any{}
 		}
-		out, errs := p.ParseWith(params, o)
+		out, errs := p.ParseWith(ctx, params, o)
 		if len(errs) > 0 {
 			return nil, errs[0]
 		}

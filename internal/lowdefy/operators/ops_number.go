@@ -3,7 +3,7 @@ package operators
 import (
 	"time"
 
-	"github.com/mcpbridge/mcpbridge/internal/lowdefy/serial"
+	"github.com/mcpbridge/mcpbridge/internal/jsvalue"
 )
 
 func propMeta() *method { return &method{property: true} }
@@ -140,7 +140,7 @@ var dateFuncs = map[string]classFunc{
 			return nil, err
 		}
 		if _, ok := d.(time.Time); !ok {
-			return nil, errorString(toJSString(arg(args, 0)) + " could not resolve as a valid javascript date.")
+			return nil, errorString(jsvalue.ToString(arg(args, 0)) + " could not resolve as a valid javascript date.")
 		}
 		return d, nil
 	},
@@ -160,15 +160,15 @@ func opDate(c *call) (any, error) {
 		t := instance.(time.Time)
 		switch c.method {
 		case "toString":
-			return dateToString(t), nil
+			return jsvalue.DateToString(t), nil
 		case "toTimeString":
-			return dateToTimeString(t), nil
+			return jsvalue.DateToTimeString(t), nil
 		case "toDateString":
-			return dateToDateString(t), nil
+			return jsvalue.DateToDateString(t), nil
 		case "toISOString", "toJSON":
-			return serial.ISOString(t), nil
+			return jsvalue.ISOString(t), nil
 		case "getTime", "valueOf":
-			return serial.Millis(t), nil
+			return jsvalue.Millis(t), nil
 		}
 		return callMethod(t, c.method, args)
 	})

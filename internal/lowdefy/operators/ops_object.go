@@ -1,33 +1,29 @@
 package operators
 
 import (
-	"github.com/mcpbridge/mcpbridge/internal/lowdefy/serial"
+	"github.com/mcpbridge/mcpbridge/internal/jsvalue"
 )
 
-var prepObject = prepDefault(func(*call) any { return map[string]any{} })
+var prepObject = prepDefault(func(*call) any { return &jsvalue.Object{} })
 
 var objectClassMeta = map[string]*method{
 	"assign": {spreadArgs: "true", validTypes: []string{"array"}, prep: prepObject},
 	"defineProperty": {namedArgs: []string{"on", "key", "descriptor"}, validTypes: arrObj,
 		prep: func(c *call, args []any) ([]any, error) {
 			for len(args) < 3 {
-				args = append(args, serial.Undefined)
+				args = append(args, jsvalue.Undefined)
 			}
-			desc, ok := args[2].(map[string]any)
-			if !ok || !truthy(args[2]) {
-				desc = map[string]any{}
+			desc, ok := args[2].(*jsvalue.Object)
+			if !ok || !jsvalue.Truthy(args[2]) {
+				desc = &jsvalue.Object{}
 			} else {
-				cp := make(map[string]any, len(desc)+2)
-				for k, v := range desc {
-					cp[k] = v
-				}
-				desc = cp
+				desc = desc.Clone()
 			}
-			if serial.IsNone(field(desc, "enumerable")) {
-				desc["enumerable"] = true
+			if jsvalue.IsNullish(field(desc, "enumerable")) {
+				desc.Set("enumerable", true)
 			}
-			if serial.IsNone(field(desc, "configurable")) {
-				desc["configurable"] = true
+			if jsvalue.IsNullish(field(desc, "configurable")) {
+				desc.Set("configurable", true)
 			}
 			args[2] = desc
 			return prepObject(c, args)
@@ -47,8 +43,7 @@ var objectFuncs = staticFuncs("Object", objectClassMeta)
 func opObject(c *call) (any, error) {
 	if c.method == "hasOwnProperty" {
 		return runInstance(c, objectInstanceMeta, "object", func(c *call, instance any, args []any) (any, error) {
-			_, ok := instance.(map[string]any)[toJSString(arg(args, 0))]
-			return ok, nil
+			return instance.(*jsvalue.Object).Has(jsvalue.ToString(arg(args, 0))), nil
 		})
 	}
 	return runClass(c, objectClassMeta, objectFuncs, "")

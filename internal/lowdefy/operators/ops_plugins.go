@@ -9,9 +9,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mcpbridge/mcpbridge/internal/jsvalue"
 	"github.com/mcpbridge/mcpbridge/internal/lowdefy/moment"
 	"github.com/mcpbridge/mcpbridge/internal/lowdefy/nunjucks"
-	"github.com/mcpbridge/mcpbridge/internal/lowdefy/serial"
 )
 
 // _nunjucks
@@ -19,13 +19,13 @@ import (
 func opNunjucks(c *call) (any, error) {
 	var tmpl string
 	var on any
-	if pm, ok := c.params.(map[string]any); ok {
-		if s, ok := pm["template"].(string); ok {
+	if pm, ok := c.params.(*jsvalue.Object); ok {
+		if s, ok := pm.Prop("template").(string); ok {
 			tmpl = s
-			if o, ok := pm["on"].(map[string]any); ok {
+			if o, ok := pm.Prop("on").(*jsvalue.Object); ok {
 				on = o
 			} else {
-				on = map[string]any{}
+				on = &jsvalue.Object{}
 			}
 		}
 	}
@@ -61,7 +61,7 @@ func opNunjucks(c *call) (any, error) {
 
 // jsonLike maps undefined to nil for libraries that only know JSON values.
 func jsonLike(v any) any {
-	if serial.IsUndefined(v) {
+	if jsvalue.IsUndefined(v) {
 		return nil
 	}
 	return v
@@ -78,7 +78,7 @@ var momentFuncs = map[string]classFunc{
 	"format": func(c *call, args []any) (any, error) {
 		on := arg(args, 0)
 		var t time.Time
-		if serial.IsUndefined(on) {
+		if jsvalue.IsUndefined(on) {
 			t = c.ctx().now()
 		} else {
 			var ok bool
@@ -95,15 +95,15 @@ var momentFuncs = map[string]classFunc{
 			return nil, err
 		}
 		var th map[string]float64
-		if m, ok := arg(args, 3).(map[string]any); ok {
+		if m, ok := arg(args, 3).(*jsvalue.Object); ok {
 			th = map[string]float64{}
-			for k, v := range m {
+			for k, v := range m.Range {
 				if f, ok := v.(float64); ok {
 					th[k] = f
 				}
 			}
 		}
-		return moment.Humanize(d, truthy(arg(args, 2)), th), nil
+		return moment.Humanize(d, jsvalue.Truthy(arg(args, 2)), th), nil
 	},
 }
 
@@ -183,10 +183,10 @@ func uuidHashed(version byte, newHash func() interface {
 			name = []byte(n)
 		case []any:
 			for _, v := range n {
-				name = append(name, byte(int(toNumber(v))))
+				name = append(name, byte(int(jsvalue.ToNumber(v))))
 			}
 		default:
-			name = []byte(toJSString(n))
+			name = []byte(jsvalue.ToString(n))
 		}
 		ns, err := parseUUIDBytes(arg(args, 1))
 		if err != nil {
@@ -220,7 +220,7 @@ var uuidFuncs = map[string]classFunc{
 }
 
 func opUUID(c *call) (any, error) {
-	if c.method == "" && (serial.IsNone(c.params) || c.params == true) {
+	if c.method == "" && (jsvalue.IsNullish(c.params) || c.params == true) {
 		return uuidV4(), nil
 	}
 	return runClass(c, uuidMeta, uuidFuncs, "")
@@ -240,16 +240,17 @@ var diffFuncs = map[string]classFunc{
 
 func opDiff(c *call) (any, error) { return runClass(c, diffMeta, diffFuncs, "") }
 
-func diffRecord(kind string, path []any) map[string]any {
-	d := map[string]any{"kind": kind}
+// diffRecord starts a deep-diff record: kind, then path when there is one.
+func diffRecord(kind string, path []any) *jsvalue.Object {
+	d := jsvalue.ObjectOf("kind", kind)
 	if len(path) > 0 {
-		d["path"] = path
+		d.Set("path", path)
 	}
 	return d
 }
 
 func diffType(v any) string {
-	if serial.IsUndefined(v) {
+	if jsvalue.IsUndefined(v) {
 		return "undefined"
 	}
 	return typeOf(v)
@@ -262,32 +263,34 @@ func deepDiff(lhs, rhs any, changes *[]any, path []any, key any, parent *[2]any)
 	if key != nil {
 		cur = append(cur, key)
 	}
-	ldef, rdef := !serial.IsUndefined(lhs), !serial.IsUndefined(rhs)
+	ldef, rdef := !jsvalue.IsUndefined(lhs), !jsvalue.IsUndefined(rhs)
 	if parent != nil && key != nil {
-		if m, ok := parent[0].(map[string]any); ok && !ldef {
-			_, ldef = m[toJSString(key)]
+		if m, ok := parent[0].(*jsvalue.Object); ok && !ldef {
+			ldef = m.Has(jsvalue.ToString(key))
 		}
-		if m, ok := parent[1].(map[string]any); ok && !rdef {
-			_, rdef = m[toJSString(key)]
+		if m, ok := parent[1].(*jsvalue.Object); ok && !rdef {
+			rdef = m.Has(jsvalue.ToString(key))
 		}
 	}
 	switch {
 	case !ldef && rdef:
 		d := diffRecord("N", cur)
-		d["rhs"] = rhs
+		d.Set("rhs", rhs)
 		*changes = append(*changes, d)
 	case !rdef && ldef:
 		d := diffRecord("D", cur)
-		d["lhs"] = lhs
+		d.Set("lhs", lhs)
 		*changes = append(*changes, d)
 	case diffType(lhs) != diffType(rhs):
 		d := diffRecord("E", cur)
-		d["lhs"], d["rhs"] = lhs, rhs
+		d.Set("lhs", lhs)
+		d.Set("rhs", rhs)
 		*changes = append(*changes, d)
 	case diffType(lhs) == "date":
 		if !lhs.(time.Time).Equal(rhs.(time.Time)) {
 			d := diffRecord("E", cur)
-			d["lhs"], d["rhs"] = lhs, rhs
+			d.Set("lhs", lhs)
+			d.Set("rhs", rhs)
 			*changes = append(*changes, d)
 		}
 	case diffType(lhs) == "array":
@@ -295,15 +298,15 @@ func deepDiff(lhs, rhs any, changes *[]any, path []any, key any, parent *[2]any)
 		i, j := len(ra)-1, len(la)-1
 		for i > j {
 			d := diffRecord("A", cur)
-			d["index"] = float64(i)
-			d["item"] = map[string]any{"kind": "N", "rhs": ra[i]}
+			d.Set("index", float64(i))
+			d.Set("item", jsvalue.ObjectOf("kind", "N", "rhs", ra[i]))
 			*changes = append(*changes, d)
 			i--
 		}
 		for j > i {
 			d := diffRecord("A", cur)
-			d["index"] = float64(j)
-			d["item"] = map[string]any{"kind": "D", "lhs": la[j]}
+			d.Set("index", float64(j))
+			d.Set("item", jsvalue.ObjectOf("kind", "D", "lhs", la[j]))
 			*changes = append(*changes, d)
 			j--
 		}
@@ -311,29 +314,26 @@ func deepDiff(lhs, rhs any, changes *[]any, path []any, key any, parent *[2]any)
 			deepDiff(la[i], ra[i], changes, cur, float64(i), &[2]any{lhs, rhs})
 		}
 	case diffType(lhs) == "object":
-		lm, rm := lhs.(map[string]any), rhs.(map[string]any)
+		lm, rm := lhs.(*jsvalue.Object), rhs.(*jsvalue.Object)
 		p := &[2]any{lhs, rhs}
-		for _, k := range serial.Keys(lm) {
-			if rv, ok := rm[k]; ok {
-				deepDiff(lm[k], rv, changes, cur, k, p)
-			} else {
-				deepDiff(lm[k], serial.Undefined, changes, cur, k, p)
-			}
+		for k, lv := range lm.Range {
+			deepDiff(lv, rm.Prop(k), changes, cur, k, p)
 		}
-		for _, k := range serial.Keys(rm) {
-			if _, ok := lm[k]; !ok {
-				deepDiff(serial.Undefined, rm[k], changes, cur, k, p)
+		for k, rv := range rm.Range {
+			if !lm.Has(k) {
+				deepDiff(jsvalue.Undefined, rv, changes, cur, k, p)
 			}
 		}
 	default:
-		if !strictEquals(lhs, rhs) {
+		if !jsvalue.StrictEqual(lhs, rhs) {
 			if f, ok := lhs.(float64); ok && f != f {
 				if g, ok := rhs.(float64); ok && g != g {
 					return
 				}
 			}
 			d := diffRecord("E", cur)
-			d["lhs"], d["rhs"] = lhs, rhs
+			d.Set("lhs", lhs)
+			d.Set("rhs", rhs)
 			*changes = append(*changes, d)
 		}
 	}

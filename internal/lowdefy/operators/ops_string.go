@@ -3,7 +3,7 @@ package operators
 import (
 	"fmt"
 
-	"github.com/mcpbridge/mcpbridge/internal/lowdefy/serial"
+	"github.com/mcpbridge/mcpbridge/internal/jsvalue"
 )
 
 // maxStringLength bounds strings built by repeat and pad (JavaScript's own
@@ -17,9 +17,9 @@ var (
 
 func prepRegex(regexIndex, flagsIndex int) func(c *call, args []any) ([]any, error) {
 	return func(c *call, args []any) ([]any, error) {
-		if truthy(arg(args, regexIndex)) {
+		if jsvalue.Truthy(arg(args, regexIndex)) {
 			for len(args) <= flagsIndex {
-				args = append(args, serial.Undefined)
+				args = append(args, jsvalue.Undefined)
 			}
 			args[regexIndex] = jsRegExp{pattern: args[regexIndex], flags: args[flagsIndex]}
 		}
@@ -66,13 +66,13 @@ func opString(c *call) (any, error) {
 		s := instance.(string)
 		switch c.method {
 		case "length":
-			return float64(utf16Len(s)), nil
+			return float64(jsvalue.StringLength(s)), nil
 		case "repeat":
-			if n := toNumber(arg(args, 0)); n*float64(utf16Len(s)) > maxStringLength {
+			if n := jsvalue.ToNumber(arg(args, 0)); n*float64(jsvalue.StringLength(s)) > maxStringLength {
 				return nil, fmt.Errorf("RangeError: Invalid string length")
 			}
 		case "padStart", "padEnd":
-			if toNumber(arg(args, 0)) > maxStringLength {
+			if jsvalue.ToNumber(arg(args, 0)) > maxStringLength {
 				return nil, fmt.Errorf("RangeError: Invalid string length")
 			}
 		}

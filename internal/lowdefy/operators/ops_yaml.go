@@ -8,6 +8,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/mcpbridge/mcpbridge/internal/jsvalue"
 	"github.com/mcpbridge/mcpbridge/internal/lowdefy/serial"
 )
 
@@ -20,7 +21,7 @@ var yamlFuncs = map[string]classFunc{
 	"parse": func(c *call, args []any) (any, error) {
 		in := arg(args, 0)
 		if in == "undefined" {
-			return serial.Undefined, nil
+			return jsvalue.Undefined, nil
 		}
 		s, ok := in.(string)
 		if !ok {
@@ -38,7 +39,7 @@ var yamlFuncs = map[string]classFunc{
 	},
 	"stringify": func(c *call, args []any) (any, error) {
 		on := arg(args, 0)
-		if serial.IsUndefined(on) {
+		if jsvalue.IsUndefined(on) {
 			return "", nil
 		}
 		var b strings.Builder
@@ -60,17 +61,7 @@ func fromYAML(v any) any {
 	case float64:
 		return x
 	case map[string]any:
-		out := make(map[string]any, len(x))
-		for k, val := range x {
-			out[k] = fromYAML(val)
-		}
-		return out
-	case map[any]any:
-		out := make(map[string]any, len(x))
-		for k, val := range x {
-			out[toJSString(fromYAML(k))] = fromYAML(val)
-		}
-		return out
+		return jsvalue.FromGo(x)
 	case []any:
 		out := make([]any, len(x))
 		for i, val := range x {
@@ -103,7 +94,7 @@ func yamlScalar(s string) string {
 	if !needQuote {
 		return s
 	}
-	return serial.QuoteString(s)
+	return jsvalue.Quote(s)
 }
 
 func yamlValueInline(v any) (string, bool) {
@@ -124,7 +115,7 @@ func yamlValueInline(v any) (string, bool) {
 		case math.IsInf(x, -1):
 			return "-.inf", true
 		}
-		return serial.NumberToString(x), true
+		return jsvalue.NumberToString(x), true
 	case string:
 		if s := yamlScalar(x); s != "" || x == "" {
 			if x == "" {
@@ -137,8 +128,8 @@ func yamlValueInline(v any) (string, bool) {
 		if len(x) == 0 {
 			return "[]", true
 		}
-	case map[string]any:
-		if len(x) == 0 {
+	case *jsvalue.Object:
+		if x.Len() == 0 {
 			return "{}", true
 		}
 	}
@@ -178,17 +169,17 @@ func writeYAML(b *strings.Builder, v any, indent string, top bool) {
 			b.WriteString("- ")
 			writeYAMLNested(b, item, indent+"  ")
 		}
-	case map[string]any:
-		for i, k := range serial.Keys(x) {
+	case *jsvalue.Object:
+		for i, k := range x.Keys() {
 			if i > 0 || !top {
 				b.WriteString(indent)
 			}
 			key := yamlScalar(k)
 			if key == "" {
-				key = serial.QuoteString(k)
+				key = jsvalue.Quote(k)
 			}
 			b.WriteString(key + ":")
-			item := x[k]
+			item := x.Prop(k)
 			if s, ok := yamlValueInline(item); ok {
 				b.WriteString(" " + s + "\n")
 				continue
@@ -245,7 +236,7 @@ func fromYAMLNode(n *yaml.Node, depth int) (any, error) {
 		}
 		return out, nil
 	case yaml.MappingNode:
-		out := make(map[string]any, len(n.Content)/2)
+		out := jsvalue.NewObject(len(n.Content) / 2)
 		for i := 0; i+1 < len(n.Content); i += 2 {
 			k, err := fromYAMLNode(n.Content[i], depth+1)
 			if err != nil {
@@ -255,7 +246,7 @@ func fromYAMLNode(n *yaml.Node, depth int) (any, error) {
 			if err != nil {
 				return nil, err
 			}
-			out[toJSString(k)] = v
+			out.Set(jsvalue.ToString(k), v) // document order
 		}
 		return out, nil
 	}

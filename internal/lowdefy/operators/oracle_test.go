@@ -3,6 +3,7 @@ package operators
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"math"
@@ -15,6 +16,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/mcpbridge/mcpbridge/internal/jsvalue"
 	"github.com/mcpbridge/mcpbridge/internal/lowdefy/serial"
 )
 
@@ -43,34 +45,50 @@ type corpusCase struct {
 	NoEvent      bool            `json:"noEvent"`
 }
 
+// goldenResult is one line of golden.jsonl. Value is the JSON text of the
+// serialized value exactly as JSON.stringify wrote it, so that results are
+// compared with their key order.
 type goldenResult struct {
-	Value     any  `json:"value"`
-	Undefined bool `json:"undefined"`
-	Function  bool `json:"function"`
-	HasErrors bool `json:"hasErrors"`
+	Value     jsonText `json:"value"`
+	Undefined bool     `json:"undefined"`
+	Function  bool     `json:"function"`
+	HasErrors bool     `json:"hasErrors"`
 }
 
+// fixture is testdata/context.json, decoded like the oracle does
+// (serializer.deserialize of the whole file), keys in file order.
 type fixture struct {
-	PageID     string         `json:"pageId"`
-	BasePath   string         `json:"basePath"`
-	HomePageID string         `json:"homePageId"`
-	State      map[string]any `json:"state"`
-	Input      map[string]any `json:"input"`
-	Global     map[string]any `json:"global"`
-	User       map[string]any `json:"user"`
-	Location   Location       `json:"location"`
-	Window     struct {
-		InnerWidth  float64 `json:"innerWidth"`
-		InnerHeight float64 `json:"innerHeight"`
-	} `json:"window"`
-	Menus    []any          `json:"menus"`
-	Requests map[string]any `json:"requests"`
-	EventLog []any          `json:"eventLog"`
-	Event    any            `json:"event"`
-	Actions  map[string]any `json:"actions"`
-	Payload  map[string]any `json:"payload"`
-	Secrets  map[string]any `json:"secrets"`
-	Env      map[string]any `json:"env"`
+	PageID, BasePath, HomePageID                                    string
+	State, Input, Global, User, Requests, Actions, Payload, Secrets *jsvalue.Object
+	Env                                                             *jsvalue.Object
+	Location                                                        Location
+	Window                                                          Window
+	Menus, EventLog                                                 []any
+	Event                                                           any
+}
+
+// jsonText is a JSON value kept as its text.
+type jsonText string
+
+// UnmarshalJSON keeps the raw text.
+func (j *jsonText) UnmarshalJSON(b []byte) error {
+	*j = jsonText(b)
+	return nil
+}
+
+// canonical rewrites the text as jsvalue writes it, keeping the key order:
+// escapes become the characters they stand for (a lone surrogate, which Go
+// strings cannot hold, becomes U+FFFD on both sides).
+func (j jsonText) canonical() jsonText {
+	if j == "" {
+		return j
+	}
+	v, err := jsvalue.Decode([]byte(j))
+	if err != nil {
+		return j
+	}
+	s, _ := jsvalue.Stringify(v, "")
+	return jsonText(s)
 }
 
 func loadFixture(t testing.TB) *fixture {
@@ -79,13 +97,29 @@ func loadFixture(t testing.TB) *fixture {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var f fixture
-	if err := json.Unmarshal(data, &f); err != nil {
+	v, err := serial.Unmarshal(data)
+	if err != nil {
 		t.Fatal(err)
 	}
-	f.State = serial.Decode(f.State).(map[string]any)
-	f.Payload = serial.Decode(f.Payload).(map[string]any)
-	return &f
+	o := v.(*jsvalue.Object)
+	obj := func(k string) *jsvalue.Object { m, _ := o.Prop(k).(*jsvalue.Object); return m }
+	str := func(m *jsvalue.Object, k string) string { s, _ := m.Prop(k).(string); return s }
+	num := func(m *jsvalue.Object, k string) float64 { f, _ := m.Prop(k).(float64); return f }
+	loc, win := obj("location"), obj("window")
+	menus, _ := o.Prop("menus").([]any)
+	eventLog, _ := o.Prop("eventLog").([]any)
+	return &fixture{
+		PageID: str(o, "pageId"), BasePath: str(o, "basePath"), HomePageID: str(o, "homePageId"),
+		State: obj("state"), Input: obj("input"), Global: obj("global"), User: obj("user"), Requests: obj("requests"),
+		Actions: obj("actions"), Payload: obj("payload"), Secrets: obj("secrets"), Env: obj("env"),
+		Location: Location{
+			Hash: str(loc, "hash"), Host: str(loc, "host"), Hostname: str(loc, "hostname"), Href: str(loc, "href"),
+			Origin: str(loc, "origin"), Pathname: str(loc, "pathname"), Port: str(loc, "port"),
+			Protocol: str(loc, "protocol"), Search: str(loc, "search"),
+		},
+		Window: Window{InnerWidth: num(win, "innerWidth"), InnerHeight: num(win, "innerHeight")},
+		Menus:  menus, EventLog: eventLog, Event: o.Prop("event"),
+	}
 }
 
 // newFixtureContext builds the oracle's fixed context: frozen time and the
@@ -97,7 +131,7 @@ func newFixtureContext(f *fixture) *Context {
 		State: f.State, Input: f.Input, Global: f.Global, User: f.User,
 		Location: &f.Location, Window: &Window{InnerWidth: f.Window.InnerWidth, InnerHeight: f.Window.InnerHeight},
 		Menus: f.Menus, Requests: f.Requests, EventLog: f.EventLog, Payload: f.Payload, Secrets: f.Secrets, Env: f.Env,
-		Now: func() time.Time { return serial.DateFromMillis(fixedNow) },
+		Now: func() time.Time { return jsvalue.DateFromMillis(fixedNow) },
 		Random: func() float64 {
 			rnd = math.Mod(rnd+0.6180339887498949, 1)
 			return rnd
@@ -177,34 +211,32 @@ func evalCase(t testing.TB, f *fixture, tc corpusCase) goldenResult {
 	if tc.Location != nil {
 		loc = *tc.Location
 	}
-	out, errs := p.ParseWith(input, Options{Location: loc, ArrayIndices: tc.ArrayIndices, Event: event, Actions: f.Actions})
+	out, errs := p.ParseWith(context.Background(), input, Options{Location: loc, ArrayIndices: tc.ArrayIndices, Event: event, Actions: f.Actions})
 	if tc.Check == "type" {
-		sum := map[string]any{"type": typeOf(out)}
+		sum := jsvalue.ObjectOf("type", typeOf(out))
 		switch x := out.(type) {
 		case string:
-			sum["length"] = float64(utf16Len(x))
+			sum.Set("length", float64(jsvalue.StringLength(x)))
 		case []any:
-			sum["length"] = float64(len(x))
+			sum.Set("length", float64(len(x)))
 		}
 		out = sum
 	}
 	res := goldenResult{HasErrors: len(errs) > 0}
-	if serial.IsUndefined(out) {
+	if jsvalue.IsUndefined(out) {
 		res.Undefined = true
 		return res
 	}
-	if _, ok := out.(serial.Func); ok {
+	if _, ok := out.(jsvalue.Func); ok {
 		res.Function = true
 		return res
 	}
-	// Normalise through JSON exactly like the golden file.
-	data, err := json.Marshal(serial.Encode(out, false))
-	if err != nil {
-		t.Fatalf("%s: %v", tc.ID, err)
+	// Serialize like the oracle: serializer.serialize, then JSON.stringify.
+	text, ok := jsvalue.Stringify(serial.Encode(out, false), "")
+	if !ok {
+		t.Fatalf("%s: result has no JSON form", tc.ID)
 	}
-	if err := json.Unmarshal(data, &res.Value); err != nil {
-		t.Fatal(err)
-	}
+	res.Value = jsonText(text)
 	return res
 }
 
@@ -241,7 +273,9 @@ func TestOracleCorpus(t *testing.T) {
 		}
 		seen[tc.ID] = true
 		got := evalCase(t, f, tc)
-		if diff := cmp.Diff(golden[i], got); diff != "" {
+		want := golden[i]
+		want.Value, got.Value = want.Value.canonical(), got.Value.canonical()
+		if diff := cmp.Diff(want, got); diff != "" {
 			if _, ok := allow[tc.ID]; ok {
 				allowed++
 				continue

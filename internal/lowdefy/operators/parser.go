@@ -1,10 +1,12 @@
 package operators
 
 import (
+	"context"
 	"fmt"
 	"math/rand/v2"
 	"strings"
 
+	"github.com/mcpbridge/mcpbridge/internal/jsvalue"
 	"github.com/mcpbridge/mcpbridge/internal/lowdefy/serial"
 )
 
@@ -29,7 +31,7 @@ type Options struct {
 	// Event is the event payload (_event); nil means none.
 	Event any
 	// Actions are the responses of the actions run so far (_actions).
-	Actions map[string]any
+	Actions *jsvalue.Object
 	// Args are function arguments (_args).
 	Args []any
 	// OperatorPrefix defaults to "_"; "_build." style prefixes are allowed.
@@ -99,16 +101,18 @@ func (p *Parser) Context() *Context { return p.ctx }
 
 // Parse evaluates input at loc with the given list indices and event. It
 // returns the evaluated value and the operator errors, in evaluation order
-// (object keys in sorted order). Parse never modifies input; parts of input
-// without operators are returned as they are (not copied), so callers must
-// treat the output as read-only or copy it before changing it.
-func (p *Parser) Parse(input any, loc string, arrayIndices []int, event any) (any, []error) {
-	return p.ParseWith(input, Options{Location: loc, ArrayIndices: arrayIndices, Event: event})
+// (children before parents, object keys in their order). ctx bounds
+// operators that run code (_js); it is not stored. Parse never modifies
+// input; parts of input without operators are returned as they are (not
+// copied), so callers must treat the output as read-only or copy it before
+// changing it.
+func (p *Parser) Parse(ctx context.Context, input any, loc string, arrayIndices []int, event any) (any, []error) {
+	return p.ParseWith(ctx, input, Options{Location: loc, ArrayIndices: arrayIndices, Event: event})
 }
 
 // ParseWith is Parse with all options.
-func (p *Parser) ParseWith(input any, opts Options) (out any, errs []error) {
-	if serial.IsUndefined(input) {
+func (p *Parser) ParseWith(ctx context.Context, input any, opts Options) (out any, errs []error) {
+	if jsvalue.IsUndefined(input) {
 		return input, nil
 	}
 	if opts.OperatorPrefix == "" {
@@ -117,7 +121,7 @@ func (p *Parser) ParseWith(input any, opts Options) (out any, errs []error) {
 			opts.OperatorPrefix = "_build."
 		}
 	}
-	st := &parseState{p: p, loc: opts.Location}
+	st := &parseState{p: p, goCtx: ctx, loc: opts.Location}
 	st.optsVal = opts
 	st.opts = &st.optsVal
 	if !p.server {
@@ -136,8 +140,10 @@ func (p *Parser) ParseWith(input any, opts Options) (out any, errs []error) {
 // maxDepth bounds nesting so hostile input cannot exhaust the stack.
 const maxDepth = 1000
 
+// parseState is the state of one Parse call.
 type parseState struct {
 	p       *Parser
+	goCtx   context.Context // the ctx argument of Parse, for the duration of the call
 	optsVal Options
 	opts    *Options
 	loc     string
@@ -158,7 +164,7 @@ func (st *parseState) evalNode(node any, depth int) (any, bool) {
 		return nil, true
 	}
 	switch x := node.(type) {
-	case map[string]any:
+	case *jsvalue.Object:
 		return st.evalObject(x, depth)
 	case []any:
 		var out []any
@@ -186,41 +192,37 @@ func (st *parseState) evalNode(node any, depth int) (any, bool) {
 	return node, false
 }
 
-func (st *parseState) evalObject(x map[string]any, depth int) (any, bool) {
-	if len(x) == 1 {
-		for k, v := range x {
-			if isMarkerKey(k) {
-				break
-			}
+func (st *parseState) evalObject(x *jsvalue.Object, depth int) (any, bool) {
+	if x.Len() == 1 {
+		if k, v := x.At(0); !isMarkerKey(k) {
 			val, changed := st.evalNode(v, depth+1)
-			if serial.IsUndefined(val) {
-				return map[string]any{}, true
+			if jsvalue.IsUndefined(val) {
+				return &jsvalue.Object{}, true
 			}
 			if res, isOp := st.callOperator(k, val); isOp {
 				return res, true
 			}
 			if k == "~d" || k == "~e" {
-				return serial.ReviveMarker(map[string]any{k: val}), true
+				return serial.ReviveMarker(jsvalue.ObjectOf(k, val)), true
 			}
 			if !changed {
 				return x, false
 			}
-			return map[string]any{k: val}, true
+			return jsvalue.ObjectOf(k, val), true
 		}
 	}
 	build := st.p.build
-	var buf [16]string
-	keys := serial.AppendKeys(buf[:0], x)
-	var out map[string]any
+	var out *jsvalue.Object
 	copyFrom := func(upto int) {
-		out = make(map[string]any, len(x))
-		for _, pk := range keys[:upto] {
-			if pk != "~k" || build {
-				out[pk] = x[pk]
+		out = jsvalue.NewObject(x.Len())
+		for i := range upto {
+			if k, v := x.At(i); k != "~k" || build {
+				out.Set(k, v)
 			}
 		}
 	}
-	for i, k := range keys {
+	for i := range x.Len() {
+		k, item := x.At(i)
 		if k == "~k" && !build {
 			// WebParser and ServerParser delete "~k".
 			if out == nil {
@@ -228,12 +230,12 @@ func (st *parseState) evalObject(x map[string]any, depth int) (any, bool) {
 			}
 			continue
 		}
-		v, changed := st.evalNode(x[k], depth+1)
-		if (changed || serial.IsUndefined(v)) && out == nil {
+		v, changed := st.evalNode(item, depth+1)
+		if (changed || jsvalue.IsUndefined(v)) && out == nil {
 			copyFrom(i)
 		}
-		if out != nil && !serial.IsUndefined(v) {
-			out[k] = v
+		if out != nil && !jsvalue.IsUndefined(v) {
+			out.Set(k, v)
 		}
 	}
 	changed := out != nil
@@ -242,26 +244,25 @@ func (st *parseState) evalObject(x map[string]any, depth int) (any, bool) {
 	}
 	// "~k" and "~r" are non-enumerable in Lowdefy, so they do not count as
 	// keys; the build parser never evaluates an object carrying a "~r" ref.
-	_, isRef := out["~r"].(string)
+	_, isRef := out.Prop("~r").(string)
 	if !(build && isRef) {
 		var opKey string
+		var opParams any
 		n := 0
-		for k, v := range out {
-			if isMarkerKey(k) && truthy(v) {
+		for k, v := range out.Range {
+			if isMarkerKey(k) && jsvalue.Truthy(v) {
 				continue
 			}
-			opKey = k
+			opKey, opParams = k, v
 			n++
 		}
 		if n == 1 {
-			if res, isOp := st.callOperator(opKey, out[opKey]); isOp {
+			if res, isOp := st.callOperator(opKey, opParams); isOp {
 				return res, true
 			}
 		}
 	}
-	_, hasD := out["~d"]
-	_, hasE := out["~e"]
-	if hasD || hasE {
+	if out.Has("~d") || out.Has("~e") {
 		return serial.ReviveMarker(out), true
 	}
 	return out, changed
@@ -300,7 +301,7 @@ func (st *parseState) callOperator(key string, params any) (any, bool) {
 		st.errs = append(st.errs, &Error{Operator: key, Location: st.loc, Err: err})
 		return nil, true
 	}
-	if m, ok := res.(map[string]any); ok {
+	if m, ok := res.(*jsvalue.Object); ok {
 		return serial.ReviveMarker(m), true
 	}
 	return res, true

@@ -1,6 +1,7 @@
 package operators
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -10,8 +11,12 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/mcpbridge/mcpbridge/internal/jsvalue"
 	"github.com/mcpbridge/mcpbridge/internal/lowdefy/serial"
 )
+
+// bg is the context.Context of the test evaluations.
+var bg = context.Background()
 
 func mustJSON(t *testing.T, s string) any {
 	t.Helper()
@@ -23,7 +28,7 @@ func mustJSON(t *testing.T, s string) any {
 }
 
 func TestParseSemantics(t *testing.T) {
-	ctx := &Context{State: map[string]any{"a": 1.0, "list": []any{map[string]any{"v": "x"}, map[string]any{"v": "y"}}}}
+	ctx := &Context{State: jsvalue.ObjectOf("a", 1.0, "list", []any{jsvalue.ObjectOf("v", "x"), jsvalue.ObjectOf("v", "y")})}
 	tests := []struct {
 		name    string
 		server  bool
@@ -33,13 +38,14 @@ func TestParseSemantics(t *testing.T) {
 		errs    int
 	}{
 		{name: "getter", input: `{"_state": "a"}`, want: 1.0},
-		{name: "unknown operator passes through", input: `{"_nope": 1}`, want: map[string]any{"_nope": 1.0}},
-		{name: "two keys are data", input: `{"_state": "a", "b": 1}`, want: map[string]any{"_state": "a", "b": 1.0}},
+		{name: "unknown operator passes through", input: `{"_nope": 1}`, want: jsvalue.ObjectOf("_nope", 1.0)},
+		{name: "two keys are data", input: `{"_state": "a", "b": 1}`, want: jsvalue.ObjectOf("_state", "a", "b", 1.0)},
+		{name: "keys keep their order", input: `{"b": {"_sum": [1, 1]}, "a": 1, "10": 2, "2": 3}`, want: jsvalue.ObjectOf("2", 3.0, "10", 2.0, "b", 2.0, "a", 1.0)},
 		{name: "list index substitution", input: `{"_state": "list.$.v"}`, indices: []int{1}, want: "y"},
 		{name: "no short circuit", input: `{"_if": {"test": true, "then": 1, "else": {"_divide": [1, 0]}}}`, want: 1.0, errs: 1},
 		{name: "error value is null", input: `[{"_divide": [1, 0]}, 2]`, want: []any{nil, 2.0}, errs: 1},
-		{name: "server has no _state", server: true, input: `{"_state": "a"}`, want: map[string]any{"_state": "a"}},
-		{name: "client has no _secret", input: `{"_secret": "a"}`, want: map[string]any{"_secret": "a"}},
+		{name: "server has no _state", server: true, input: `{"_state": "a"}`, want: jsvalue.ObjectOf("_state", "a")},
+		{name: "client has no _secret", input: `{"_secret": "a"}`, want: jsvalue.ObjectOf("_secret", "a")},
 		{name: "dates revive", input: `{"_date.getUTCFullYear": {"~d": 0}}`, want: 1970.0},
 		{name: "function callbacks", input: `{"_array.map": [[1, 2], {"_function": {"__product": [{"__args": 0}, 10]}}]}`, want: []any{10.0, 20.0}},
 		{name: "~k is dropped", input: `{"~k": "x", "_sum": [1, 2]}`, want: 3.0},
@@ -50,7 +56,7 @@ func TestParseSemantics(t *testing.T) {
 			if tt.server {
 				p = NewServerParser(ctx)
 			}
-			got, errs := p.Parse(mustJSON(t, tt.input), "blk", tt.indices, nil)
+			got, errs := p.Parse(bg, mustJSON(t, tt.input), "blk", tt.indices, nil)
 			if diff := cmp.Diff(tt.want, got); diff != "" {
 				t.Errorf("value (-want +got):\n%s", diff)
 			}
@@ -63,7 +69,7 @@ func TestParseSemantics(t *testing.T) {
 
 func TestErrorNamesOperatorAndLocation(t *testing.T) {
 	p := NewClientParser(&Context{})
-	_, errs := p.Parse(map[string]any{"_divide": []any{1.0, 0.0}}, "list.$.total", []int{3}, nil)
+	_, errs := p.Parse(bg, jsvalue.ObjectOf("_divide", []any{1.0, 0.0}), "list.$.total", []int{3}, nil)
 	if len(errs) != 1 {
 		t.Fatalf("errors = %v", errs)
 	}
@@ -79,7 +85,7 @@ func TestErrorNamesOperatorAndLocation(t *testing.T) {
 func TestParseDoesNotModifyInput(t *testing.T) {
 	input := mustJSON(t, `{"a": {"_sum": [1, 2]}, "b": [{"_state": "x"}], "~k": "1"}`)
 	before, _ := json.Marshal(input)
-	NewClientParser(&Context{State: map[string]any{"x": 1.0}}).Parse(input, "l", nil, nil)
+	NewClientParser(&Context{State: jsvalue.ObjectOf("x", 1.0)}).Parse(bg, input, "l", nil, nil)
 	after, _ := json.Marshal(input)
 	if string(before) != string(after) {
 		t.Fatalf("input changed: %s -> %s", before, after)
@@ -91,7 +97,7 @@ func TestDeepNestingIsAnError(t *testing.T) {
 	for range 5000 {
 		v = []any{v}
 	}
-	_, errs := NewClientParser(&Context{}).Parse(v, "deep", nil, nil)
+	_, errs := NewClientParser(&Context{}).Parse(bg, v, "deep", nil, nil)
 	if len(errs) == 0 {
 		t.Fatal("no error for 5000 levels of nesting")
 	}
@@ -114,10 +120,11 @@ func TestEvalJSON(t *testing.T) {
 		{name: "errors", expr: `{"_divide": [1, 0]}`, want: `null`, errs: 1},
 		{name: "bad expression", expr: `{`, want: `null`, errs: 1},
 		{name: "bad state", in: EvalInputs{State: json.RawMessage(`[1]`)}, expr: `1`, want: `null`, errs: 1},
+		{name: "key order", in: EvalInputs{State: json.RawMessage(`{"b": 1, "a": 2, "10": 3}`)}, expr: `{"_state": true}`, want: `{"10":3,"b":1,"a":2}`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			v, errs := EvalJSON(tt.server, tt.in, []byte(tt.expr))
+			v, errs := EvalJSON(bg, tt.server, tt.in, []byte(tt.expr))
 			got, _ := json.Marshal(v)
 			if string(got) != tt.want {
 				t.Errorf("value = %s, want %s", got, tt.want)
@@ -130,16 +137,21 @@ func TestEvalJSON(t *testing.T) {
 }
 
 func TestJSOperator(t *testing.T) {
-	ctx := &Context{State: map[string]any{"count": 4.0}, Payload: map[string]any{"n": 5.0}}
-	got, errs := NewClientParser(ctx).Parse(map[string]any{"_js": "return state('count') * 10"}, "b", nil, nil)
+	ctx := &Context{State: jsvalue.ObjectOf("count", 4.0), Payload: jsvalue.ObjectOf("n", 5.0)}
+	got, errs := NewClientParser(ctx).Parse(bg, jsvalue.ObjectOf("_js", "return state('count') * 10"), "b", nil, nil)
 	if len(errs) != 0 || got != 40.0 {
 		t.Fatalf("client _js = %v, %v", got, errs)
 	}
-	got, errs = NewServerParser(ctx).Parse(map[string]any{"_js": map[string]any{"fn": "return payload('n') + args.k", "args": map[string]any{"k": 1.0}}}, "r", nil, nil)
+	got, errs = NewServerParser(ctx).Parse(bg, mustJSON(t, `{"_js": {"fn": "return payload('n') + args.k", "args": {"k": 1}}}`), "r", nil, nil)
 	if len(errs) != 0 || got != 6.0 {
 		t.Fatalf("server _js = %v, %v", got, errs)
 	}
-	_, errs = NewClientParser(ctx).Parse(map[string]any{"_js": "return ("}, "b", nil, nil)
+	ordered := NewClientParser(&Context{State: jsvalue.ObjectOf("b", 1.0, "a", jsvalue.ObjectOf("d", 1.0, "c", 2.0), "3", 0.0)})
+	got, errs = ordered.Parse(bg, jsvalue.ObjectOf("_js", "const s = state(); return Object.keys(s).join() + '|' + Object.keys(s.a).join()"), "b", nil, nil)
+	if len(errs) != 0 || got != "3,b,a|d,c" {
+		t.Fatalf("_js sees state keys as %v, %v; want them in order", got, errs)
+	}
+	_, errs = NewClientParser(ctx).Parse(bg, jsvalue.ObjectOf("_js", "return ("), "b", nil, nil)
 	if len(errs) != 1 {
 		t.Fatalf("syntax error not reported: %v", errs)
 	}
@@ -172,7 +184,7 @@ func TestOperatorSets(t *testing.T) {
 
 func TestDateNowUsesContextClock(t *testing.T) {
 	now := time.Date(2024, 2, 29, 12, 0, 0, 0, time.UTC)
-	got, errs := NewClientParser(&Context{Now: func() time.Time { return now }}).Parse(map[string]any{"_date.now": nil}, "b", nil, nil)
+	got, errs := NewClientParser(&Context{Now: func() time.Time { return now }}).Parse(bg, jsvalue.ObjectOf("_date.now", nil), "b", nil, nil)
 	if len(errs) != 0 || !got.(time.Time).Equal(now) {
 		t.Fatalf("got %v %v", got, errs)
 	}
@@ -201,16 +213,16 @@ func TestHostileInputIsBounded(t *testing.T) {
 	p := NewClientParser(&Context{})
 	start := time.Now()
 	// Catastrophic backtracking on the backtracking engine (backreference).
-	_, _ = p.Parse(map[string]any{"_regex": map[string]any{"pattern": `^(a+)+(?!x)\\1?b$`, "on": strings.Repeat("a", 28)}}, "x", nil, nil)
+	_, _ = p.Parse(bg, jsvalue.ObjectOf("_regex", jsvalue.ObjectOf("pattern", `^(a+)+(?!x)\\1?b$`, "on", strings.Repeat("a", 28))), "x", nil, nil)
 	if d := time.Since(start); d > 15*time.Second {
 		t.Fatalf("hostile regular expression ran for %v", d)
 	}
 	for _, expr := range []any{
-		map[string]any{"_string.repeat": []any{"ab", 1e9}},
-		map[string]any{"_string.padStart": []any{"x", 1e12}},
-		map[string]any{"_random": map[string]any{"type": "string", "length": 1e9}},
+		jsvalue.ObjectOf("_string.repeat", []any{"ab", 1e9}),
+		jsvalue.ObjectOf("_string.padStart", []any{"x", 1e12}),
+		jsvalue.ObjectOf("_random", jsvalue.ObjectOf("type", "string", "length", 1e9)),
 	} {
-		out, errs := p.Parse(expr, "x", nil, nil)
+		out, errs := p.Parse(bg, expr, "x", nil, nil)
 		if len(errs) != 1 || out != nil {
 			t.Errorf("%v: got %v, %v; want a size error", expr, out, errs)
 		}
@@ -218,14 +230,14 @@ func TestHostileInputIsBounded(t *testing.T) {
 }
 
 func TestConcurrentParse(t *testing.T) {
-	p := NewClientParser(&Context{State: map[string]any{"s": "a,b,c", "n": 2.0}})
+	p := NewClientParser(&Context{State: jsvalue.ObjectOf("s", "a,b,c", "n", 2.0)})
 	input := mustJSON(t, `{"x": {"_string.split": [{"_state": "s"}, ","]}, "y": {"_array.map": [[1, 2], {"_function": {"__product": [{"__args": 0}, {"__state": "n"}]}}]}, "z": {"_regex": {"pattern": "^a", "key": "s"}}}`)
-	want := map[string]any{"x": []any{"a", "b", "c"}, "y": []any{2.0, 4.0}, "z": true}
+	want := jsvalue.ObjectOf("x", []any{"a", "b", "c"}, "y", []any{2.0, 4.0}, "z", true)
 	done := make(chan error, 8)
 	for range 8 {
 		go func() {
 			for range 50 {
-				got, errs := p.Parse(input, "c", nil, nil)
+				got, errs := p.Parse(bg, input, "c", nil, nil)
 				if len(errs) > 0 || !cmp.Equal(got, want) {
 					done <- fmt.Errorf("got %v %v", got, errs)
 					return

@@ -2,9 +2,8 @@ package operators
 
 import (
 	"fmt"
-	"unicode/utf16"
 
-	"github.com/mcpbridge/mcpbridge/internal/lowdefy/serial"
+	"github.com/mcpbridge/mcpbridge/internal/jsvalue"
 )
 
 // prop reads v[key] like JavaScript property access: reading a property of
@@ -14,40 +13,24 @@ func prop(v any, key string) (any, error) {
 	switch x := v.(type) {
 	case nil:
 		return nil, fmt.Errorf("TypeError: Cannot read properties of null (reading '%s')", key)
-	case map[string]any:
-		if val, ok := x[key]; ok {
-			return val, nil
-		}
-		return serial.Undefined, nil
+	case *jsvalue.Object:
+		return x.Prop(key), nil
 	case []any:
 		if val, ok := hasProp(x, key); ok {
 			return val, nil
 		}
-		return serial.Undefined, nil
+		return jsvalue.Undefined, nil
 	case string:
 		if key == "length" {
-			return float64(utf16Len(x)), nil
+			return float64(jsvalue.StringLength(x)), nil
 		}
-		return serial.Undefined, nil
+		return jsvalue.Undefined, nil
 	}
-	if serial.IsUndefined(v) {
+	if jsvalue.IsUndefined(v) {
 		return nil, fmt.Errorf("TypeError: Cannot read properties of undefined (reading '%s')", key)
 	}
-	return serial.Undefined, nil
+	return jsvalue.Undefined, nil
 }
 
-// field reads m[key] of a map, undefined when absent.
-func field(m map[string]any, key string) any {
-	if v, ok := m[key]; ok {
-		return v
-	}
-	return serial.Undefined
-}
-
-func utf16Len(s string) int {
-	n := 0
-	for _, r := range s {
-		n += utf16.RuneLen(r)
-	}
-	return n
-}
+// field reads m[key] of an object, undefined when absent (or m is nil).
+func field(m *jsvalue.Object, key string) any { return m.Prop(key) }

@@ -5,7 +5,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/mcpbridge/mcpbridge/internal/lowdefy/serial"
+	"github.com/mcpbridge/mcpbridge/internal/jsvalue"
 )
 
 // method describes one method of a class or instance operator (the meta
@@ -43,12 +43,12 @@ func runClass(c *call, meta map[string]*method, fns map[string]classFunc, defaul
 	if name == "" {
 		key := ""
 		switch c.params.(type) {
-		case map[string]any:
+		case *jsvalue.Object:
 			key = "[object Object]"
 		default:
-			key = toJSString(c.params)
+			key = jsvalue.ToString(c.params)
 		}
-		if _, ok := meta[key]; ok && !serial.IsUndefined(c.params) {
+		if _, ok := meta[key]; ok && !jsvalue.IsUndefined(c.params) {
 			name = key
 		} else if defaultFunc != "" {
 			name = defaultFunc
@@ -79,10 +79,10 @@ func runClass(c *call, meta map[string]*method, fns map[string]classFunc, defaul
 		switch p := c.params.(type) {
 		case []any:
 			args = p
-		case map[string]any:
+		case *jsvalue.Object:
 			args = namedArgs(p, m.namedArgs)
 			if m.spreadArgs != "" {
-				spread, ok := p[m.spreadArgs].([]any)
+				spread, ok := p.Prop(m.spreadArgs).([]any)
 				if !ok {
 					return nil, c.methodError("%s.%s takes an array as input argument for %s.", c.op, name, m.spreadArgs)
 				}
@@ -103,14 +103,10 @@ func runClass(c *call, meta map[string]*method, fns map[string]classFunc, defaul
 	return res, nil
 }
 
-func namedArgs(p map[string]any, names []string) []any {
+func namedArgs(p *jsvalue.Object, names []string) []any {
 	args := make([]any, len(names))
 	for i, k := range names {
-		if v, ok := p[k]; ok {
-			args[i] = v
-		} else {
-			args[i] = serial.Undefined
-		}
+		args[i] = p.Prop(k)
 	}
 	return args
 }
@@ -128,7 +124,7 @@ func runInstance(c *call, meta map[string]*method, instanceType string, fn insta
 	if m.validTypes != nil && !slices.Contains(m.validTypes, typeOf(c.params)) {
 		return nil, c.methodError("%s.%s accepts one of the following types: %s.", c.op, c.method, strings.Join(m.validTypes, ", "))
 	}
-	var instance any = serial.Undefined
+	var instance any = jsvalue.Undefined
 	var args []any
 	if m.singleArg || m.property {
 		instance = c.params
@@ -139,13 +135,13 @@ func runInstance(c *call, meta map[string]*method, instanceType string, fn insta
 				instance = p[0]
 				args = append([]any(nil), p[1:]...)
 			}
-		case map[string]any:
+		case *jsvalue.Object:
 			if len(m.namedArgs) > 0 {
 				all := namedArgs(p, m.namedArgs)
 				instance, args = all[0], all[1:]
 			}
 			if m.spreadArgs != "" {
-				spread, ok := p[m.spreadArgs].([]any)
+				spread, ok := p.Prop(m.spreadArgs).([]any)
 				if !ok {
 					return nil, c.methodError("%s.%s takes an array as input argument for %s.", c.op, c.method, m.spreadArgs)
 				}
@@ -175,9 +171,9 @@ func runInstance(c *call, meta map[string]*method, instanceType string, fn insta
 func prepDefault(def func(c *call) any) func(c *call, args []any) ([]any, error) {
 	return func(c *call, args []any) ([]any, error) {
 		if len(args) == 0 {
-			args = []any{serial.Undefined}
+			args = []any{jsvalue.Undefined}
 		}
-		if serial.IsNone(args[0]) {
+		if jsvalue.IsNullish(args[0]) {
 			args[0] = def(c)
 		}
 		return args, nil
@@ -189,5 +185,5 @@ func arg(args []any, i int) any {
 	if i < len(args) {
 		return args[i]
 	}
-	return serial.Undefined
+	return jsvalue.Undefined
 }

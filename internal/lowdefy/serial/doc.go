@@ -1,21 +1,11 @@
-// Package serial is the Lowdefy value model in Go and Lowdefy's serializer
-// markers (@lowdefy/helpers serializer.js, 4.0.0-rc.11).
+// Package serial is Lowdefy's serializer (@lowdefy/helpers serializer.js,
+// 4.0.0-rc.11) over the JavaScript value model of package jsvalue.
 //
-// Lowdefy values are JSON-like. In Go they are:
-//
-//	nil                 JavaScript null
-//	Undefined           JavaScript undefined (never appears in JSON output)
-//	bool, float64, string
-//	[]any               array
-//	map[string]any      plain object
-//	time.Time           Date
-//	*Error              Error (name and message)
-//	Func                function (the result of the _function operator)
-//
-// In JSON, dates travel as {"~d": <milliseconds or ISO string>} and errors as
+// Lowdefy values are jsvalue values: nil, jsvalue.Undefined, bool, float64,
+// string, []any, *jsvalue.Object (keys in JavaScript order), time.Time
+// (Date), *jsvalue.Error and jsvalue.Func. In JSON, dates travel as
+// {"~d": <milliseconds or ISO string>} and errors as
 // {"~e": {"name", "message", "value"}}. Decode turns those markers into
-// time.Time and *Error; Encode does the reverse. Go maps have no key order:
-// wherever Lowdefy's output depends on object key order, this module uses
-// JavaScript's order for integer-like keys (ascending) followed by the other
-// keys in sorted order (see Keys).
+// time.Time and *jsvalue.Error; Encode does the reverse. Both keep the key
+// order of objects.
 package serial

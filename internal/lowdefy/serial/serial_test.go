@@ -1,24 +1,12 @@
 package serial
 
 import (
-	"encoding/json"
 	"math"
 	"testing"
 	"time"
 
-	"github.com/google/go-cmp/cmp"
+	"github.com/mcpbridge/mcpbridge/internal/jsvalue"
 )
-
-func TestNumberToString(t *testing.T) {
-	for in, want := range map[float64]string{
-		0: "0", 1: "1", -1.5: "-1.5", 1e21: "1e+21", 1e20: "100000000000000000000", 1.5e-7: "1.5e-7",
-		0.000001: "0.000001", 123.456: "123.456", math.Inf(1): "Infinity", math.NaN(): "NaN", 0.30000000000000004: "0.30000000000000004",
-	} {
-		if got := NumberToString(in); got != want {
-			t.Errorf("NumberToString(%v) = %q, want %q", in, got, want)
-		}
-	}
-}
 
 func TestRoundTrip(t *testing.T) {
 	in := `{"d":{"~d":1700000000000},"e":{"~e":{"name":"TypeError","message":"bad"}},"l":[{"~d":0},1,"x"],"bad":{"~d":"nope"}}`
@@ -26,39 +14,46 @@ func TestRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m := v.(map[string]any)
-	if d, ok := m["d"].(time.Time); !ok || Millis(d) != 1700000000000 {
-		t.Errorf("d = %#v", m["d"])
+	m := v.(*jsvalue.Object)
+	if got := m.Keys(); len(got) != 4 || got[0] != "d" || got[3] != "bad" {
+		t.Errorf("key order lost: %v", got)
 	}
-	if e, ok := m["e"].(*Error); !ok || e.Name != "TypeError" || e.Message != "bad" {
-		t.Errorf("e = %#v", m["e"])
+	if d, ok := m.Prop("d").(time.Time); !ok || jsvalue.Millis(d) != 1700000000000 {
+		t.Errorf("d = %#v", m.Prop("d"))
 	}
-	if _, ok := m["bad"].(map[string]any); !ok {
-		t.Errorf("invalid date marker should stay an object: %#v", m["bad"])
+	if e, ok := m.Prop("e").(*jsvalue.Error); !ok || e.Name != "TypeError" || e.Message != "bad" {
+		t.Errorf("e = %#v", m.Prop("e"))
 	}
-	out, err := Marshal(map[string]any{"d": m["d"], "u": Undefined, "f": Func(nil), "n": math.NaN(), "a": []any{Undefined, 1.0}})
+	if _, ok := m.Prop("bad").(*jsvalue.Object); !ok {
+		t.Errorf("invalid date marker should stay an object: %#v", m.Prop("bad"))
+	}
+	out, err := Marshal(jsvalue.ObjectOf("z", m.Prop("d"), "u", jsvalue.Undefined, "f", jsvalue.Func(nil), "n", math.NaN(), "a", []any{jsvalue.Undefined, 1.0}))
 	if err != nil {
 		t.Fatal(err)
 	}
-	var got any
-	_ = json.Unmarshal(out, &got)
-	want := map[string]any{"d": map[string]any{"~d": 1700000000000.0}, "n": nil, "a": []any{nil, 1.0}}
-	if diff := cmp.Diff(want, got); diff != "" {
-		t.Errorf("Marshal (-want +got):\n%s", diff)
+	if want := `{"z":{"~d":1700000000000},"n":null,"a":[null,1]}`; string(out) != want {
+		t.Errorf("Marshal = %s, want %s", out, want)
+	}
+	// Go maps are accepted, with their keys sorted.
+	if got := Decode(map[string]any{"b": 1, "a": map[string]any{"~d": 0.0}}); !jsvalue.DeepEqual(got, jsvalue.ObjectOf("a", jsvalue.DateFromMillis(0), "b", 1.0)) {
+		t.Errorf("Decode of a Go map = %v", got)
 	}
 }
 
 func TestStringify(t *testing.T) {
-	s, ok := Stringify(map[string]any{"b": 1.0, "a": []any{"x", nil}, "1": true}, "  ", true)
-	want := "{\n  \"1\": true,\n  \"a\": [\n    \"x\",\n    null\n  ],\n  \"b\": 1\n}"
+	s, ok := Stringify(jsvalue.ObjectOf("b", 1.0, "a", []any{"x", nil}, "1", true), "  ", true)
+	want := "{\n  \"1\": true,\n  \"b\": 1,\n  \"a\": [\n    \"x\",\n    null\n  ]\n}"
 	if !ok || s != want {
 		t.Errorf("Stringify = %q, want %q", s, want)
 	}
-	if _, ok := Stringify(Undefined, "", false); ok {
+	if _, ok := Stringify(jsvalue.Undefined, "", false); ok {
 		t.Error("undefined has no JSON form")
 	}
-	if s, _ := Stringify(DateFromMillis(0), "", true); s != `{ "~d": "1970-01-01T00:00:00.000Z" }` {
+	if s, _ := Stringify(jsvalue.DateFromMillis(0), "", true); s != `{ "~d": "1970-01-01T00:00:00.000Z" }` {
 		t.Errorf("top-level date = %s", s)
+	}
+	if s, _ := Stringify(jsvalue.ObjectOf("e", &jsvalue.Error{Name: "Error", Message: "m"}, "d", jsvalue.DateFromMillis(5)), "", false); s != `{"e":{"~e":{"name":"Error","message":"m","value":"Error: m"}},"d":{"~d":5}}` {
+		t.Errorf("markers = %s", s)
 	}
 }
 
@@ -70,8 +65,8 @@ func TestParseDate(t *testing.T) {
 	}
 	for in, want := range tests {
 		got, ok := ParseDate(in)
-		if !ok || Millis(got) != want {
-			t.Errorf("ParseDate(%q) = %v %v, want %v", in, Millis(got), ok, want)
+		if !ok || jsvalue.Millis(got) != want {
+			t.Errorf("ParseDate(%q) = %v %v, want %v", in, jsvalue.Millis(got), ok, want)
 		}
 	}
 	if _, ok := ParseDate("2020-13-01"); ok {

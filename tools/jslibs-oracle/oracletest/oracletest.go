@@ -13,6 +13,8 @@ import (
 	"path/filepath"
 	"testing"
 	"time"
+
+	"github.com/mcpbridge/mcpbridge/internal/jsvalue"
 )
 
 // Case is one call into the oracle: ops[Lib][Op](Args).
@@ -27,6 +29,9 @@ type Result struct {
 	OK    bool   `json:"ok"`
 	Value any    `json:"value"`
 	Error string `json:"error"`
+	// Raw is the value's JSON text as the oracle wrote it, keys in JavaScript's order
+	// (see DecodeOrdered).
+	Raw json.RawMessage `json:"-"`
 }
 
 // Dir returns tools/jslibs-oracle, found by walking up to go.mod.
@@ -76,6 +81,15 @@ func Run(t testing.TB, cases []Case) []Result {
 	var res []Result
 	if err := json.Unmarshal(out, &res); err != nil {
 		t.Fatalf("decoding oracle output: %v", err)
+	}
+	var raw []struct {
+		Value json.RawMessage `json:"value"`
+	}
+	if err := json.Unmarshal(out, &raw); err != nil || len(raw) != len(res) {
+		t.Fatalf("decoding oracle output: %v", err)
+	}
+	for i := range res {
+		res[i].Raw = raw[i].Value
 	}
 	if len(res) != len(cases) {
 		t.Fatalf("oracle returned %d results for %d cases", len(res), len(cases))
@@ -148,4 +162,43 @@ func Report(t testing.TB, name string, agreed, total int) {
 	t.Helper()
 	msg := fmt.Sprintf("%s: differential agreement with the npm oracle %d/%d", name, agreed, total)
 	t.Log(msg)
+}
+
+// DecodeOrdered decodes a Result's Raw text keeping key order: objects are
+// *jsvalue.Object, and the oracle's markers become what Decode makes of them
+// (time.Time, Undefined{}, "number:…").
+func DecodeOrdered(raw json.RawMessage) any {
+	if len(raw) == 0 {
+		return nil
+	}
+	v, err := jsvalue.Decode(raw)
+	if err != nil {
+		return nil
+	}
+	return decodeOrderedMarkers(v)
+}
+
+func decodeOrderedMarkers(v any) any {
+	switch x := v.(type) {
+	case []any:
+		for i := range x {
+			x[i] = decodeOrderedMarkers(x[i])
+		}
+	case *jsvalue.Object:
+		if x.Len() == 1 {
+			if ms, ok := x.Prop("$date").(float64); ok {
+				return time.UnixMilli(int64(ms)).UTC()
+			}
+			if x.Prop("$undefined") == true {
+				return Undefined{}
+			}
+			if s, ok := x.Prop("$number").(string); ok {
+				return "number:" + s
+			}
+		}
+		for k, e := range x.Range {
+			x.Set(k, decodeOrderedMarkers(e))
+		}
+	}
+	return v
 }
