@@ -123,11 +123,9 @@ func (b *Backend) CallTool(ctx context.Context, _ auth.Principal, name string, r
 	if !ok {
 		return backend.ErrorResult("unknown tool %q", name), nil
 	}
-	args := map[string]any{}
-	if len(raw) > 0 && string(raw) != "null" {
-		if err := json.Unmarshal(raw, &args); err != nil {
-			return backend.ErrorResult("arguments must be a JSON object: %v", err), nil
-		}
+	args, err := decodeArgs(raw)
+	if err != nil {
+		return backend.ErrorResult("arguments must be a JSON object: %v", err), nil
 	}
 	argv, err := t.buildArgv(ctx, args)
 	if err != nil {
@@ -239,10 +237,30 @@ func (t *tool) value(ctx context.Context, a config.Arg, args map[string]any) ([]
 	return []string{scalarText(v)}, nil
 }
 
+// decodeArgs decodes a tool's arguments keeping numbers as json.Number, so an integer
+// beyond 2^53 reaches argv digit for digit.
+func decodeArgs(raw json.RawMessage) (map[string]any, error) {
+	args := map[string]any{}
+	if len(raw) == 0 || string(raw) == "null" {
+		return args, nil
+	}
+	d := json.NewDecoder(bytes.NewReader(raw))
+	d.UseNumber()
+	if err := d.Decode(&args); err != nil {
+		return nil, err
+	}
+	if _, err := d.Token(); err != io.EOF {
+		return nil, errors.New("unexpected data after the arguments object")
+	}
+	return args, nil
+}
+
 func scalarText(v any) string {
 	switch x := v.(type) {
 	case string:
 		return x
+	case json.Number:
+		return numberText(x)
 	case bool:
 		return strconv.FormatBool(x)
 	case float64:
@@ -253,6 +271,19 @@ func scalarText(v any) string {
 		return ""
 	}
 	return jsonText(v)
+}
+
+// numberText writes an integer literal as it was sent and any other number as before
+// (shortest decimal form of the float64), so 1e3 is still 1000.
+func numberText(n json.Number) string {
+	if !strings.ContainsAny(string(n), ".eE") {
+		return string(n)
+	}
+	f, err := n.Float64()
+	if err != nil {
+		return string(n)
+	}
+	return strconv.FormatFloat(f, 'f', -1, 64)
 }
 
 func jsonText(v any) string {
