@@ -83,6 +83,8 @@ type Server struct {
 	Env     map[string]Arg `yaml:"env"`
 	Workdir string         `yaml:"workdir"`
 	Timeout time.Duration  `yaml:"timeout"`
+	// AllowOptions lets the auto_discover tool's args start with "-".
+	AllowOptions bool `yaml:"allow_options"`
 
 	// Fields of kind http.
 	BaseURL      string            `yaml:"base_url"`

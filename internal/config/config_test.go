@@ -18,7 +18,7 @@ servers:
       echo:
         description: Echo
         inputSchema: {type: object, properties: {message: {type: string}}, required: [message]}
-        argv: [echo, {direct: message}, {constant: 3}, plain]
+        argv: [echo, {direct: message}, {constant: 3}, plain, {allow_options: true, direct: message}]
         stdin: {direct: message}
         timeout: 5s
 `))
@@ -32,6 +32,9 @@ servers:
 	argv := s.Tools["echo"].Argv
 	if argv[0].Source != ArgConstant || argv[0].Constant != "echo" || argv[1].Source != ArgDirect || argv[1].Direct != "message" {
 		t.Errorf("argv: %+v", argv)
+	}
+	if argv[1].AllowOptions || !argv[4].AllowOptions || argv[4].Direct != "message" {
+		t.Errorf("allow_options: %+v", argv)
 	}
 	if argv[2].Constant != int64(3) {
 		t.Errorf("constant number: %#v", argv[2].Constant)
@@ -66,6 +69,10 @@ func TestProblems(t *testing.T) {
 		{"resource file outside", "servers:\n  a:\n    kind: command\n    resources:\n      r: {uri: 'docs://x', file: ../etc/passwd}\n", []string{"file must be a path inside the config's directory"}},
 		{"bad cid", "servers:\n  a:\n    kind: command\n    resources:\n      r: {uri: 'cid://abc'}\n", []string{"expected cid://sha256-"}},
 		{"auto_discover without argv", "servers:\n  a:\n    kind: command\n    auto_discover: true\n", []string{"auto_discover needs a server-level argv"}},
+		{"allow_options on a constant", "servers:\n  a:\n    kind: command\n    tools:\n      t: {description: x, argv: [x, {constant: -v, allow_options: true}]}\n", []string{"servers.a.tools.t.argv[1].allow_options: a constant is never checked for options"}},
+		{"allow_options not a bool", "servers:\n  a:\n    kind: command\n    tools:\n      t: {description: x, argv: [x, {expression: args.a, allow_options: yes please}]}\n", []string{"argv[1].allow_options: expected true or false"}},
+		{"allow_options on stdin", "servers:\n  a:\n    kind: command\n    tools:\n      t: {description: x, argv: [x], stdin: {expression: args.a, allow_options: true}}\n", []string{"servers.a.tools.t.stdin.allow_options: allow_options only applies to argv"}},
+		{"server allow_options without auto_discover", "servers:\n  a:\n    kind: command\n    allow_options: true\n", []string{"c.yaml:4:20: servers.a.allow_options: a server-level allow_options is only used with auto_discover: true"}},
 		{"bad listen", "listen: nope\n", []string{"listen: expected host:port"}},
 		{"bad origin", "origins: [evil]\n", []string{"origins[0]: expected an origin"}},
 		{"http mapping path var", "servers:\n  a:\n    kind: http\n    base_url: http://x\n    tools:\n      t:\n        description: x\n        method: GET\n        path: /u/{id}\n", []string{"path parameter {id} has no mapping"}},

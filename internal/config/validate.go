@@ -20,7 +20,7 @@ import (
 // that belong only to that kind.
 var kinds = map[string]struct{ server, tool []string }{
 	"command": {
-		server: []string{"argv", "env", "workdir", "timeout"},
+		server: []string{"argv", "env", "workdir", "timeout", "allow_options"},
 		tool:   []string{"argv", "stdin", "env", "workdir", "timeout", "max_output"},
 	},
 	"http": {
@@ -113,6 +113,9 @@ func validateServer(file, name string, s *Server, p string) Problems {
 	} else if len(s.Argv) > 0 {
 		add(p+".argv", "a server-level argv is only used with auto_discover: true")
 	}
+	if s.AllowOptions && !s.AutoDiscover {
+		add(p+".allow_options", "a server-level allow_options is only used with auto_discover: true; put allow_options: true on a tool's argument instead")
+	}
 	for i, a := range s.Argv {
 		ps = append(ps, validateArg(file, fmt.Sprintf("%s.argv[%d]", p, i), a)...)
 	}
@@ -173,12 +176,18 @@ func validateServer(file, name string, s *Server, p string) Problems {
 			}
 			if t.Stdin != nil {
 				check(tp+".stdin", *t.Stdin)
+				if t.Stdin.AllowOptions {
+					add(tp+".stdin.allow_options", "allow_options only applies to argv")
+				}
 			}
 			for _, ek := range sortedKeys(t.Env) {
 				if !envName.MatchString(ek) {
 					add(tp+".env."+ek, "not a valid environment variable name")
 				}
 				check(tp+".env."+ek, t.Env[ek])
+				if t.Env[ek].AllowOptions {
+					add(tp+".env."+ek+".allow_options", "allow_options only applies to argv")
+				}
 			}
 			if t.Workdir != "" && strings.Contains(t.Workdir, "\x00") {
 				add(tp+".workdir", "invalid path")
@@ -437,7 +446,7 @@ func contains(xs []string, x string) bool {
 
 func serverFieldsSet(s *Server) map[string]bool {
 	return map[string]bool{
-		"argv": len(s.Argv) > 0, "env": len(s.Env) > 0, "workdir": s.Workdir != "", "timeout": s.Timeout != 0,
+		"argv": len(s.Argv) > 0, "env": len(s.Env) > 0, "workdir": s.Workdir != "", "timeout": s.Timeout != 0, "allow_options": s.AllowOptions,
 		"base_url": s.BaseURL != "", "headers": len(s.Headers) > 0, "allow_private": s.AllowPrivate, "allow_hosts": len(s.AllowHosts) > 0,
 	}
 }

@@ -99,6 +99,7 @@ servers:
     kind: command
     description: uname
     auto_discover: true
+    allow_options: true
     argv: [uname]
 `
 

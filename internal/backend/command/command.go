@@ -2,6 +2,11 @@
 // servers"). The argv is built from the tool's arguments without a shell; stdin and the
 // environment are mapped the same way. A command that exits 0 returns its stdout; any other
 // ending is a tool error the model can read.
+//
+// A caller's value never becomes an option by accident: in argv, a value from a tool argument
+// or an expression that starts with "-" is refused unless its element says allow_options, and
+// an array argument expands into several elements only when the input schema declares it
+// type: array.
 package command
 
 import (
@@ -47,14 +52,18 @@ type Backend struct {
 
 type tool struct {
 	name      string
+	server    string
 	programs  map[string]*expr.Program // compiled {expression: ...} elements, by source
 	argv      []config.Arg
 	stdin     *config.Arg
 	env       map[string]config.Arg
+	arrays    map[string]bool // arguments the input schema declares type: array
 	workdir   string
 	timeout   time.Duration
 	maxOutput int64
 	extraArgs bool // auto-discovered: append the "args" array
+	// extraOptions lets the auto-discovered args start with "-" (server allow_options).
+	extraOptions bool
 }
 
 // Open creates the backend of a command server.
@@ -63,7 +72,8 @@ func Open(ctx context.Context, s *config.Server, deps backend.Deps) (backend.Bac
 	for _, name := range s.ToolNames() {
 		t := s.Tools[name]
 		b.tools[name] = &tool{
-			name: name, argv: t.Argv, stdin: t.Stdin, env: t.Env,
+			name: name, server: s.Name, argv: t.Argv, stdin: t.Stdin, env: t.Env,
+			arrays:    arrayProps(t.InputSchema),
 			workdir:   cmp.Or(t.Workdir, s.Workdir),
 			timeout:   cmp.Or(t.Timeout, s.Timeout, config.DefaultTimeout),
 			maxOutput: cmp.Or(t.MaxOutput, config.DefaultMaxOutput),
@@ -82,9 +92,9 @@ func Open(ctx context.Context, s *config.Server, deps backend.Deps) (backend.Bac
 		}
 		desc += fmt.Sprintf(" (runs: %s ARGS...)", argvText(s.Argv))
 		b.tools[s.Name] = &tool{
-			name: s.Name, argv: s.Argv, env: s.Env, workdir: s.Workdir,
+			name: s.Name, server: s.Name, argv: s.Argv, env: s.Env, workdir: s.Workdir,
 			timeout:   cmp.Or(s.Timeout, config.DefaultTimeout),
-			maxOutput: config.DefaultMaxOutput, extraArgs: true,
+			maxOutput: config.DefaultMaxOutput, extraArgs: true, extraOptions: s.AllowOptions,
 		}
 		b.list = append(b.list, &mcp.Tool{
 			Name:        s.Name,
@@ -176,13 +186,22 @@ func (t *tool) compile() error {
 	return nil
 }
 
-// buildArgv maps the argv elements to strings.
+// buildArgv maps the argv elements to strings. A value from a tool argument or an
+// expression that starts with "-" is refused unless its element says allow_options: the
+// program would read it as an option (grep -f, find -exec, git --output=).
 func (t *tool) buildArgv(ctx context.Context, args map[string]any) ([]string, error) {
 	var out []string
 	for i, a := range t.argv {
 		vs, err := t.value(ctx, a, args)
 		if err != nil {
 			return nil, fmt.Errorf("argv[%d]: %w", i, err)
+		}
+		if a.Source != config.ArgConstant && !a.AllowOptions {
+			for j, v := range vs {
+				if strings.HasPrefix(v, "-") {
+					return nil, t.optionError(i, j, len(vs), a)
+				}
+			}
 		}
 		out = append(out, vs...)
 	}
@@ -193,6 +212,10 @@ func (t *tool) buildArgv(ctx context.Context, args map[string]any) ([]string, er
 				if !ok {
 					return nil, fmt.Errorf("args[%d] must be a string, got %s", i, jsonText(e))
 				}
+				if strings.HasPrefix(s, "-") && !t.extraOptions {
+					return nil, fmt.Errorf("args[%d] starts with \"-\", so %s would read it as an option, and options are not accepted by this tool; "+
+						"pass only values that do not start with \"-\" (the gateway's administrator can accept options with allow_options: true on server %s)", i, t.name, t.server)
+				}
 				out = append(out, s)
 			}
 		}
@@ -200,10 +223,25 @@ func (t *tool) buildArgv(ctx context.Context, args map[string]any) ([]string, er
 	return out, nil
 }
 
-// value turns one Arg into zero or more strings: an absent optional argument gives none, an
-// array gives one string per element.
+// optionError says which argv element produced a value starting with "-" and how to allow it.
+func (t *tool) optionError(i, item, items int, a config.Arg) error {
+	what := "the value of its expression"
+	if a.Source == config.ArgDirect {
+		what = fmt.Sprintf("the value of argument %q", a.Direct)
+	}
+	if items > 1 {
+		what = fmt.Sprintf("item %d of %s", item, what)
+	}
+	return fmt.Errorf("argv[%d]: %s starts with \"-\", so the program would read it as an option, and options are not accepted there; "+
+		"give a value that does not start with \"-\" (the gateway's administrator can accept options with allow_options: true on argv[%d] of tool %s)", i, what, i, t.name)
+}
+
+// value turns one Arg into zero or more strings: an absent optional argument gives none; an
+// array gives one string per element when it comes from a constant, an expression, or an
+// argument whose input schema says type: array, and its JSON text otherwise.
 func (t *tool) value(ctx context.Context, a config.Arg, args map[string]any) ([]string, error) {
 	var v any
+	expand := true
 	switch a.Source {
 	case config.ArgConstant:
 		v = a.Constant
@@ -213,6 +251,7 @@ func (t *tool) value(ctx context.Context, a config.Arg, args map[string]any) ([]
 			return nil, nil
 		}
 		v = x
+		expand = t.arrays[a.Direct]
 	case config.ArgExpression:
 		p := t.programs[a.Expression]
 		if p == nil {
@@ -227,7 +266,7 @@ func (t *tool) value(ctx context.Context, a config.Arg, args map[string]any) ([]
 		}
 		v = x
 	}
-	if arr, ok := v.([]any); ok {
+	if arr, ok := v.([]any); ok && expand {
 		out := make([]string, 0, len(arr))
 		for _, e := range arr {
 			out = append(out, scalarText(e))
@@ -235,6 +274,23 @@ func (t *tool) value(ctx context.Context, a config.Arg, args map[string]any) ([]
 		return out, nil
 	}
 	return []string{scalarText(v)}, nil
+}
+
+// arrayProps returns the properties of an input schema that are declared type: array (alone
+// or among other types).
+func arrayProps(schema map[string]any) map[string]bool {
+	props, _ := schema["properties"].(map[string]any)
+	out := map[string]bool{}
+	for name, p := range props {
+		ps, _ := p.(map[string]any)
+		switch ty := ps["type"].(type) {
+		case string:
+			out[name] = ty == "array"
+		case []any:
+			out[name] = slices.Contains(ty, any("array"))
+		}
+	}
+	return out
 }
 
 // decodeArgs decodes a tool's arguments keeping numbers as json.Number, so an integer
