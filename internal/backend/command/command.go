@@ -25,7 +25,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 	"unicode/utf8"
 
@@ -35,6 +34,7 @@ import (
 	"github.com/mcpbridge/mcpbridge/internal/backend"
 	"github.com/mcpbridge/mcpbridge/internal/config"
 	"github.com/mcpbridge/mcpbridge/internal/expr"
+	"github.com/mcpbridge/mcpbridge/internal/proc"
 )
 
 func init() { backend.Register("command", Open) }
@@ -350,7 +350,13 @@ func jsonText(v any) string {
 	return string(b)
 }
 
-// run executes the command in its own process group, capping output and enforcing the timeout.
+// waitDelay bounds how long a call waits for its output after its process has exited or
+// been killed: a descendant that keeps stdout or stderr open (a background job, a daemon)
+// does not hold the call. What is left of the call is then killed (proc.Job.Done).
+const waitDelay = 500 * time.Millisecond
+
+// run executes the command in a session of its own, capping output and enforcing the
+// timeout. When it returns, nothing the command started is left running.
 func (b *Backend) run(ctx context.Context, t *tool, argv []string, stdin []byte, env []string) *mcp.CallToolResult {
 	ctx, cancel := context.WithTimeout(ctx, t.timeout)
 	defer cancel()
@@ -363,15 +369,16 @@ func (b *Backend) run(ctx context.Context, t *tool, argv []string, stdin []byte,
 			cmd.Dir = filepath.Join(b.dir, t.workdir)
 		}
 	}
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	if stdin != nil {
 		cmd.Stdin = bytes.NewReader(stdin)
 	}
 	stdout := &capBuffer{max: t.maxOutput}
 	stderr := &tailBuffer{max: stderrTail}
 	cmd.Stdout, cmd.Stderr = stdout, stderr
+	cmd.WaitDelay = waitDelay
 	start := time.Now()
-	if err := cmd.Start(); err != nil {
+	job, err := proc.Start(cmd)
+	if err != nil {
 		var ee *exec.Error
 		if errors.As(err, &ee) {
 			return backend.ErrorResult("cannot start %q: %v; check the command is installed and on PATH", argv[0], ee.Err)
@@ -379,7 +386,11 @@ func (b *Backend) run(ctx context.Context, t *tool, argv []string, stdin []byte,
 		return backend.ErrorResult("cannot start %q: %v", argv[0], err)
 	}
 	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
+	go func() {
+		err := cmd.Wait()
+		job.Done()
+		done <- err
+	}()
 	var tick <-chan time.Time
 	progress := backend.Progress(ctx)
 	if progress != nil {
@@ -387,7 +398,6 @@ func (b *Backend) run(ctx context.Context, t *tool, argv []string, stdin []byte,
 		defer tk.Stop()
 		tick = tk.C
 	}
-	var err error
 	timedOut := false
 wait:
 	for {
@@ -399,11 +409,15 @@ wait:
 			progress(el.Seconds(), t.timeout.Seconds(), fmt.Sprintf("%s running for %s", t.name, el.Round(time.Second)))
 		case <-ctx.Done():
 			timedOut = errors.Is(ctx.Err(), context.DeadlineExceeded)
-			// Kill the whole process group so children die too.
-			_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+			// Kill the whole process group so children die too; the rest goes in Done.
+			_ = job.Kill()
 			err = <-done
 			break wait
 		}
+	}
+	if errors.Is(err, exec.ErrWaitDelay) {
+		// The command exited 0; something it started kept its output open and was killed.
+		err = nil
 	}
 	if timedOut {
 		return backend.ErrorResult("%s timed out after %s and was stopped; make the input smaller or raise the tool's timeout", t.name, t.timeout)
