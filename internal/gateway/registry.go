@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -309,7 +310,13 @@ func (g *Gateway) callTool(ctx context.Context, e *Entry, name string, req *mcp.
 			_ = sess.NotifyProgress(ctx, &mcp.ProgressNotificationParams{ProgressToken: tok, Progress: p, Total: total, Message: m})
 		})
 	}
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	defer context.AfterFunc(g.calls, func() { cancel(context.Cause(g.calls)) })()
 	res, err := st.backend.CallTool(ctx, auth.FromContext(ctx), name, args)
+	if errors.Is(context.Cause(ctx), errShuttingDown) {
+		return nil, "shutdown", &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: fmt.Sprintf("the gateway is shutting down and stopped %s before it finished; retry the call", name)}
+	}
 	if err != nil {
 		id := requestID(ctx)
 		g.log.ErrorContext(ctx, "tool call failed", "server", e.Name, "tool", name, "error", err, "request_id", id)
