@@ -14,6 +14,8 @@ import (
 	"runtime/debug"
 	"strings"
 	"syscall"
+
+	"github.com/mcpbridge/mcpbridge/internal/proc"
 )
 
 // Version is the mcpbridge version, set at build time with -ldflags "-X ...cli.Version=v1.2.3".
@@ -65,6 +67,14 @@ func commands() []command {
 
 // Main runs the mcpbridge command with os.Args and returns the exit code.
 func Main() int {
+	if len(os.Args) > 1 && (os.Args[1] == "serve" || os.Args[1] == "stdio") {
+		// The gateway runs commands: keep its secrets out of what they can read. This
+		// re-executes the binary, so it comes before anything else.
+		if err := proc.HideEnv(isSecretEnv); err != nil {
+			fmt.Fprintf(os.Stderr, "mcpbridge %s: %v\n", os.Args[1], err)
+			return 1
+		}
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	return Run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)

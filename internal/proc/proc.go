@@ -18,6 +18,9 @@
 // leftover. Children that stay in the gateway's own session are never touched.
 //
 // Elsewhere (other Unix systems) only the process group is killed.
+//
+// [HideEnv] keeps the gateway's secrets out of the environment it was started with, which
+// its children could read in /proc/PID/environ.
 package proc
 
 import "syscall"

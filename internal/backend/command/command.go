@@ -35,6 +35,7 @@ import (
 	"github.com/mcpbridge/mcpbridge/internal/config"
 	"github.com/mcpbridge/mcpbridge/internal/expr"
 	"github.com/mcpbridge/mcpbridge/internal/proc"
+	"github.com/mcpbridge/mcpbridge/internal/secret"
 )
 
 func init() { backend.Register("command", Open) }
@@ -80,11 +81,6 @@ func Open(ctx context.Context, s *config.Server, deps backend.Deps) (backend.Bac
 		}
 		b.list = append(b.list, backend.ToolFromConfig(name, t))
 	}
-	for name, t := range b.tools {
-		if err := t.compile(); err != nil {
-			return nil, fmt.Errorf("tool %s: %w", name, err)
-		}
-	}
 	if s.AutoDiscover {
 		desc := s.Description
 		if desc == "" {
@@ -106,6 +102,17 @@ func Open(ctx context.Context, s *config.Server, deps backend.Deps) (backend.Bac
 				},
 			},
 		})
+	}
+	for _, name := range slices.Sorted(maps.Keys(b.tools)) {
+		t := b.tools[name]
+		if err := t.compile(); err != nil {
+			return nil, fmt.Errorf("tool %s: %w", name, err)
+		}
+		env, err := resolveEnv(deps.Dir, name, t.env)
+		if err != nil {
+			return nil, err
+		}
+		t.env = env
 	}
 	return b, nil
 }
@@ -161,6 +168,23 @@ func (b *Backend) CallTool(ctx context.Context, _ auth.Principal, name string, r
 		env = append(env, k+"="+strings.Join(vs, " "))
 	}
 	return b.run(ctx, t, argv, stdin, env), nil
+}
+
+// resolveEnv returns env with its secret references (secret:NAME, env:NAME, file:PATH
+// written as constants) replaced by their values, read once when the backend opens.
+func resolveEnv(dir, tool string, env map[string]config.Arg) (map[string]config.Arg, error) {
+	out := make(map[string]config.Arg, len(env))
+	for k, a := range env {
+		if ref, ok := a.Constant.(string); ok && a.Source == config.ArgConstant && secret.IsRef(ref) {
+			v, _, err := secret.Resolve(dir, fmt.Sprintf("tool %s: env %s", tool, k), ref)
+			if err != nil {
+				return nil, err
+			}
+			a.Constant = v
+		}
+		out[k] = a
+	}
+	return out, nil
 }
 
 // compile compiles the tool's {expression: ...} elements once.
