@@ -49,6 +49,7 @@ type Backend struct {
 	dir   string
 	tools map[string]*tool
 	list  []*mcp.Tool
+	scrub scrubber // of outputs: the secrets the gateway holds and those of the tools' env
 }
 
 type tool struct {
@@ -103,17 +104,19 @@ func Open(ctx context.Context, s *config.Server, deps backend.Deps) (backend.Bac
 			},
 		})
 	}
+	secrets := heldSecrets()
 	for _, name := range slices.Sorted(maps.Keys(b.tools)) {
 		t := b.tools[name]
 		if err := t.compile(); err != nil {
 			return nil, fmt.Errorf("tool %s: %w", name, err)
 		}
-		env, err := resolveEnv(deps.Dir, name, t.env)
+		env, err := resolveEnv(deps.Dir, name, t.env, secrets)
 		if err != nil {
 			return nil, err
 		}
 		t.env = env
 	}
+	b.scrub = newScrubber(secrets)
 	return b, nil
 }
 
@@ -171,16 +174,20 @@ func (b *Backend) CallTool(ctx context.Context, _ auth.Principal, name string, r
 }
 
 // resolveEnv returns env with its secret references (secret:NAME, env:NAME, file:PATH
-// written as constants) replaced by their values, read once when the backend opens.
-func resolveEnv(dir, tool string, env map[string]config.Arg) (map[string]config.Arg, error) {
+// written as constants) replaced by their values, read once when the backend opens. It adds
+// the values to secrets (value -> label), to be scrubbed from outputs.
+func resolveEnv(dir, tool string, env map[string]config.Arg, secrets map[string]string) (map[string]config.Arg, error) {
 	out := make(map[string]config.Arg, len(env))
 	for k, a := range env {
 		if ref, ok := a.Constant.(string); ok && a.Source == config.ArgConstant && secret.IsRef(ref) {
-			v, _, err := secret.Resolve(dir, fmt.Sprintf("tool %s: env %s", tool, k), ref)
+			v, label, err := secret.Resolve(dir, fmt.Sprintf("tool %s: env %s", tool, k), ref)
 			if err != nil {
 				return nil, err
 			}
 			a.Constant = v
+			if _, ok := secrets[v]; !ok {
+				secrets[v] = label
+			}
 		}
 		out[k] = a
 	}
@@ -449,6 +456,8 @@ wait:
 	if ctx.Err() != nil {
 		return backend.ErrorResult("%s was cancelled", t.name)
 	}
+	// Outputs are cut first (max_output, the stderr tail, the excerpt), then scrubbed of the
+	// gateway's secrets once, with the edges that were cut.
 	out := stdout.text()
 	if err != nil {
 		var ee *exec.ExitError
@@ -457,20 +466,25 @@ wait:
 			code = ee.ExitCode()
 		}
 		msg := fmt.Sprintf("%s failed with exit code %d", t.name, code)
-		if tail := strings.TrimSpace(stderr.text()); tail != "" {
+		if tail := strings.TrimSpace(b.scrub.ScrubCut(stderr.text(), stderr.dropped, false)); tail != "" {
 			msg += "\nstderr:\n" + tail
-		} else if o := strings.TrimSpace(out); o != "" {
-			msg += "\nstdout:\n" + truncateRunes(o, stderrTail)
+		} else if o, cut := cutRunes(out, stderrTail); strings.TrimSpace(o) != "" {
+			msg += "\nstdout:\n" + strings.TrimSpace(b.scrub.ScrubCut(o, false, cut || stdout.cut > 0))
+			if cut {
+				msg += "…"
+			}
 		}
 		return backend.ErrorResult("%s", msg)
 	}
+	if !utf8.Valid(stdout.buf.Bytes()) {
+		blob := []byte(b.scrub.ScrubCut(stdout.buf.String(), false, stdout.cut > 0))
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.EmbeddedResource{Resource: &mcp.ResourceContents{
+			URI: "mcpbridge://" + b.name + "/" + t.name + "/output", MIMEType: "application/octet-stream", Blob: blob,
+		}}}}
+	}
+	out = b.scrub.ScrubCut(out, false, stdout.cut > 0)
 	if stdout.cut > 0 {
 		out += fmt.Sprintf("\n[output truncated: %d more bytes not shown; max_output is %d bytes]", stdout.cut, t.maxOutput)
-	}
-	if !utf8.ValidString(out) {
-		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.EmbeddedResource{Resource: &mcp.ResourceContents{
-			URI: "mcpbridge://" + b.name + "/" + t.name + "/output", MIMEType: "application/octet-stream", Blob: stdout.buf.Bytes(),
-		}}}}
 	}
 	return backend.TextResult(out)
 }
@@ -506,11 +520,13 @@ func (c *capBuffer) text() string {
 	return s
 }
 
-// tailBuffer keeps the last max bytes written.
+// tailBuffer keeps the last max bytes written; dropped says whether earlier ones were
+// dropped.
 type tailBuffer struct {
-	mu  sync.Mutex
-	buf []byte
-	max int
+	mu      sync.Mutex
+	buf     []byte
+	max     int
+	dropped bool
 }
 
 func (t *tailBuffer) Write(p []byte) (int, error) {
@@ -519,6 +535,7 @@ func (t *tailBuffer) Write(p []byte) (int, error) {
 	t.buf = append(t.buf, p...)
 	if len(t.buf) > t.max {
 		t.buf = append(t.buf[:0], t.buf[len(t.buf)-t.max:]...)
+		t.dropped = true
 	}
 	return len(p), nil
 }
@@ -529,11 +546,16 @@ func (t *tailBuffer) text() string {
 	return strings.ToValidUTF8(string(t.buf), "")
 }
 
-func truncateRunes(s string, n int) string {
+// cutRunes returns the first n bytes of s, without a partial UTF-8 sequence at the cut, and
+// whether anything was cut.
+func cutRunes(s string, n int) (string, bool) {
 	if len(s) <= n {
-		return s
+		return s, false
 	}
-	return strings.ToValidUTF8(s[:n], "") + "…"
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n], true
 }
 
 func sortedKeys(m map[string]config.Arg) []string { return slices.Sorted(maps.Keys(m)) }
