@@ -2,6 +2,7 @@ package cli_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"net"
 	"net/http"
@@ -36,6 +37,14 @@ servers:
         inputSchema: {type: object}
         argv: [cat, /proc/self/environ]
         env: {TOKEN: "secret:X", PLAIN: plain}
+      grep:
+        description: searches a file
+        inputSchema: {type: object, properties: {pattern: {type: string}, file: {type: string}}, required: [pattern, file]}
+        argv: [grep, {direct: pattern}, {direct: file}]
+      echo:
+        description: echoes a number
+        inputSchema: {type: object, properties: {n: {type: integer}}, required: [n]}
+        argv: [echo, {direct: n}]
       tokenlen:
         description: counts the bytes of the secret it is given
         inputSchema: {type: object}
@@ -58,11 +67,16 @@ func secretsEnv() []string {
 	return append(os.Environ(), "MCPBRIDGE_SECRET_X="+testSecret, "MCPBRIDGE_ADMIN_KEY="+testAdminKey)
 }
 
-func callText(t *testing.T, cs *mcp.ClientSession, tool string, args map[string]any) string {
+// callText calls tool with args (or with raw JSON arguments) and returns the text result.
+func callText(t *testing.T, cs *mcp.ClientSession, tool string, args map[string]any, raw ...json.RawMessage) string {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	r, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: tool, Arguments: args})
+	var a any = args
+	if len(raw) > 0 {
+		a = raw[0]
+	}
+	r, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: tool, Arguments: a})
 	if err != nil {
 		t.Fatalf("%s: %v", tool, err)
 	}
@@ -151,6 +165,15 @@ func TestServeHidesSecretsFromChildren(t *testing.T) {
 	}
 	defer cs.Close()
 	checkHidden(t, cs, cmd.Process.Pid)
+
+	// Options smuggled into grep are refused; an integer beyond 2^53 arrives whole.
+	got := callText(t, cs, "grep", map[string]any{"pattern": "-aoeMCPBRIDGE_[A-Z_]*=[a-z0-9-]*", "file": fmt.Sprintf("/proc/%d/environ", cmd.Process.Pid)})
+	if !strings.Contains(got, `argument "pattern" starts with "-"`) {
+		t.Errorf("grep -aoe: %q", got)
+	}
+	if got := callText(t, cs, "echo", nil, json.RawMessage(`{"n": 9007199254740993}`)); got != "9007199254740993\n" {
+		t.Errorf("echo 9007199254740993: %q", got)
+	}
 
 	// The admin key still works.
 	req, _ := http.NewRequest("GET", base+"/admin/api/servers", nil)
