@@ -23,12 +23,18 @@
 // its children could read in /proc/PID/environ.
 package proc
 
-import "syscall"
+import (
+	"sync"
+	"syscall"
+)
 
 // A Job is a process started by [Start]. Its methods are safe for concurrent use.
 type Job struct {
 	pid   int
 	start uint64 // start time in clock ticks after boot (Linux)
+
+	mu   sync.Mutex
+	done bool // Done was called: the group id may be reused
 }
 
 // Pid returns the process id of the job's process, which is also its process group id.
@@ -38,5 +44,20 @@ func (j *Job) Pid() int { return j.pid }
 // did not leave the group. Use it to stop a call (timeout, cancellation); it is a no-op
 // after [Job.Done].
 func (j *Job) Kill() error {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	if j.done {
+		return nil
+	}
 	return syscall.Kill(-j.pid, syscall.SIGKILL)
+}
+
+// finish kills the job's process group a last time and marks the job done.
+func (j *Job) finish() {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	if !j.done {
+		syscall.Kill(-j.pid, syscall.SIGKILL)
+		j.done = true
+	}
 }

@@ -78,7 +78,7 @@ func Start(cmd *exec.Cmd) (*Job, error) {
 // Done kills and reaps what is left of the job: its process group, and the re-parented
 // descendants that come from it. Call it once, after cmd.Wait has returned.
 func (j *Job) Done() {
-	j.Kill()
+	j.finish()
 	sup.mu.Lock()
 	delete(sup.jobs, j.pid)
 	sup.mu.Unlock()
@@ -96,6 +96,9 @@ func (s *supervisor) sweep(ended *Job) {
 	for range 100 {
 		var killed []int
 		for _, pid := range s.children() {
+			if s.running(pid) {
+				continue
+			}
 			st, err := readStat(pid)
 			if err != nil || !s.isLeftover(pid, st, ended) {
 				continue
@@ -110,6 +113,13 @@ func (s *supervisor) sweep(ended *Job) {
 		}
 		reap(killed, 200*time.Millisecond)
 	}
+}
+
+// running reports whether pid is a running job.
+func (s *supervisor) running(pid int) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.jobs[pid] != nil
 }
 
 // isLeftover reports whether our child pid is a leftover of an ended job.
@@ -141,14 +151,10 @@ func (s *supervisor) reapZombies() {
 	s.starting.Lock()
 	defer s.starting.Unlock()
 	for _, pid := range s.children() {
-		st, err := readStat(pid)
-		if err != nil || st.state != 'Z' || st.sid == s.selfSid {
+		if s.running(pid) {
 			continue
 		}
-		s.mu.Lock()
-		running := s.jobs[pid] != nil
-		s.mu.Unlock()
-		if !running {
+		if st, err := readStat(pid); err == nil && st.state == 'Z' && st.sid != s.selfSid {
 			var ws syscall.WaitStatus
 			syscall.Wait4(pid, &ws, syscall.WNOHANG, nil)
 		}

@@ -22,4 +22,4 @@ func Start(cmd *exec.Cmd) (*Job, error) {
 
 // Done kills what is left of the job's process group. Call it once, after cmd.Wait has
 // returned.
-func (j *Job) Done() { j.Kill() }
+func (j *Job) Done() { j.finish() }
