@@ -6,12 +6,13 @@
 // On Linux the first [Start] makes the gateway a child subreaper (prctl
 // PR_SET_CHILD_SUBREAPER): a descendant whose parent exits is re-parented to the gateway
 // instead of to init, so every leftover of a call is either a child of the gateway or below
-// one. When a call ends ([Job.Done]), the gateway kills the children it did not start itself
-// that come from that call, waits for them, and repeats for what was re-parented to it
-// meanwhile, until nothing is left. A child comes from a call when it is in the call's
-// session; a child that made a session of its own cannot name its call, so it is killed once
-// no call that could have started it (no call that started before it) is still running. The
-// gateway also reaps, on SIGCHLD, the zombies of such re-parented children.
+// one. When a call ends ([Job.Done]), its process group is killed at once; then, in the
+// background and shared by the calls that end together, the gateway kills the children it
+// did not start itself that come from ended calls, waits for them, and repeats for what was
+// re-parented to it meanwhile, until nothing is left. A child comes from a call when it is in
+// the call's session; a child that made a session of its own cannot name its call, so it is
+// killed once no call that could have started it (no call that started before it) is still
+// running. The gateway also reaps, on SIGCHLD, the zombies of such re-parented children.
 //
 // Every child of the process that runs in a session of its own must be started through
 // [Start]: a child in another session that the package does not know would be taken for a
@@ -30,8 +31,10 @@ import (
 
 // A Job is a process started by [Start]. Its methods are safe for concurrent use.
 type Job struct {
-	pid   int
-	start uint64 // start time in clock ticks after boot (Linux)
+	pid int
+
+	startOnce sync.Once
+	start     uint64 // start time in clock ticks after boot (Linux), see startTicks
 
 	mu   sync.Mutex
 	done bool // Done was called: the group id may be reused

@@ -32,7 +32,7 @@ func TestReadStat(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if st.ppid != os.Getpid() || st.sid != j.Pid() || st.start == 0 || st.start != j.start {
+	if st.ppid != os.Getpid() || st.sid != j.Pid() || st.start == 0 || st.start != j.startTicks() {
 		t.Errorf("stat of %d = %+v (job start %d), want parent %d and session %d", j.Pid(), st, j.start, os.Getpid(), j.Pid())
 	}
 	if got := getsid(0); got <= 0 || got == j.Pid() {

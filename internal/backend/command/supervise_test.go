@@ -193,3 +193,69 @@ func waitGone(t *testing.T, pid int, d time.Duration) {
 		time.Sleep(10 * time.Millisecond)
 	}
 }
+
+// Many calls at once, half of them leaving daemons behind: every call that should succeed
+// does (no running call is taken for a leftover), and no daemon survives its call.
+func TestLeftoversUnderConcurrentCalls(t *testing.T) {
+	b := open(t, `
+servers:
+  s:
+    kind: command
+    description: d
+    tools:
+      daemon:
+        description: leaves a daemon behind, after a while
+        inputSchema: {type: object, properties: {dir: {type: string}, wait: {type: string}}}
+        argv:
+          - sh
+          - -c
+          - |
+            (setsid sh -c 'echo $$ > "$0/g.pid"; exec sleep 61' "$0" </dev/null >/dev/null 2>&1 &)
+            while [ ! -s "$0/g.pid" ]; do sleep 0.01; done
+            sleep "$1"
+            echo started
+          - {direct: dir}
+          - {direct: wait}
+      echo:
+        description: echoes
+        inputSchema: {type: object, properties: {m: {type: string}}}
+        argv: [echo, {direct: m}]
+`)
+	const n = 12
+	dirs := make([]string, n)
+	errs := make(chan string, 2*n)
+	done := make(chan struct{})
+	for i := range n {
+		dirs[i] = t.TempDir()
+		go func() {
+			r := call(t, b, "daemon", fmt.Sprintf(`{"dir": %q, "wait": "0.%d"}`, dirs[i], i%5))
+			if text(r) != "started\n" {
+				errs <- fmt.Sprintf("daemon %d: %q", i, text(r))
+			}
+			done <- struct{}{}
+		}()
+		go func() {
+			for j := range 5 {
+				m := fmt.Sprintf("m%d-%d", i, j)
+				if r := call(t, b, "echo", fmt.Sprintf(`{"m": %q}`, m)); text(r) != m+"\n" {
+					errs <- fmt.Sprintf("echo %s: %q", m, text(r))
+				}
+			}
+			done <- struct{}{}
+		}()
+	}
+	for range 2 * n {
+		select {
+		case <-done:
+		case <-time.After(20 * time.Second):
+			t.Fatal("calls did not end")
+		}
+	}
+	close(errs)
+	for e := range errs {
+		t.Error(e)
+	}
+	for _, dir := range dirs {
+		waitGone(t, readPid(t, filepath.Join(dir, "g.pid")), 2*time.Second)
+	}
+}
