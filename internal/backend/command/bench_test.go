@@ -11,8 +11,7 @@ import (
 // BenchmarkCall runs a command that does nothing: the cost of a call, process start and
 // supervision included.
 func BenchmarkCall(b *testing.B) {
-	t := &testing.T{}
-	bk := open(t, `
+	bk := open(b, `
 servers:
   s:
     kind: command

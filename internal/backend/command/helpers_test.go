@@ -15,7 +15,7 @@ import (
 )
 
 // open parses a config holding one command server named s and opens its backend.
-func open(t *testing.T, yaml string) backend.Backend {
+func open(t testing.TB, yaml string) backend.Backend {
 	t.Helper()
 	dir := t.TempDir()
 	cfg, err := config.Parse("test.yaml", dir, []byte(yaml))
