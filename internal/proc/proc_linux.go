@@ -127,13 +127,21 @@ func (s *supervisor) sweep() {
 	ended := s.ended
 	s.ended = map[int]bool{}
 	s.mu.Unlock()
+	deferred := false
+	defer func() {
+		if deferred {
+			s.mu.Lock()
+			maps.Copy(s.ended, ended)
+			s.mu.Unlock()
+			s.again()
+		}
+	}()
 	for range 100 {
 		children := s.children()
 		// Read after listing and before looking at the jobs: a job forked before the
 		// listing is then either still being started, or registered.
 		starting := s.starting.Load() > 0
 		var killed []int
-		deferred := false
 		for _, pid := range children {
 			if s.running(pid) {
 				continue
@@ -153,12 +161,6 @@ func (s *supervisor) sweep() {
 				syscall.Kill(pid, syscall.SIGKILL)
 			}
 			killed = append(killed, pid)
-		}
-		if deferred {
-			s.mu.Lock()
-			maps.Copy(s.ended, ended)
-			s.mu.Unlock()
-			s.again()
 		}
 		if len(killed) == 0 {
 			return
