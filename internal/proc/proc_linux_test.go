@@ -39,3 +39,24 @@ func TestReadStat(t *testing.T) {
 		t.Errorf("getsid(0) = %d", got)
 	}
 }
+
+// HasWriters tells a pipe whose writer is open from one whose writers are all gone.
+func TestHasWriters(t *testing.T) {
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	w.Write([]byte("unread"))
+	if !HasWriters(r) {
+		t.Error("HasWriters = false with the write end open")
+	}
+	w.Close()
+	if HasWriters(r) {
+		t.Error("HasWriters = true with the write end closed")
+	}
+	buf := make([]byte, 10)
+	if n, _ := r.Read(buf); string(buf[:n]) != "unread" {
+		t.Errorf("HasWriters read from the pipe: %q left", buf[:n])
+	}
+}

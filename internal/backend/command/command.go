@@ -381,13 +381,16 @@ func jsonText(v any) string {
 	return string(b)
 }
 
-// waitDelay bounds how long a call waits for its output after its process has exited or
-// been killed: a descendant that keeps stdout or stderr open (a background job, a daemon)
-// does not hold the call. What is left of the call is then killed (proc.Job.Done).
+// waitDelay bounds how long a call waits for its output after its process has exited: a
+// descendant that keeps stdout or stderr open (a background job, a daemon) gets this long to
+// finish, and is then killed (proc.Job.Done), after which the call waits this long again
+// at most. Output already written is never lost to these bounds: while nothing holds the
+// pipes open the call reads to the end.
 const waitDelay = 500 * time.Millisecond
 
 // run executes the command in a session of its own, capping output and enforcing the
-// timeout. When it returns, nothing the command started is left running.
+// timeout. When it returns, the command has exited, and what it started is killed or about
+// to be (see proc.Job.Done).
 func (b *Backend) run(ctx context.Context, t *tool, argv []string, stdin []byte, env []string) *mcp.CallToolResult {
 	ctx, cancel := context.WithTimeout(ctx, t.timeout)
 	defer cancel()
@@ -402,13 +405,19 @@ func (b *Backend) run(ctx context.Context, t *tool, argv []string, stdin []byte,
 	}
 	if stdin != nil {
 		cmd.Stdin = bytes.NewReader(stdin)
+		// Bounds the copy to stdin when something that does not read it keeps it open.
+		cmd.WaitDelay = waitDelay
 	}
 	stdout := &capBuffer{max: t.maxOutput}
 	stderr := &tailBuffer{max: stderrTail}
-	cmd.Stdout, cmd.Stderr = stdout, stderr
-	cmd.WaitDelay = waitDelay
+	pipes, err := newOutputs(stdout, stderr)
+	if err != nil {
+		return backend.ErrorResult("cannot start %q: %v", argv[0], err)
+	}
+	cmd.Stdout, cmd.Stderr = pipes.stdoutW, pipes.stderrW
 	start := time.Now()
 	job, err := proc.Start(cmd)
+	pipes.started()
 	if err != nil {
 		var ee *exec.Error
 		if errors.As(err, &ee) {
@@ -416,12 +425,8 @@ func (b *Backend) run(ctx context.Context, t *tool, argv []string, stdin []byte,
 		}
 		return backend.ErrorResult("cannot start %q: %v", argv[0], err)
 	}
-	done := make(chan error, 1)
-	go func() {
-		err := cmd.Wait()
-		job.Done()
-		done <- err
-	}()
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
 	var tick <-chan time.Time
 	progress := backend.Progress(ctx)
 	if progress != nil {
@@ -429,11 +434,11 @@ func (b *Backend) run(ctx context.Context, t *tool, argv []string, stdin []byte,
 		defer tk.Stop()
 		tick = tk.C
 	}
-	timedOut := false
+	timedOut, killed := false, false
 wait:
 	for {
 		select {
-		case err = <-done:
+		case err = <-exited:
 			break wait
 		case <-tick:
 			el := time.Since(start)
@@ -442,12 +447,14 @@ wait:
 			timedOut = errors.Is(ctx.Err(), context.DeadlineExceeded)
 			// Kill the whole process group so children die too; the rest goes in Done.
 			_ = job.Kill()
-			err = <-done
+			killed = true
+			err = <-exited
 			break wait
 		}
 	}
+	pipes.await(ctx, job, killed)
 	if errors.Is(err, exec.ErrWaitDelay) {
-		// The command exited 0; something it started kept its output open and was killed.
+		// The command exited 0; something it started kept its stdin open.
 		err = nil
 	}
 	if timedOut {
@@ -458,7 +465,8 @@ wait:
 	}
 	// Outputs are cut first (max_output, the stderr tail, the excerpt), then scrubbed of the
 	// gateway's secrets once, with the edges that were cut.
-	out := stdout.text()
+	data, cut := stdout.snapshot()
+	out := cutText(data, cut)
 	if err != nil {
 		var ee *exec.ExitError
 		code := -1
@@ -468,35 +476,119 @@ wait:
 		msg := fmt.Sprintf("%s failed with exit code %d", t.name, code)
 		if tail := strings.TrimSpace(b.scrub.ScrubCut(stderr.text(), stderr.dropped, false)); tail != "" {
 			msg += "\nstderr:\n" + tail
-		} else if o, cut := cutRunes(out, stderrTail); strings.TrimSpace(o) != "" {
-			msg += "\nstdout:\n" + strings.TrimSpace(b.scrub.ScrubCut(o, false, cut || stdout.cut > 0))
-			if cut {
+		} else if o, excerptCut := cutRunes(out, stderrTail); strings.TrimSpace(o) != "" {
+			msg += "\nstdout:\n" + strings.TrimSpace(b.scrub.ScrubCut(o, false, excerptCut || cut > 0))
+			if excerptCut {
 				msg += "…"
 			}
 		}
 		return backend.ErrorResult("%s", msg)
 	}
-	if !utf8.Valid(stdout.buf.Bytes()) {
-		blob := []byte(b.scrub.ScrubCut(stdout.buf.String(), false, stdout.cut > 0))
+	if !utf8.Valid(data) {
+		blob := []byte(b.scrub.ScrubCut(string(data), false, cut > 0))
 		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.EmbeddedResource{Resource: &mcp.ResourceContents{
 			URI: "mcpbridge://" + b.name + "/" + t.name + "/output", MIMEType: "application/octet-stream", Blob: blob,
 		}}}}
 	}
-	out = b.scrub.ScrubCut(out, false, stdout.cut > 0)
-	if stdout.cut > 0 {
-		out += fmt.Sprintf("\n[output truncated: %d more bytes not shown; max_output is %d bytes]", stdout.cut, t.maxOutput)
+	out = b.scrub.ScrubCut(out, false, cut > 0)
+	if cut > 0 {
+		out += fmt.Sprintf("\n[output truncated: %d more bytes not shown; max_output is %d bytes]", cut, t.maxOutput)
 	}
 	return backend.TextResult(out)
 }
 
-// capBuffer keeps the first max bytes written and counts the rest.
+// outputs reads a command's stdout and stderr through pipes of our own, so that the
+// process's exit (cmd.Wait) and the end of its output are seen apart.
+type outputs struct {
+	stdoutW, stderrW *os.File // the command's ends, closed once it started
+	readEnds         []*os.File
+	done             chan struct{} // closed when both pipes reached EOF
+}
+
+func newOutputs(stdout, stderr io.Writer) (*outputs, error) {
+	o := &outputs{done: make(chan struct{})}
+	or, ow, err := os.Pipe()
+	if err != nil {
+		return nil, err
+	}
+	er, ew, err := os.Pipe()
+	if err != nil {
+		or.Close()
+		ow.Close()
+		return nil, err
+	}
+	o.stdoutW, o.stderrW, o.readEnds = ow, ew, []*os.File{or, er}
+	var wg sync.WaitGroup
+	for i, w := range []io.Writer{stdout, stderr} {
+		wg.Go(func() {
+			io.Copy(w, o.readEnds[i])
+			o.readEnds[i].Close()
+		})
+	}
+	go func() { wg.Wait(); close(o.done) }()
+	return o, nil
+}
+
+// started closes our copies of the command's ends of the pipes.
+func (o *outputs) started() {
+	o.stdoutW.Close()
+	o.stderrW.Close()
+}
+
+// await waits for the end of the output of a command that has exited. Unless the command
+// was killed, what it started gets waitDelay to finish writing; then the job's leftovers
+// are killed (job.Done), and the call waits waitDelay more at most, and longer only while no
+// process holds a pipe open (the readers are merely late). If something still holds a pipe
+// then, the readers go on in the background until it ends, and what they read from then on
+// is not reported (the buffers are read with snapshot).
+func (o *outputs) await(ctx context.Context, job *proc.Job, killed bool) {
+	if !killed {
+		grace := time.NewTimer(waitDelay)
+		defer grace.Stop()
+		select {
+		case <-o.done:
+		case <-grace.C:
+		case <-ctx.Done():
+		}
+	}
+	job.Done()
+	deadline := time.NewTimer(waitDelay)
+	defer deadline.Stop()
+	for {
+		select {
+		case <-o.done:
+			return
+		case <-deadline.C:
+			if o.held() {
+				return
+			}
+			deadline.Reset(10 * time.Millisecond)
+		}
+	}
+}
+
+// held reports whether some process may still hold a pipe open for writing.
+func (o *outputs) held() bool {
+	for _, r := range o.readEnds {
+		if proc.HasWriters(r) {
+			return true
+		}
+	}
+	return false
+}
+
+// capBuffer keeps the first max bytes written and counts the rest. It is safe for
+// concurrent use: an abandoned reader may still write to it.
 type capBuffer struct {
+	mu  sync.Mutex
 	buf bytes.Buffer
 	max int64
 	cut int64
 }
 
 func (c *capBuffer) Write(p []byte) (int, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
 	room := c.max - int64(c.buf.Len())
 	if room >= int64(len(p)) {
 		c.buf.Write(p)
@@ -509,9 +601,18 @@ func (c *capBuffer) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-func (c *capBuffer) text() string {
-	s := c.buf.String()
-	if c.cut > 0 {
+// snapshot returns a copy of what was kept and the count of bytes cut.
+func (c *capBuffer) snapshot() ([]byte, int64) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return bytes.Clone(c.buf.Bytes()), c.cut
+}
+
+// cutText returns data as text, without a partial UTF-8 sequence at the end when the
+// output was cut there.
+func cutText(data []byte, cut int64) string {
+	s := string(data)
+	if cut > 0 {
 		// do not split a UTF-8 sequence at the cut
 		for len(s) > 0 && !utf8.ValidString(s[len(s)-min(len(s), 3):]) {
 			s = s[:len(s)-1]

@@ -259,3 +259,38 @@ servers:
 		waitGone(t, readPid(t, filepath.Join(dir, "g.pid")), 2*time.Second)
 	}
 }
+
+// Output a background job writes shortly after the command exited is kept; a holder of the
+// output that cannot be killed yet (it may belong to an older call still running) holds the
+// call no longer than a second after the exit, and dies when that older call ends.
+func TestOutputAfterExit(t *testing.T) {
+	b := open(t, leftoverConfig+`
+      late:
+        description: a background job writes after the command exited
+        inputSchema: {type: object}
+        argv: [sh, -c, '(sleep 0.2; echo late) & echo early']
+      older:
+        description: runs for a while
+        inputSchema: {type: object}
+        argv: [sleep, "1.5"]
+`)
+	if got := text(call(t, b, "late", `{}`)); got != "early\nlate\n" {
+		t.Errorf("late: %q, want early and late", got)
+	}
+	olderDone := make(chan string, 1)
+	go func() { olderDone <- text(call(t, b, "older", `{}`)) }()
+	time.Sleep(100 * time.Millisecond)
+	dir := t.TempDir()
+	start := time.Now()
+	got := text(call(t, b, "setsid_holds_pipe", fmt.Sprintf(`{"dir": %q}`, dir)))
+	took := time.Since(start)
+	if got != "started\n" || took > 1500*time.Millisecond {
+		t.Errorf("setsid_holds_pipe beside an older call: %q after %s", got, took)
+	}
+	pid := readPid(t, filepath.Join(dir, "g.pid"))
+	if err := syscall.Kill(pid, 0); err != nil {
+		t.Errorf("the holder %d was killed while an older call it may belong to ran: %v", pid, err)
+	}
+	<-olderDone
+	waitGone(t, pid, time.Second)
+}
