@@ -12,8 +12,11 @@ import (
 	"os"
 	"os/signal"
 	"runtime/debug"
+	"slices"
 	"strings"
 	"syscall"
+
+	"github.com/mcpbridge/mcpbridge/internal/proc"
 )
 
 // Version is the mcpbridge version, set at build time with -ldflags "-X ...cli.Version=v1.2.3".
@@ -67,6 +70,14 @@ func commands() []command {
 
 // Main runs the mcpbridge command with os.Args and returns the exit code.
 func Main() int {
+	if len(os.Args) > 1 && slices.Contains([]string{"serve", "stdio", "call", "tools"}, os.Args[1]) {
+		// The gateway runs commands: keep its secrets out of what they can read. This
+		// re-executes the binary, so it comes before anything else.
+		if err := proc.HideEnv(isSecretEnv); err != nil {
+			fmt.Fprintf(os.Stderr, "mcpbridge %s: %v\n", os.Args[1], err)
+			return 1
+		}
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	return Run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)

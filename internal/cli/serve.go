@@ -231,11 +231,21 @@ func runStdio(ctx context.Context, e *env, args []string) error {
 	return err
 }
 
+// adminKeyEnv is the environment variable that holds an admin API key.
+const adminKeyEnv = "MCPBRIDGE_ADMIN_KEY"
+
+// isSecretEnv reports whether the environment variable name holds a secret of the gateway
+// (secret:NAME references and the admin key): serve and stdio take these out of the
+// environment child processes can read (/proc/PID/environ), see proc.HideEnv.
+func isSecretEnv(name string) bool {
+	return strings.HasPrefix(name, secret.EnvPrefix) || name == adminKeyEnv
+}
+
 // adminKeys returns the admin API keys: MCPBRIDGE_ADMIN_KEY and the config's admin.keys
 // (each a secret reference: secret:NAME, env:NAME or file:PATH).
 func adminKeys(cfg *config.Config) ([]string, error) {
 	var keys []string
-	if k := os.Getenv("MCPBRIDGE_ADMIN_KEY"); k != "" {
+	if k := os.Getenv(adminKeyEnv); k != "" {
 		keys = append(keys, k)
 	}
 	for i, ref := range cfg.Admin.Keys {

@@ -15,13 +15,17 @@ const (
 )
 
 // Arg is one element of a command's argv (or its stdin or an env value). It is written as a
-// plain string (a constant), {constant: V}, {direct: ARG} or {expression: JS}.
+// plain string (a constant), {constant: V}, {direct: ARG} or {expression: JS}; direct and
+// expression may add allow_options: true to let the value start with "-".
 type Arg struct {
 	Source     ArgSource
 	Constant   any
 	Direct     string
 	Expression string
-	Line, Col  int
+	// AllowOptions lets a direct or expression value in argv start with "-", where the
+	// program would read it as an option. By default such a value is refused.
+	AllowOptions bool
+	Line, Col    int
 }
 
 // UnmarshalNode decodes the three spellings of an Arg.
@@ -37,11 +41,29 @@ func (a *Arg) UnmarshalNode(d *Decoder, n *yaml.Node, path string) {
 		d.Errorf(n, path, "expected a string, {constant: V}, {direct: ARG} or {expression: JS}, got %s", kindName(n))
 		return
 	}
-	if len(n.Content) != 2 {
+	var k, v, allow *yaml.Node
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		if n.Content[i].Value == "allow_options" && allow == nil {
+			allow = n.Content[i+1]
+			continue
+		}
+		if k != nil {
+			d.Errorf(n, path, "expected exactly one of constant, direct or expression")
+			return
+		}
+		k, v = n.Content[i], n.Content[i+1]
+	}
+	if k == nil {
 		d.Errorf(n, path, "expected exactly one of constant, direct or expression")
 		return
 	}
-	k, v := n.Content[0], n.Content[1]
+	if allow != nil {
+		if allow.Kind != yaml.ScalarNode || allow.Tag != "!!bool" || allow.Decode(&a.AllowOptions) != nil {
+			d.Errorf(allow, joinPath(path, "allow_options"), "expected true or false, got %s", kindName(allow))
+		} else if k.Value == "constant" {
+			d.Errorf(allow, joinPath(path, "allow_options"), "a constant is never checked for options; allow_options goes with direct or expression")
+		}
+	}
 	switch k.Value {
 	case "constant":
 		a.Source = ArgConstant
@@ -66,6 +88,6 @@ func (a *Arg) UnmarshalNode(d *Decoder, n *yaml.Node, path string) {
 		}
 		a.Expression = v.Value
 	default:
-		d.Errorf(k, joinPath(path, k.Value), "unknown field %q; an argument is a string, {constant: V}, {direct: ARG} or {expression: JS}", k.Value)
+		d.Errorf(k, joinPath(path, k.Value), "unknown field %q; an argument is a string, {constant: V}, {direct: ARG} or {expression: JS} (direct and expression may add allow_options: true)", k.Value)
 	}
 }

@@ -86,7 +86,15 @@ type Gateway struct {
 	inflight atomic.Int64 // MCP POSTs being served
 
 	events mcp.EventStore // legacy SSE events kept for Last-Event-ID resumption (events.go)
+	// calls is cancelled with errShuttingDown when the drain period is over: running tool
+	// calls are stopped and answered with a JSON-RPC error.
+	calls     context.Context
+	stopCalls context.CancelCauseFunc
 }
+
+// errShuttingDown is the cause of the cancellation of tool calls still running when the
+// drain period is over.
+var errShuttingDown = errors.New("gateway: shutting down")
 
 // New opens the backends of every server in cfg and returns a gateway ready to serve them.
 // A server whose backend cannot be opened is logged and served as unavailable (HTTP 503
@@ -103,6 +111,7 @@ func New(ctx context.Context, cfg *config.Config, opts Options) (*Gateway, error
 		opts.Version = "dev"
 	}
 	g := &Gateway{cfg: cfg, opts: opts, log: opts.Logger, origins: map[string]bool{}, events: newEventStore()}
+	g.calls, g.stopCalls = context.WithCancelCause(context.Background())
 	g.sdkLog = slog.New(minLevel{opts.Logger.Handler(), slog.LevelWarn})
 	g.storeFiles = storeFiles(cfg, opts)
 	g.originHosts = map[string]bool{}
@@ -180,9 +189,15 @@ func (g *Gateway) Serve(ctx context.Context, ln net.Listener) error {
 	deadline := time.Now().Add(g.cfg.Limits.DrainPeriod)
 	for g.inflight.Load() > 0 {
 		if time.Now().After(deadline) {
-			g.log.Warn("drain period over; closing with calls still running", "in_flight", g.inflight.Load())
+			g.log.Warn("drain period over; stopping the calls still running", "in_flight", g.inflight.Load())
 			break
 		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	// Stop what still runs (commands are killed) and give the handlers a moment to answer
+	// their clients with an error before the connections close.
+	g.stopCalls(errShuttingDown)
+	for stopDeadline := time.Now().Add(2 * time.Second); g.inflight.Load() > 0 && time.Now().Before(stopDeadline); {
 		time.Sleep(10 * time.Millisecond)
 	}
 	sctx, cancel := context.WithTimeout(context.Background(), 500*time.Millisecond)

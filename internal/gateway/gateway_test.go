@@ -98,6 +98,7 @@ servers:
     kind: command
     description: uname
     auto_discover: true
+    allow_options: true
     argv: [uname]
 `
 

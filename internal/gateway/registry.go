@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -531,10 +532,16 @@ func (g *Gateway) callTool(ctx context.Context, e *Entry, name string, req *mcp.
 		return nil, "busy", err
 	}
 	defer release()
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	defer context.AfterFunc(g.calls, func() { cancel(context.Cause(g.calls)) })()
 	res, err := st.backend.CallTool(ctx, &backend.Call{
 		Name: name, Arguments: args, Principal: auth.FromContext(ctx), Session: newCallSession(req),
 		InputResponses: req.Params.InputResponses, RequestState: req.Params.RequestState,
 	})
+	if errors.Is(context.Cause(ctx), errShuttingDown) {
+		return nil, "shutdown", &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: fmt.Sprintf("the gateway is shutting down and stopped %s before it finished; retry the call", name)}
+	}
 	if err != nil {
 		id := requestID(ctx)
 		g.log.ErrorContext(ctx, "tool call failed", "server", e.Name, "tool", name, "error", err, "request_id", id)

@@ -2,12 +2,18 @@ package gateway_test
 
 import (
 	"context"
+	"errors"
 	"net"
 	"net/http"
+	"os"
+	"path/filepath"
+	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcpbridge/mcpbridge/internal/backend"
@@ -75,5 +81,83 @@ servers:
 		}
 	case <-time.After(5 * time.Second):
 		t.Fatal("Serve did not return")
+	}
+}
+
+// When the drain period is over, commands still running are killed and their clients get a
+// JSON-RPC error saying the gateway shut down, not a broken connection.
+func TestShutdownStopsRunningCommands(t *testing.T) {
+	for _, era := range []string{"2025-11-25", "2026-07-28"} {
+		t.Run(era, func(t *testing.T) {
+			dir := t.TempDir()
+			cfg, err := config.Parse("s.yaml", dir, []byte(`
+limits: {drain_period: 1s}
+servers:
+  s:
+    kind: command
+    description: hangs
+    tools:
+      hang:
+        description: writes its pid and sleeps
+        inputSchema: {type: object, properties: {dir: {type: string}}}
+        argv: [sh, -c, 'echo $$ > "$0/pid"; exec sleep 30', {direct: dir}]
+        timeout: 60s
+`), backend.Kinds())
+			if err != nil {
+				t.Fatal(err)
+			}
+			g, err := gateway.New(context.Background(), cfg, gateway.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			ln, err := net.Listen("tcp", "127.0.0.1:0")
+			if err != nil {
+				t.Fatal(err)
+			}
+			ctx, cancel := context.WithCancel(context.Background())
+			served := make(chan error, 1)
+			go func() { served <- g.Serve(ctx, ln) }()
+			cs := connect(t, "http://"+ln.Addr().String()+"/mcp/s", era)
+			called := make(chan error, 1)
+			go func() {
+				_, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "hang", Arguments: map[string]any{"dir": dir}})
+				called <- err
+			}()
+			pidFile := filepath.Join(dir, "pid")
+			var pid int
+			for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+				data, _ := os.ReadFile(pidFile)
+				if n, err := strconv.Atoi(strings.TrimSpace(string(data))); err == nil {
+					pid = n
+					break
+				}
+				if time.Now().After(deadline) {
+					t.Fatal("the command did not start")
+				}
+			}
+			start := time.Now()
+			cancel() // as on SIGTERM
+			select {
+			case err := <-called:
+				var we *jsonrpc.Error
+				if !errors.As(err, &we) || !strings.Contains(we.Message, "shutting down") {
+					t.Errorf("the client got %v (%T), want a JSON-RPC error saying the gateway is shutting down", err, errors.Unwrap(err))
+				}
+				if took := time.Since(start); took > 3*time.Second {
+					t.Errorf("the call ended %s after shutdown began (drain period 1s)", took)
+				}
+			case <-time.After(10 * time.Second):
+				t.Fatal("the call did not end")
+			}
+			if err := syscall.Kill(pid, 0); err == nil {
+				syscall.Kill(pid, syscall.SIGKILL)
+				t.Errorf("the command (pid %d) is still running after shutdown", pid)
+			}
+			select {
+			case <-served:
+			case <-time.After(5 * time.Second):
+				t.Fatal("Serve did not return")
+			}
+		})
 	}
 }

@@ -146,10 +146,10 @@ const (
 	CutStart
 )
 
-// Cut scrubs b, an output cut to a size limit at the edges given: it replaces whole
-// occurrences like [Scrubber.Bytes], then, at a cut end, removes any trailing piece of
-// [MinPiece] or more bytes that begins a secret (or one of its forms), and at a cut start
-// any leading piece of MinPiece or more bytes that ends one. When both edges were cut and
+// Cut scrubs b, an output cut to a size limit at the edges given: at a cut end it removes
+// any trailing piece of [MinPiece] or more bytes that begins a secret (or one of its
+// forms), at a cut start any leading piece of MinPiece or more bytes that ends one, and then
+// it replaces whole occurrences like [Scrubber.Bytes]. When both edges were cut and
 // all of b lies inside a secret, nothing is left. The result may share memory with b.
 //
 // Cut the raw output first and scrub it after: a cut made after scrubbing cannot reach
@@ -158,7 +158,9 @@ func (sc *Scrubber) Cut(b []byte, edges Edge) []byte {
 	if sc == nil || len(sc.bin.forms) == 0 {
 		return b
 	}
-	b = sc.Bytes(b)
+	// The edges are trimmed on the output as it is, before whole secrets are replaced: a
+	// secret that begins with another one (s3cr3t, s3cr3t-token) must go whole at the edge,
+	// not leave the rest of the longer one behind the shorter one's placeholder.
 	if edges&(CutEnd|CutStart) == CutEnd|CutStart && sc.bin.inside(b) {
 		return b[:0]
 	}
@@ -168,7 +170,7 @@ func (sc *Scrubber) Cut(b []byte, edges Edge) []byte {
 	if edges&CutStart != 0 {
 		b = b[sc.bin.leading(b):]
 	}
-	return b
+	return sc.Bytes(b)
 }
 
 // form is one spelling of a secret and the placeholder that replaces it.

@@ -2,6 +2,11 @@
 // servers"). The argv is built from the tool's arguments without a shell; stdin and the
 // environment are mapped the same way. A command that exits 0 returns its stdout; any other
 // ending is a tool error the model can read.
+//
+// A caller's value never becomes an option by accident: in argv, a value from a tool argument
+// or an expression that starts with "-" is refused unless its element says allow_options, and
+// an array argument expands into several elements only when the input schema declares it
+// type: array.
 package command
 
 import (
@@ -20,7 +25,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 	"unicode/utf8"
 
@@ -29,6 +33,8 @@ import (
 	"github.com/mcpbridge/mcpbridge/internal/backend"
 	"github.com/mcpbridge/mcpbridge/internal/config"
 	"github.com/mcpbridge/mcpbridge/internal/expr"
+	"github.com/mcpbridge/mcpbridge/internal/proc"
+	"github.com/mcpbridge/mcpbridge/internal/secret"
 )
 
 // stderrTail is how much of the end of stderr a failed call reports.
@@ -40,18 +46,23 @@ type Backend struct {
 	dir   string
 	tools map[string]*tool
 	list  []*mcp.Tool
+	scrub scrubber // of outputs: the secrets the gateway holds and those of the tools' env
 }
 
 type tool struct {
 	name      string
+	server    string
 	programs  map[string]*expr.Program // compiled {expression: ...} elements, by source (shared, read-only)
 	argv      []config.Arg
 	stdin     *config.Arg
 	env       map[string]config.Arg
+	arrays    map[string]bool // arguments the input schema declares type: array
 	workdir   string
 	timeout   time.Duration
 	maxOutput int64
 	extraArgs bool // auto-discovered: append the "args" array
+	// extraOptions lets the auto-discovered args start with "-" (server allow_options).
+	extraOptions bool
 }
 
 // Open creates the backend of a command server.
@@ -61,7 +72,8 @@ func (sp *spec) Open(_ context.Context, deps backend.Deps) (backend.Backend, err
 	for _, name := range s.ToolNames() {
 		t := sp.tools[name]
 		b.tools[name] = &tool{
-			name: name, argv: t.Argv, stdin: t.Stdin, env: t.Env, programs: sp.programs,
+			name: name, server: s.Name, argv: t.Argv, stdin: t.Stdin, env: t.Env, programs: sp.programs,
+			arrays:    arrayProps(s.Tools[name].InputSchema),
 			workdir:   cmp.Or(t.Workdir, sp.conf.Workdir),
 			timeout:   cmp.Or(t.Timeout, sp.conf.Timeout, config.DefaultTimeout),
 			maxOutput: cmp.Or(t.MaxOutput, config.DefaultMaxOutput),
@@ -75,9 +87,9 @@ func (sp *spec) Open(_ context.Context, deps backend.Deps) (backend.Backend, err
 		}
 		desc += fmt.Sprintf(" (runs: %s ARGS...)", argvText(sp.conf.Argv))
 		b.tools[s.Name] = &tool{
-			name: s.Name, argv: sp.conf.Argv, env: sp.conf.Env, workdir: sp.conf.Workdir, programs: sp.programs,
+			name: s.Name, server: s.Name, argv: sp.conf.Argv, env: sp.conf.Env, workdir: sp.conf.Workdir, programs: sp.programs,
 			timeout:   cmp.Or(sp.conf.Timeout, config.DefaultTimeout),
-			maxOutput: config.DefaultMaxOutput, extraArgs: true,
+			maxOutput: config.DefaultMaxOutput, extraArgs: true, extraOptions: sp.conf.AllowOptions,
 		}
 		b.list = append(b.list, &mcp.Tool{
 			Name:        s.Name,
@@ -90,6 +102,16 @@ func (sp *spec) Open(_ context.Context, deps backend.Deps) (backend.Backend, err
 			},
 		})
 	}
+	secrets := heldSecrets()
+	for _, name := range slices.Sorted(maps.Keys(b.tools)) {
+		t := b.tools[name]
+		env, err := resolveEnv(deps.Dir, name, t.env, secrets)
+		if err != nil {
+			return nil, err
+		}
+		t.env = env
+	}
+	b.scrub = newScrubber(secrets)
 	return b, nil
 }
 
@@ -117,11 +139,9 @@ func (b *Backend) CallTool(ctx context.Context, c *backend.Call) (*mcp.CallToolR
 	if !ok {
 		return backend.ErrorResult("unknown tool %q", name), nil
 	}
-	args := map[string]any{}
-	if len(raw) > 0 && string(raw) != "null" {
-		if err := json.Unmarshal(raw, &args); err != nil {
-			return backend.ErrorResult("arguments must be a JSON object: %v", err), nil
-		}
+	args, err := decodeArgs(raw)
+	if err != nil {
+		return backend.ErrorResult("arguments must be a JSON object: %v", err), nil
 	}
 	argv, err := t.buildArgv(ctx, args)
 	if err != nil {
@@ -149,13 +169,43 @@ func (b *Backend) CallTool(ctx context.Context, c *backend.Call) (*mcp.CallToolR
 	return b.run(ctx, c.Session, t, argv, stdin, env), nil
 }
 
-// buildArgv maps the argv elements to strings.
+// resolveEnv returns env with its secret references (secret:NAME, env:NAME, file:PATH
+// written as constants) replaced by their values, read once when the backend opens. It adds
+// the values to secrets (value -> label), to be scrubbed from outputs.
+func resolveEnv(dir, tool string, env map[string]config.Arg, secrets map[string]string) (map[string]config.Arg, error) {
+	out := make(map[string]config.Arg, len(env))
+	for k, a := range env {
+		if ref, ok := a.Constant.(string); ok && a.Source == config.ArgConstant && secret.IsRef(ref) {
+			v, label, err := secret.Resolve(dir, fmt.Sprintf("tool %s: env %s", tool, k), ref)
+			if err != nil {
+				return nil, err
+			}
+			a.Constant = v
+			if _, ok := secrets[v]; !ok {
+				secrets[v] = label
+			}
+		}
+		out[k] = a
+	}
+	return out, nil
+}
+
+// buildArgv maps the argv elements to strings. A value from a tool argument or an
+// expression that starts with "-" is refused unless its element says allow_options: the
+// program would read it as an option (grep -f, find -exec, git --output=).
 func (t *tool) buildArgv(ctx context.Context, args map[string]any) ([]string, error) {
 	var out []string
 	for i, a := range t.argv {
 		vs, err := t.value(ctx, a, args)
 		if err != nil {
 			return nil, fmt.Errorf("argv[%d]: %w", i, err)
+		}
+		if a.Source != config.ArgConstant && !a.AllowOptions {
+			for j, v := range vs {
+				if strings.HasPrefix(v, "-") {
+					return nil, t.optionError(i, j, len(vs), a)
+				}
+			}
 		}
 		out = append(out, vs...)
 	}
@@ -166,6 +216,10 @@ func (t *tool) buildArgv(ctx context.Context, args map[string]any) ([]string, er
 				if !ok {
 					return nil, fmt.Errorf("args[%d] must be a string, got %s", i, jsonText(e))
 				}
+				if strings.HasPrefix(s, "-") && !t.extraOptions {
+					return nil, fmt.Errorf("args[%d] starts with \"-\", so %s would read it as an option, and options are not accepted by this tool; "+
+						"pass only values that do not start with \"-\" (the gateway's administrator can accept options with allow_options: true on server %s)", i, t.name, t.server)
+				}
 				out = append(out, s)
 			}
 		}
@@ -173,10 +227,25 @@ func (t *tool) buildArgv(ctx context.Context, args map[string]any) ([]string, er
 	return out, nil
 }
 
-// value turns one Arg into zero or more strings: an absent optional argument gives none, an
-// array gives one string per element.
+// optionError says which argv element produced a value starting with "-" and how to allow it.
+func (t *tool) optionError(i, item, items int, a config.Arg) error {
+	what := "the value of its expression"
+	if a.Source == config.ArgDirect {
+		what = fmt.Sprintf("the value of argument %q", a.Direct)
+	}
+	if items > 1 {
+		what = fmt.Sprintf("item %d of %s", item, what)
+	}
+	return fmt.Errorf("argv[%d]: %s starts with \"-\", so the program would read it as an option, and options are not accepted there; "+
+		"give a value that does not start with \"-\" (the gateway's administrator can accept options with allow_options: true on argv[%d] of tool %s)", i, what, i, t.name)
+}
+
+// value turns one Arg into zero or more strings: an absent optional argument gives none; an
+// array gives one string per element when it comes from a constant, an expression, or an
+// argument whose input schema says type: array, and its JSON text otherwise.
 func (t *tool) value(ctx context.Context, a config.Arg, args map[string]any) ([]string, error) {
 	var v any
+	expand := true
 	switch a.Source {
 	case config.ArgConstant:
 		v = a.Constant
@@ -186,6 +255,7 @@ func (t *tool) value(ctx context.Context, a config.Arg, args map[string]any) ([]
 			return nil, nil
 		}
 		v = x
+		expand = t.arrays[a.Direct]
 	case config.ArgExpression:
 		p := t.programs[a.Expression]
 		if p == nil {
@@ -200,7 +270,7 @@ func (t *tool) value(ctx context.Context, a config.Arg, args map[string]any) ([]
 		}
 		v = x
 	}
-	if arr, ok := v.([]any); ok {
+	if arr, ok := v.([]any); ok && expand {
 		out := make([]string, 0, len(arr))
 		for _, e := range arr {
 			out = append(out, scalarText(e))
@@ -210,10 +280,47 @@ func (t *tool) value(ctx context.Context, a config.Arg, args map[string]any) ([]
 	return []string{scalarText(v)}, nil
 }
 
+// arrayProps returns the properties of an input schema that are declared type: array (alone
+// or among other types).
+func arrayProps(schema map[string]any) map[string]bool {
+	props, _ := schema["properties"].(map[string]any)
+	out := map[string]bool{}
+	for name, p := range props {
+		ps, _ := p.(map[string]any)
+		switch ty := ps["type"].(type) {
+		case string:
+			out[name] = ty == "array"
+		case []any:
+			out[name] = slices.Contains(ty, any("array"))
+		}
+	}
+	return out
+}
+
+// decodeArgs decodes a tool's arguments keeping numbers as json.Number, so an integer
+// beyond 2^53 reaches argv digit for digit.
+func decodeArgs(raw json.RawMessage) (map[string]any, error) {
+	args := map[string]any{}
+	if len(raw) == 0 || string(raw) == "null" {
+		return args, nil
+	}
+	d := json.NewDecoder(bytes.NewReader(raw))
+	d.UseNumber()
+	if err := d.Decode(&args); err != nil {
+		return nil, err
+	}
+	if _, err := d.Token(); err != io.EOF {
+		return nil, errors.New("unexpected data after the arguments object")
+	}
+	return args, nil
+}
+
 func scalarText(v any) string {
 	switch x := v.(type) {
 	case string:
 		return x
+	case json.Number:
+		return numberText(x)
 	case bool:
 		return strconv.FormatBool(x)
 	case float64:
@@ -226,6 +333,19 @@ func scalarText(v any) string {
 	return jsonText(v)
 }
 
+// numberText writes an integer literal as it was sent and any other number as before
+// (shortest decimal form of the float64), so 1e3 is still 1000.
+func numberText(n json.Number) string {
+	if !strings.ContainsAny(string(n), ".eE") {
+		return string(n)
+	}
+	f, err := n.Float64()
+	if err != nil {
+		return string(n)
+	}
+	return strconv.FormatFloat(f, 'f', -1, 64)
+}
+
 func jsonText(v any) string {
 	b, err := json.Marshal(v)
 	if err != nil {
@@ -234,7 +354,16 @@ func jsonText(v any) string {
 	return string(b)
 }
 
-// run executes the command in its own process group, capping output and enforcing the timeout.
+// waitDelay bounds how long a call waits for its output after its process has exited: a
+// descendant that keeps stdout or stderr open (a background job, a daemon) gets this long to
+// finish, and is then killed (proc.Job.Done), after which the call waits this long again
+// at most. Output already written is never lost to these bounds: while nothing holds the
+// pipes open the call reads to the end.
+const waitDelay = 500 * time.Millisecond
+
+// run executes the command in a session of its own, capping output and enforcing the
+// timeout. When it returns, the command has exited, and what it started is killed or about
+// to be (see proc.Job.Done).
 func (b *Backend) run(ctx context.Context, sess backend.Session, t *tool, argv []string, stdin []byte, env []string) *mcp.CallToolResult {
 	ctx, cancel := context.WithTimeout(ctx, t.timeout)
 	defer cancel()
@@ -247,44 +376,56 @@ func (b *Backend) run(ctx context.Context, sess backend.Session, t *tool, argv [
 			cmd.Dir = filepath.Join(b.dir, t.workdir)
 		}
 	}
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	if stdin != nil {
 		cmd.Stdin = bytes.NewReader(stdin)
+		// Bounds the copy to stdin when something that does not read it keeps it open.
+		cmd.WaitDelay = waitDelay
 	}
 	stdout := &capBuffer{max: t.maxOutput}
 	stderr := &tailBuffer{max: stderrTail}
-	cmd.Stdout, cmd.Stderr = stdout, stderr
+	pipes, err := newOutputs(stdout, stderr)
+	if err != nil {
+		return backend.ErrorResult("cannot start %q: %v", argv[0], err)
+	}
+	cmd.Stdout, cmd.Stderr = pipes.stdoutW, pipes.stderrW
 	start := time.Now()
-	if err := cmd.Start(); err != nil {
+	job, err := proc.Start(cmd)
+	pipes.started()
+	if err != nil {
 		var ee *exec.Error
 		if errors.As(err, &ee) {
 			return backend.ErrorResult("cannot start %q: %v; check the command is installed and on PATH", argv[0], ee.Err)
 		}
 		return backend.ErrorResult("cannot start %q: %v", argv[0], err)
 	}
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
 	// Progress once a second (the session drops it when the client asked for none).
 	tk := time.NewTicker(time.Second)
 	defer tk.Stop()
 	tick := tk.C
-	var err error
-	timedOut := false
+	timedOut, killed := false, false
 wait:
 	for {
 		select {
-		case err = <-done:
+		case err = <-exited:
 			break wait
 		case <-tick:
 			el := time.Since(start)
 			sess.Progress(ctx, el.Seconds(), t.timeout.Seconds(), fmt.Sprintf("%s running for %s", t.name, el.Round(time.Second)))
 		case <-ctx.Done():
 			timedOut = errors.Is(ctx.Err(), context.DeadlineExceeded)
-			// Kill the whole process group so children die too.
-			_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-			err = <-done
+			// Kill the whole process group so children die too; the rest goes in Done.
+			_ = job.Kill()
+			killed = true
+			err = <-exited
 			break wait
 		}
+	}
+	pipes.await(ctx, job, killed)
+	if errors.Is(err, exec.ErrWaitDelay) {
+		// The command exited 0; something it started kept its stdin open.
+		err = nil
 	}
 	if timedOut {
 		return backend.ErrorResult("%s timed out after %s and was stopped; make the input smaller or raise the tool's timeout", t.name, t.timeout)
@@ -292,7 +433,10 @@ wait:
 	if ctx.Err() != nil {
 		return backend.ErrorResult("%s was cancelled", t.name)
 	}
-	out := stdout.text()
+	// Outputs are cut first (max_output, the stderr tail, the excerpt), then scrubbed of the
+	// gateway's secrets once, with the edges that were cut.
+	data, cut := stdout.snapshot()
+	out := cutText(data, cut)
 	if err != nil {
 		var ee *exec.ExitError
 		code := -1
@@ -300,32 +444,121 @@ wait:
 			code = ee.ExitCode()
 		}
 		msg := fmt.Sprintf("%s failed with exit code %d", t.name, code)
-		if tail := strings.TrimSpace(stderr.text()); tail != "" {
+		if tail := strings.TrimSpace(b.scrub.ScrubCut(stderr.text(), stderr.dropped, false)); tail != "" {
 			msg += "\nstderr:\n" + tail
-		} else if o := strings.TrimSpace(out); o != "" {
-			msg += "\nstdout:\n" + truncateRunes(o, stderrTail)
+		} else if o, excerptCut := cutRunes(out, stderrTail); strings.TrimSpace(o) != "" {
+			msg += "\nstdout:\n" + strings.TrimSpace(b.scrub.ScrubCut(o, false, excerptCut || cut > 0))
+			if excerptCut {
+				msg += "…"
+			}
 		}
 		return backend.ErrorResult("%s", msg)
 	}
-	if stdout.cut > 0 {
-		out += fmt.Sprintf("\n[output truncated: %d more bytes not shown; max_output is %d bytes]", stdout.cut, t.maxOutput)
-	}
-	if !utf8.ValidString(out) {
+	if !utf8.Valid(data) {
+		blob := []byte(b.scrub.ScrubCut(string(data), false, cut > 0))
 		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.EmbeddedResource{Resource: &mcp.ResourceContents{
-			URI: "mcpbridge://" + b.name + "/" + t.name + "/output", MIMEType: "application/octet-stream", Blob: stdout.buf.Bytes(),
+			URI: "mcpbridge://" + b.name + "/" + t.name + "/output", MIMEType: "application/octet-stream", Blob: blob,
 		}}}}
+	}
+	out = b.scrub.ScrubCut(out, false, cut > 0)
+	if cut > 0 {
+		out += fmt.Sprintf("\n[output truncated: %d more bytes not shown; max_output is %d bytes]", cut, t.maxOutput)
 	}
 	return backend.TextResult(out)
 }
 
-// capBuffer keeps the first max bytes written and counts the rest.
+// outputs reads a command's stdout and stderr through pipes of our own, so that the
+// process's exit (cmd.Wait) and the end of its output are seen apart.
+type outputs struct {
+	stdoutW, stderrW *os.File // the command's ends, closed once it started
+	readEnds         []*os.File
+	done             chan struct{} // closed when both pipes reached EOF
+}
+
+func newOutputs(stdout, stderr io.Writer) (*outputs, error) {
+	o := &outputs{done: make(chan struct{})}
+	or, ow, err := os.Pipe()
+	if err != nil {
+		return nil, err
+	}
+	er, ew, err := os.Pipe()
+	if err != nil {
+		or.Close()
+		ow.Close()
+		return nil, err
+	}
+	o.stdoutW, o.stderrW, o.readEnds = ow, ew, []*os.File{or, er}
+	var wg sync.WaitGroup
+	for i, w := range []io.Writer{stdout, stderr} {
+		wg.Go(func() {
+			io.Copy(w, o.readEnds[i])
+			o.readEnds[i].Close()
+		})
+	}
+	go func() { wg.Wait(); close(o.done) }()
+	return o, nil
+}
+
+// started closes our copies of the command's ends of the pipes.
+func (o *outputs) started() {
+	o.stdoutW.Close()
+	o.stderrW.Close()
+}
+
+// await waits for the end of the output of a command that has exited. Unless the command
+// was killed, what it started gets waitDelay to finish writing; then the job's leftovers
+// are killed (job.Done), and the call waits waitDelay more at most, and longer only while no
+// process holds a pipe open (the readers are merely late). If something still holds a pipe
+// then, the readers go on in the background until it ends, and what they read from then on
+// is not reported (the buffers are read with snapshot).
+func (o *outputs) await(ctx context.Context, job *proc.Job, killed bool) {
+	if !killed {
+		grace := time.NewTimer(waitDelay)
+		defer grace.Stop()
+		select {
+		case <-o.done:
+		case <-grace.C:
+		case <-ctx.Done():
+		}
+	}
+	job.Done()
+	deadline := time.NewTimer(waitDelay)
+	defer deadline.Stop()
+	for {
+		select {
+		case <-o.done:
+			return
+		case <-deadline.C:
+			if o.held() {
+				return
+			}
+			deadline.Reset(10 * time.Millisecond)
+		}
+	}
+}
+
+// held reports whether some process may still hold a pipe open for writing.
+func (o *outputs) held() bool {
+	for _, r := range o.readEnds {
+		if proc.HasWriters(r) {
+			return true
+		}
+	}
+	return false
+}
+
+// capBuffer keeps the first max bytes written and counts the rest. It is safe for
+// concurrent use: an abandoned reader may still write to it.
 type capBuffer struct {
+	mu  sync.Mutex
 	buf bytes.Buffer
 	max int64
 	cut int64
 }
 
 func (c *capBuffer) Write(p []byte) (int, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
 	room := c.max - int64(c.buf.Len())
 	if room >= int64(len(p)) {
 		c.buf.Write(p)
@@ -338,9 +571,18 @@ func (c *capBuffer) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-func (c *capBuffer) text() string {
-	s := c.buf.String()
-	if c.cut > 0 {
+// snapshot returns a copy of what was kept and the count of bytes cut.
+func (c *capBuffer) snapshot() ([]byte, int64) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return bytes.Clone(c.buf.Bytes()), c.cut
+}
+
+// cutText returns data as text, without a partial UTF-8 sequence at the end when the
+// output was cut there.
+func cutText(data []byte, cut int64) string {
+	s := string(data)
+	if cut > 0 {
 		// do not split a UTF-8 sequence at the cut
 		for len(s) > 0 && !utf8.ValidString(s[len(s)-min(len(s), 3):]) {
 			s = s[:len(s)-1]
@@ -349,11 +591,13 @@ func (c *capBuffer) text() string {
 	return s
 }
 
-// tailBuffer keeps the last max bytes written.
+// tailBuffer keeps the last max bytes written; dropped says whether earlier ones were
+// dropped.
 type tailBuffer struct {
-	mu  sync.Mutex
-	buf []byte
-	max int
+	mu      sync.Mutex
+	buf     []byte
+	max     int
+	dropped bool
 }
 
 func (t *tailBuffer) Write(p []byte) (int, error) {
@@ -362,6 +606,7 @@ func (t *tailBuffer) Write(p []byte) (int, error) {
 	t.buf = append(t.buf, p...)
 	if len(t.buf) > t.max {
 		t.buf = append(t.buf[:0], t.buf[len(t.buf)-t.max:]...)
+		t.dropped = true
 	}
 	return len(p), nil
 }
@@ -372,11 +617,16 @@ func (t *tailBuffer) text() string {
 	return strings.ToValidUTF8(string(t.buf), "")
 }
 
-func truncateRunes(s string, n int) string {
+// cutRunes returns the first n bytes of s, without a partial UTF-8 sequence at the cut, and
+// whether anything was cut.
+func cutRunes(s string, n int) (string, bool) {
 	if len(s) <= n {
-		return s
+		return s, false
 	}
-	return strings.ToValidUTF8(s[:n], "") + "…"
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n], true
 }
 
 func sortedKeys(m map[string]config.Arg) []string { return slices.Sorted(maps.Keys(m)) }

@@ -17,7 +17,7 @@ import (
 func init() {
 	backend.Register(backend.Kind{
 		Name:         "command",
-		ServerFields: []string{"auto_discover", "argv", "env", "workdir", "timeout"},
+		ServerFields: []string{"auto_discover", "argv", "env", "workdir", "timeout", "allow_options"},
 		ToolFields:   []string{"argv", "stdin", "env", "workdir", "timeout", "max_output"},
 		Decode:       decode,
 	})
@@ -32,6 +32,8 @@ type serverSection struct {
 	Env          map[string]config.Arg `yaml:"env"`
 	Workdir      string                `yaml:"workdir"`
 	Timeout      time.Duration         `yaml:"timeout"`
+	// AllowOptions lets the auto_discover tool's args start with "-".
+	AllowOptions bool `yaml:"allow_options"`
 }
 
 // toolSection is the command kind's part of a tool definition.
@@ -68,6 +70,9 @@ func decode(s *config.Server) (backend.Spec, config.Problems) {
 	} else if len(sp.conf.Argv) > 0 {
 		ps = append(ps, sec.Problem("argv", "a server-level argv is only used with auto_discover: true"))
 	}
+	if sp.conf.AllowOptions && !sp.conf.AutoDiscover {
+		ps = append(ps, sec.Problem("allow_options", "a server-level allow_options is only used with auto_discover: true; put allow_options: true on a tool's argument instead"))
+	}
 	if len(sp.conf.Argv) > 0 {
 		ps = append(ps, checkProgram(sec, sp.conf.Argv[0])...)
 	}
@@ -96,9 +101,15 @@ func decode(s *config.Server) (backend.Spec, config.Problems) {
 		}
 		if ts.Stdin != nil {
 			ps = append(ps, sp.checkArg(tsec, "stdin", *ts.Stdin, props)...)
+			if ts.Stdin.AllowOptions {
+				ps = append(ps, tsec.Problem("stdin.allow_options", "allow_options only applies to argv"))
+			}
 		}
 		for _, k := range sortedKeys(ts.Env) {
 			ps = append(ps, sp.checkEnv(tsec, k, ts.Env[k], props)...)
+			if ts.Env[k].AllowOptions {
+				ps = append(ps, tsec.Problem("env."+k+".allow_options", "allow_options only applies to argv"))
+			}
 		}
 		if strings.Contains(ts.Workdir, "\x00") {
 			ps = append(ps, tsec.Problem("workdir", "invalid path"))

@@ -17,7 +17,7 @@ servers:
       echo:
         description: Echo
         inputSchema: {type: object, properties: {message: {type: string}}, required: [message]}
-        argv: [echo, {direct: message}, {constant: 3}, plain, {expression: "args.message + 1"}]
+        argv: [echo, {direct: message}, {constant: 3}, plain, {expression: "args.message + 1"}, {allow_options: true, direct: message}]
         stdin: {direct: message}
         timeout: 5s
 `), backend.Kinds())
@@ -29,6 +29,9 @@ servers:
 	argv := ts.Argv
 	if argv[0].Source != config.ArgConstant || argv[0].Constant != "echo" || argv[1].Source != config.ArgDirect || argv[1].Direct != "message" {
 		t.Errorf("argv: %+v", argv)
+	}
+	if argv[1].AllowOptions || !argv[5].AllowOptions || argv[5].Direct != "message" {
+		t.Errorf("allow_options: %+v", argv)
 	}
 	if argv[2].Constant != int64(3) {
 		t.Errorf("constant number: %#v", argv[2].Constant)
