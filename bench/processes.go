@@ -12,6 +12,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"time"
 )
@@ -129,8 +130,9 @@ func freeAddr() (string, error) {
 }
 
 // startServe runs bin (mcpbridge, or a wrapper with the same command line) as `serve` for
-// the users server on upstream, with its store under dir, and waits until it is healthy.
-func startServe(bin, dir, upstream string, env []string) (*child, string, error) {
+// the users server on upstream, with its store under dir and its log in dir/name.log, and
+// waits until it is healthy.
+func startServe(name, bin, dir, upstream string, env []string) (*child, string, error) {
 	cfg := filepath.Join(dir, "bench.yaml")
 	if err := os.WriteFile(cfg, []byte(usersConfig(upstream)), 0o644); err != nil {
 		return nil, "", err
@@ -143,12 +145,13 @@ func startServe(bin, dir, upstream string, env []string) (*child, string, error)
 	if err != nil {
 		return nil, "", err
 	}
-	logf, err := os.Create(filepath.Join(dir, "serve.log"))
+	logPath := filepath.Join(dir, name+".log")
+	logf, err := os.Create(logPath)
 	if err != nil {
 		return nil, "", err
 	}
 	defer logf.Close()
-	db := filepath.Join(storeDir, fmt.Sprintf("bench-%d.db", time.Now().UnixNano()))
+	db := filepath.Join(storeDir, fmt.Sprintf("bench-%s-%d.db", name, time.Now().UnixNano()))
 	cmd := exec.Command(bin, "serve", "--config", cfg, "--listen", addr, "--store", "sqlite:"+db, "--log-level", *serveLogLevel)
 	cmd.Env = append(os.Environ(), env...)
 	cmd.Stdout = logf
@@ -156,17 +159,25 @@ func startServe(bin, dir, upstream string, env []string) (*child, string, error)
 	if err := cmd.Start(); err != nil {
 		return nil, "", err
 	}
-	c := &child{name: "serve", cmd: cmd}
+	c := &child{name: name, cmd: cmd}
+	exited := make(chan struct{})
+	go func() { cmd.Process.Wait(); close(exited) }()
 	for i := 0; ; i++ {
 		resp, err := http.Get("http://" + addr + "/healthz")
 		if err == nil {
 			resp.Body.Close()
 			break
 		}
-		if i > 300 || c.cmd.ProcessState != nil {
+		select {
+		case <-exited:
+			b, _ := os.ReadFile(logPath)
+			return nil, "", fmt.Errorf("%s exited:\n%s", bin, b)
+		default:
+		}
+		if i > 300 {
 			c.stop()
-			log, _ := os.ReadFile(filepath.Join(dir, "serve.log"))
-			return nil, "", fmt.Errorf("mcpbridge serve did not start:\n%s", log)
+			b, _ := os.ReadFile(logPath)
+			return nil, "", fmt.Errorf("%s serve did not start:\n%s", bin, b)
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
@@ -175,9 +186,10 @@ func startServe(bin, dir, upstream string, env []string) (*child, string, error)
 
 // procTarget is one target of the process-separated benchmark.
 type procTarget struct {
-	name   string
+	name   string // as printed
 	target string // rest or mcp
 	url    string
+	server string // the process that answers it
 }
 
 // procRound is one round against one target, with the CPU each process spent on it.
@@ -186,81 +198,102 @@ type procRound struct {
 	cpu map[string]cpuTime // by process name
 }
 
-// procSetup is the set of processes of one run.
+// procSetup is the set of processes of one run, by name: upstream, floor, serve, candidate
+// and client.
 type procSetup struct {
-	up, floor, serve, client *child
-	upURL, floorURL, gwURL   string
-	dir                      string
+	procs   map[string]*child
+	urls    map[string]string
+	dir     string
+	targets []procTarget
 }
 
 func (s *procSetup) stop() {
-	for _, c := range []*child{s.client, s.serve, s.floor, s.up} {
-		c.stop()
+	for _, name := range []string{"client", "candidate", "serve", "floor", "upstream"} {
+		s.procs[name].stop()
 	}
 }
 
-// pids names the processes whose CPU is measured.
-func (s *procSetup) pids() map[string]int {
-	m := map[string]int{"serve": s.serve.pid(), "upstream": s.up.pid(), "client": s.client.pid()}
-	if s.floor != nil {
-		m["floor"] = s.floor.pid()
-	}
-	return m
-}
+func (s *procSetup) pid(name string) int { return s.procs[name].pid() }
 
-// startProcesses starts the upstream, the SDK floor (when wanted), `serve` from bin and the
-// load client.
-func startProcesses(dir, bin string, floor bool, env []string) (*procSetup, error) {
-	s := &procSetup{dir: dir}
-	var r ready
-	var err error
-	if s.up, r, err = startRole("upstream"); err != nil {
+// startProcesses starts the upstream, the SDK floor (when wanted), `serve` from bin, a
+// candidate `serve` from candidate (when not empty) and the load client.
+func startProcesses(dir, bin, candidate string, floor bool, env []string) (*procSetup, error) {
+	s := &procSetup{procs: map[string]*child{}, urls: map[string]string{}, dir: dir}
+	start := func(name, role string, args ...string) error {
+		c, r, err := startRole(role, args...)
+		if err != nil {
+			s.stop()
+			return err
+		}
+		s.procs[name], s.urls[name] = c, "http://"+r.Addr
+		return nil
+	}
+	if err := start("upstream", "upstream"); err != nil {
 		return nil, err
 	}
-	s.upURL = "http://" + r.Addr
+	up := s.urls["upstream"]
+	s.targets = append(s.targets, procTarget{"direct REST", "rest", up + "/users/42?verbose=true", "upstream"})
 	if floor {
-		if s.floor, r, err = startRole("sdk", "-upstream", s.upURL); err != nil {
+		if err := start("floor", "sdk", "-upstream", up); err != nil {
+			return nil, err
+		}
+		s.targets = append(s.targets, procTarget{"go-sdk floor", "mcp", s.urls["floor"], "floor"})
+	}
+	for _, sv := range []struct{ name, bin string }{{"serve", bin}, {"candidate", candidate}} {
+		if sv.bin == "" {
+			continue
+		}
+		c, url, err := startServe(sv.name, sv.bin, dir, up, env)
+		if err != nil {
 			s.stop()
 			return nil, err
 		}
-		s.floorURL = "http://" + r.Addr
+		s.procs[sv.name], s.urls[sv.name] = c, url+"/mcp/users"
+		t := "mcpbridge"
+		if sv.name == "candidate" {
+			t = "candidate"
+		}
+		s.targets = append(s.targets, procTarget{t, "mcp", s.urls[sv.name], sv.name})
 	}
-	if s.serve, s.gwURL, err = startServe(bin, dir, s.upURL, env); err != nil {
-		s.stop()
-		return nil, err
-	}
-	s.gwURL += "/mcp/users"
-	if s.client, _, err = startRole("client"); err != nil {
-		s.stop()
+	if err := start("client", "client"); err != nil {
 		return nil, err
 	}
 	return s, nil
 }
 
+// target returns the target named name.
+func (s *procSetup) target(name string) procTarget {
+	for _, t := range s.targets {
+		if t.name == name {
+			return t
+		}
+	}
+	panic("no target " + name)
+}
+
 // round runs one round on t and measures the CPU of every process meanwhile.
 func (s *procSetup) round(t procTarget, workers int, era string, d time.Duration, n int) (procRound, error) {
-	pids := s.pids()
 	before := map[string]cpuTime{}
-	for name, pid := range pids {
-		before[name] = procCPU(pid)
+	for name, c := range s.procs {
+		before[name] = procCPU(c.pid())
 	}
-	r, err := s.client.do(clientOp{Op: "round", Target: t.target, URL: t.url, Era: era, Workers: workers, Client: *clientKind, Duration: d, Count: n})
+	r, err := s.procs["client"].do(clientOp{Op: "round", Target: t.target, URL: t.url, Era: era, Workers: workers, Client: *clientKind, Duration: d, Count: n})
 	if err != nil {
 		return procRound{}, fmt.Errorf("%s: %v", t.name, err)
 	}
 	pr := procRound{r: r, cpu: map[string]cpuTime{}}
-	for name, pid := range pids {
-		pr.cpu[name] = procCPU(pid).sub(before[name])
+	for name, c := range s.procs {
+		pr.cpu[name] = procCPU(c.pid()).sub(before[name])
 	}
 	return pr, nil
 }
 
 // closeTarget ends the client's sessions on t.
 func (s *procSetup) closeTarget(t procTarget, era string) {
-	s.client.do(clientOp{Op: "close", Target: t.target, URL: t.url, Era: era, Client: *clientKind})
+	s.procs["client"].do(clientOp{Op: "close", Target: t.target, URL: t.url, Era: era, Client: *clientKind})
 }
 
-// serveSample is the state of the serve process at one moment.
+// serveSample is the state of a serve process at one moment.
 type serveSample struct {
 	fds      int
 	rss, hwm float64
@@ -285,66 +318,75 @@ func runProcesses() error {
 	if err != nil {
 		return err
 	}
-	s, err := startProcesses(dir, bin, *floorFlag, splitList(*serveEnv))
+	s, err := startProcesses(dir, bin, *candidateBin, *floorFlag, splitList(*serveEnv))
 	if err != nil {
 		return err
 	}
 	defer s.stop()
-	servePID := s.serve.pid()
-	time.Sleep(500 * time.Millisecond)
-	idle := sampleServe(servePID)
-
-	targets := []procTarget{{"direct REST", "rest", s.upURL + "/users/42?verbose=true"}}
-	if s.floor != nil {
-		targets = append(targets, procTarget{"go-sdk floor", "mcp", s.floorURL})
+	servers := []string{"serve"}
+	if *candidateBin != "" {
+		servers = append(servers, "candidate")
 	}
-	targets = append(targets, procTarget{"mcpbridge", "mcp", s.gwURL})
-
-	fmt.Printf("mcpbridge bench, separate processes: load client, `mcpbridge serve` (%s) and REST upstream\n", *serveLogLevel+" logs, SQLite store on disk")
-	fmt.Printf("%s MCP client, one session per worker; %d rounds of %s per target, interleaved; medians; GOMAXPROCS=%d\n",
-		*clientKind, *rounds, roundText(), runtime.GOMAXPROCS(0))
-	fmt.Printf("CPU µs/call: CPU time each process spent during the round, per call\n")
-	peak := idle
+	time.Sleep(500 * time.Millisecond)
+	idle, peak := map[string]serveSample{}, map[string]serveSample{}
+	for _, name := range servers {
+		idle[name] = sampleServe(s.pid(name))
+		peak[name] = idle[name]
+	}
+	store := "SQLite store in " + os.TempDir()
+	if *storeDirFlag != "" {
+		store = "SQLite store in " + *storeDirFlag
+	}
+	fmt.Printf("mcpbridge bench, SEPARATE PROCESSES: load client, `mcpbridge serve` (%s logs, %s) and REST upstream\n", *serveLogLevel, store)
+	fmt.Printf("%s MCP client, one session per worker; %d rounds of %s per target, interleaved, after a %s warm-up; medians; GOMAXPROCS=%d\n",
+		*clientKind, *rounds, roundText(), *warmup, runtime.GOMAXPROCS(0))
+	fmt.Printf("CPU µs/call: CPU time of each process during the round, per call (server: the process that answered; others: processes not involved, e.g. a draining audit queue)\n")
 	for _, n := range splitInts(*clientsFlag) {
 		for _, era := range []string{"2025-11-25", "2026-07-28"} {
 			fmt.Fprintf(os.Stderr, "bench: %d clients, %s\n", n, era)
 			res := map[string][]procRound{}
-			for _, t := range targets {
+			for _, t := range s.targets {
 				if _, err := s.round(t, n, era, *warmup, 0); err != nil {
 					return err
 				}
 			}
 			for i := range *rounds {
-				for j := range targets {
-					t := targets[(i+j)%len(targets)]
+				for j := range s.targets {
+					t := s.targets[(i+j)%len(s.targets)]
 					r, err := s.round(t, n, era, *duration, *count)
 					if err != nil {
 						return err
 					}
 					res[t.name] = append(res[t.name], r)
-					if smp := sampleServe(servePID); smp.fds > peak.fds {
-						peak.fds = smp.fds
+					for _, name := range servers {
+						smp := sampleServe(s.pid(name))
+						p := peak[name]
+						p.fds, p.threads = max(p.fds, smp.fds), max(p.threads, smp.threads)
+						peak[name] = p
 					}
 				}
 			}
-			if smp := sampleServe(servePID); smp.threads > peak.threads {
-				peak.threads = smp.threads
-			}
-			for _, t := range targets {
+			for _, t := range s.targets {
 				if t.target == "mcp" {
 					s.closeTarget(t, era)
 				}
 			}
-			printProcBlock(n, era, targets, res)
+			printProcBlock(n, era, s.targets, res)
 		}
 	}
 	time.Sleep(time.Second)
-	after := sampleServe(servePID)
-	fmt.Printf("\nmcpbridge serve process: descriptors %d idle before load, %d at most after a round, %d after the run (sessions closed, 1 s later)\n",
-		idle.fds, peak.fds, after.fds)
-	fmt.Printf("  RSS %.1f MB idle before load, %.1f MB peak (VmHWM), %.1f MB after; threads %d idle, %d at most\n",
-		idle.rss, after.hwm, after.rss, idle.threads, peak.threads)
-	reportServeLog(filepath.Join(dir, "serve.log"))
+	for _, name := range servers {
+		after := sampleServe(s.pid(name))
+		label := "mcpbridge serve"
+		if name == "candidate" {
+			label = "candidate serve"
+		}
+		fmt.Printf("\n%s process: descriptors %d idle before load, %d at most after a round, %d after the run (sessions closed, 1 s later)\n",
+			label, idle[name].fds, peak[name].fds, after.fds)
+		fmt.Printf("  RSS %.1f MB idle before load, %.1f MB peak (VmHWM), %.1f MB after; threads %d idle, %d at most\n",
+			idle[name].rss, after.hwm, after.rss, idle[name].threads, peak[name].threads)
+		reportServeLog(filepath.Join(dir, name+".log"))
+	}
 	if *profileDir != "" {
 		s.stop()
 		return runProfile(dir)
@@ -355,12 +397,28 @@ func runProcesses() error {
 // printProcBlock prints one (clients, era) block: a row per target and the comparisons.
 func printProcBlock(n int, era string, targets []procTarget, res map[string][]procRound) {
 	fmt.Printf("\n%d client(s), %s\n", n, era)
-	fmt.Printf("  %-13s %9s %9s %9s %6s | %s\n", "target", "calls/s", "p50", "p99", "errors", "CPU µs/call: serve  floor upstream client  total")
+	fmt.Printf("  %-13s %9s %9s %9s %6s | %s\n", "target", "calls/s", "p50", "p99", "errors", "CPU µs/call: server upstream client others  total")
 	for _, t := range targets {
 		rs := res[t.name]
-		cpu := func(name string) float64 {
-			return median(mapRounds(rs, func(r procRound) float64 { return 1e6 * r.cpu[name].total() / float64(max(r.r.Calls, 1)) }))
+		cpu := func(f func(name string) bool) float64 {
+			return median(mapRounds(rs, func(r procRound) float64 {
+				var sum float64
+				for name, c := range r.cpu {
+					if f(name) {
+						sum += c.total()
+					}
+				}
+				return 1e6 * sum / float64(max(r.r.Calls, 1))
+			}))
 		}
+		is := func(names ...string) func(string) bool {
+			return func(name string) bool { return slices.Contains(names, name) }
+		}
+		server := 0.0
+		if t.server != "upstream" {
+			server = cpu(is(t.server))
+		}
+		others := cpu(func(name string) bool { return !slices.Contains([]string{t.server, "upstream", "client"}, name) })
 		errs := 0
 		first := ""
 		for _, r := range rs {
@@ -369,37 +427,36 @@ func printProcBlock(n int, era string, targets []procTarget, res map[string][]pr
 				first = r.r.FirstError
 			}
 		}
-		total := cpu("serve") + cpu("floor") + cpu("upstream") + cpu("client")
-		fmt.Printf("  %-13s %9.0f %7.3fms %7.3fms %6d | %18.0f %6.0f %8.0f %6.0f %6.0f\n", t.name,
+		fmt.Printf("  %-13s %9.0f %7.3fms %7.3fms %6d | %19.0f %8.0f %6.0f %6.0f %6.0f\n", t.name,
 			median(mapRounds(rs, func(r procRound) float64 { return float64(r.r.Calls) / r.r.Secs })),
 			median(mapRounds(rs, func(r procRound) float64 { return r.r.P50 })),
 			median(mapRounds(rs, func(r procRound) float64 { return r.r.P99 })),
-			errs, cpu("serve"), cpu("floor"), cpu("upstream"), cpu("client"), total)
+			errs, server, cpu(is("upstream")), cpu(is("client")), others, cpu(func(string) bool { return true }))
 		if first != "" {
 			fmt.Printf("  %-13s first error: %s\n", "", first)
 		}
 	}
-	gw := res["mcpbridge"]
-	compare := func(base string) {
-		b := res[base]
-		if len(b) == 0 {
+	compare := func(a, b string) {
+		ra, rb := res[a], res[b]
+		if len(ra) == 0 || len(rb) == 0 {
 			return
 		}
-		paired := func(f func(g, b roundResult) float64) float64 {
+		paired := func(f func(a, b roundResult) float64) float64 {
 			var xs []float64
-			for i := range min(len(gw), len(b)) {
-				xs = append(xs, f(gw[i].r, b[i].r))
+			for i := range min(len(ra), len(rb)) {
+				xs = append(xs, f(ra[i].r, rb[i].r))
 			}
 			return median(xs)
 		}
-		fmt.Printf("  mcpbridge vs %-12s added p50 %+.3fms (%.2f×), added p99 %+.3fms, calls/s %.2f×\n", base+":",
-			paired(func(g, b roundResult) float64 { return g.P50 - b.P50 }),
-			paired(func(g, b roundResult) float64 { return g.P50 / b.P50 }),
-			paired(func(g, b roundResult) float64 { return g.P99 - b.P99 }),
-			paired(func(g, b roundResult) float64 { return (float64(g.Calls) / g.Secs) / (float64(b.Calls) / b.Secs) }))
+		fmt.Printf("  %s vs %-14s added p50 %+.3fms (%.2f×), added p99 %+.3fms, calls/s %.2f×\n", a, b+":",
+			paired(func(a, b roundResult) float64 { return a.P50 - b.P50 }),
+			paired(func(a, b roundResult) float64 { return a.P50 / b.P50 }),
+			paired(func(a, b roundResult) float64 { return a.P99 - b.P99 }),
+			paired(func(a, b roundResult) float64 { return (float64(a.Calls) / a.Secs) / (float64(b.Calls) / b.Secs) }))
 	}
-	compare("direct REST")
-	compare("go-sdk floor")
+	compare("mcpbridge", "direct REST")
+	compare("mcpbridge", "go-sdk floor")
+	compare("candidate", "mcpbridge")
 }
 
 func mapRounds(rs []procRound, f func(procRound) float64) []float64 {
@@ -410,7 +467,7 @@ func mapRounds(rs []procRound, f func(procRound) float64) []float64 {
 	return xs
 }
 
-// reportServeLog prints the serve process's warnings and errors (e.g. a full audit queue).
+// reportServeLog prints a serve process's warnings and errors (e.g. a full audit queue).
 func reportServeLog(path string) {
 	b, err := os.ReadFile(path)
 	if err != nil {
@@ -423,10 +480,10 @@ func reportServeLog(path string) {
 		}
 	}
 	if len(bad) == 0 {
-		fmt.Println("  serve log: no warnings or errors")
+		fmt.Println("  log: no warnings or errors")
 		return
 	}
-	fmt.Printf("  serve log: %d warnings or errors; first: %s\n", len(bad), bad[0])
+	fmt.Printf("  log: %d warnings or errors; first: %s\n", len(bad), bad[0])
 	if len(bad) > 1 {
 		fmt.Printf("  last: %s\n", bad[len(bad)-1])
 	}
@@ -452,6 +509,3 @@ func splitInts(s string) []int {
 	}
 	return out
 }
-
-// runProfile is filled in by profile.go.
-func runProfile(dir string) error { return nil }
