@@ -64,8 +64,10 @@ var (
 	// Separate processes.
 	clientsFlag   = flag.String("clients", "1,16", "numbers of concurrent clients (-mode processes)")
 	clientKind    = flag.String("client", "raw", "load client: raw (minimal Streamable HTTP) or sdk (the go-sdk client)")
+	binFlag       = flag.String("bin", "", "serve this mcpbridge binary instead of building ./cmd/mcpbridge")
 	candidateBin  = flag.String("candidate", "", "also serve the config from this mcpbridge binary (e.g. built from a branch) and compare it with mcpbridge, round by round")
 	floorFlag     = flag.Bool("floor", true, "also measure a bare go-sdk server that makes the same GET (the SDK floor)")
+	settleMax     = flag.Duration("settle", 10*time.Second, "after each round, wait at most this long for every process to be idle")
 	warmup        = flag.Duration("warmup", time.Second, "warm-up round per target before the measured rounds")
 	serveLogLevel = flag.String("serve-log-level", "info", "--log-level of the serve process")
 	serveEnv      = flag.String("serve-env", "", "comma-separated KEY=VALUE added to the serve process's environment (e.g. GOGC=100)")

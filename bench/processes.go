@@ -192,10 +192,12 @@ type procTarget struct {
 	server string // the process that answers it
 }
 
-// procRound is one round against one target, with the CPU each process spent on it.
+// procRound is one round against one target, with the CPU each process spent on it during
+// the round and after it, until every process was idle again (e.g. an audit queue draining).
 type procRound struct {
-	r   roundResult
-	cpu map[string]cpuTime // by process name
+	r     roundResult
+	cpu   map[string]cpuTime // by process name
+	after map[string]cpuTime
 }
 
 // procSetup is the set of processes of one run, by name: upstream, floor, serve, candidate
@@ -283,9 +285,38 @@ func (s *procSetup) round(t procTarget, workers int, era string, d time.Duration
 	}
 	pr := procRound{r: r, cpu: map[string]cpuTime{}}
 	for name, c := range s.procs {
-		pr.cpu[name] = procCPU(c.pid()).sub(before[name])
+		now := procCPU(c.pid())
+		pr.cpu[name] = now.sub(before[name])
+		before[name] = now
 	}
+	pr.after = s.settle(before)
 	return pr, nil
+}
+
+// settle waits until all processes are idle (under 5% of a core for 100 ms), at most
+// -settle, so that work left over from one round is not charged to the next, and returns
+// the CPU spent since since.
+func (s *procSetup) settle(since map[string]cpuTime) map[string]cpuTime {
+	deadline := time.Now().Add(*settleMax)
+	last := since
+	for time.Now().Before(deadline) {
+		time.Sleep(100 * time.Millisecond)
+		var busy float64
+		now := map[string]cpuTime{}
+		for name, c := range s.procs {
+			now[name] = procCPU(c.pid())
+			busy += now[name].sub(last[name]).total()
+		}
+		last = now
+		if busy < 0.005 {
+			break
+		}
+	}
+	spent := map[string]cpuTime{}
+	for name := range since {
+		spent[name] = last[name].sub(since[name])
+	}
+	return spent
 }
 
 // closeTarget ends the client's sessions on t.
@@ -313,10 +344,12 @@ func runProcesses() error {
 		return err
 	}
 	defer os.RemoveAll(dir)
-	fmt.Fprintln(os.Stderr, "bench: building mcpbridge")
-	bin, err := buildPackage(dir, "mcpbridge", "./cmd/mcpbridge")
-	if err != nil {
-		return err
+	bin := *binFlag
+	if bin == "" {
+		fmt.Fprintln(os.Stderr, "bench: building mcpbridge")
+		if bin, err = buildPackage(dir, "mcpbridge", "./cmd/mcpbridge"); err != nil {
+			return err
+		}
 	}
 	s, err := startProcesses(dir, bin, *candidateBin, *floorFlag, splitList(*serveEnv))
 	if err != nil {
@@ -340,7 +373,8 @@ func runProcesses() error {
 	fmt.Printf("mcpbridge bench, SEPARATE PROCESSES: load client, `mcpbridge serve` (%s logs, %s) and REST upstream\n", *serveLogLevel, store)
 	fmt.Printf("%s MCP client, one session per worker; %d rounds of %s per target, interleaved, after a %s warm-up; medians; GOMAXPROCS=%d\n",
 		*clientKind, *rounds, roundText(), *warmup, runtime.GOMAXPROCS(0))
-	fmt.Printf("CPU µs/call: CPU time of each process during the round, per call (server: the process that answered; others: processes not involved, e.g. a draining audit queue)\n")
+	fmt.Printf("CPU µs/call: CPU time per call of the process that answered (server), of the same after the round until idle (after: e.g. a\n")
+	fmt.Printf("  draining audit queue; the next round starts once all are idle), of the upstream and of the client; total adds every process\n")
 	for _, n := range splitInts(*clientsFlag) {
 		for _, era := range []string{"2025-11-25", "2026-07-28"} {
 			fmt.Fprintf(os.Stderr, "bench: %d clients, %s\n", n, era)
@@ -397,28 +431,34 @@ func runProcesses() error {
 // printProcBlock prints one (clients, era) block: a row per target and the comparisons.
 func printProcBlock(n int, era string, targets []procTarget, res map[string][]procRound) {
 	fmt.Printf("\n%d client(s), %s\n", n, era)
-	fmt.Printf("  %-13s %9s %9s %9s %6s | %s\n", "target", "calls/s", "p50", "p99", "errors", "CPU µs/call: server upstream client others  total")
+	fmt.Printf("  %-13s %9s %9s %9s %6s | %s\n", "target", "calls/s", "p50", "p99", "errors", "CPU µs/call: server  after upstream client  total")
 	for _, t := range targets {
 		rs := res[t.name]
-		cpu := func(f func(name string) bool) float64 {
+		cpuOf := func(during, after bool, f func(name string) bool) float64 {
 			return median(mapRounds(rs, func(r procRound) float64 {
 				var sum float64
-				for name, c := range r.cpu {
+				for name := range r.cpu {
 					if f(name) {
-						sum += c.total()
+						if during {
+							sum += r.cpu[name].total()
+						}
+						if after {
+							sum += r.after[name].total()
+						}
 					}
 				}
 				return 1e6 * sum / float64(max(r.r.Calls, 1))
 			}))
 		}
+		cpu := func(f func(name string) bool) float64 { return cpuOf(true, false, f) }
 		is := func(names ...string) func(string) bool {
 			return func(name string) bool { return slices.Contains(names, name) }
 		}
-		server := 0.0
+		server, after := 0.0, 0.0
 		if t.server != "upstream" {
 			server = cpu(is(t.server))
+			after = cpuOf(false, true, is(t.server))
 		}
-		others := cpu(func(name string) bool { return !slices.Contains([]string{t.server, "upstream", "client"}, name) })
 		errs := 0
 		first := ""
 		for _, r := range rs {
@@ -427,11 +467,11 @@ func printProcBlock(n int, era string, targets []procTarget, res map[string][]pr
 				first = r.r.FirstError
 			}
 		}
-		fmt.Printf("  %-13s %9.0f %7.3fms %7.3fms %6d | %19.0f %8.0f %6.0f %6.0f %6.0f\n", t.name,
+		fmt.Printf("  %-13s %9.0f %7.3fms %7.3fms %6d | %19.0f %6.0f %8.0f %6.0f %6.0f\n", t.name,
 			median(mapRounds(rs, func(r procRound) float64 { return float64(r.r.Calls) / r.r.Secs })),
 			median(mapRounds(rs, func(r procRound) float64 { return r.r.P50 })),
 			median(mapRounds(rs, func(r procRound) float64 { return r.r.P99 })),
-			errs, server, cpu(is("upstream")), cpu(is("client")), others, cpu(func(string) bool { return true }))
+			errs, server, after, cpu(is("upstream")), cpu(is("client")), cpuOf(true, true, func(string) bool { return true }))
 		if first != "" {
 			fmt.Printf("  %-13s first error: %s\n", "", first)
 		}
