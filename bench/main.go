@@ -16,15 +16,22 @@
 // with the idle RSS of `mcpbridge serve` with ten servers.
 //
 //	go run ./bench                         # both tables with defaults (about four minutes)
-//	go run ./bench -mode processes         # only the separate-process table
+//	go run ./bench -mode processes         # only the separate-process table (about two and a half)
 //	go run ./bench -mode inprocess -suite http
-//	go run ./bench -clients 1,16 -duration 3s -rounds 5 -client sdk
-//	go run ./bench -mode processes -profile /tmp/prof   # also profile the serve process
+//	go run ./bench -mode processes -clients 1,16 -duration 3s -rounds 5 -client sdk
+//	go run ./bench -mode processes -candidate /tmp/mcpbridge-branch   # A/B against another build
+//	go run ./bench -mode processes -profile /tmp/prof                 # then profile the serve process
 //
-// With -profile, the serve process is then run again from a wrapper (bench/cmd/profserve)
-// that adds runtime counters and pprof on a side port, and each configuration is measured
-// once more for a CPU profile, allocations, goroutines and (with perf) syscalls per call;
-// see docs/benchmarks.md.
+// After every round the benchmark waits until all processes are idle and charges the CPU the
+// answering server spent meanwhile (a draining audit queue) to that round, so that one
+// target's leftovers do not slow the next. With -candidate, a second serve process from the
+// given binary is measured in the same interleaved rounds and compared with mcpbridge.
+//
+// With -profile, the serve process is then run again from bench/cmd/profserve (the same
+// cli.Main with pprof and runtime counters on a side port) and each configuration is
+// measured once more: a CPU profile split by part, allocations, goroutines created and
+// context switches per call, and, with perf or strace installed, syscalls per call. See
+// docs/benchmarks.md.
 package main
 
 import (
@@ -56,7 +63,7 @@ import (
 )
 
 var (
-	mode     = flag.String("mode", "both", "processes (client, serve and upstream in separate processes), inprocess, or both")
+	mode     = flag.String("mode", "both", "processes (client, serve and upstream in separate processes), inprocess, both, or profile (only the -profile part)")
 	duration = flag.Duration("duration", 2*time.Second, "length of one round (ignored with -count)")
 	count    = flag.Int("count", 0, "calls per round (instead of -duration)")
 	rounds   = flag.Int("rounds", 3, "rounds per target and era; medians are reported")
@@ -261,8 +268,15 @@ func main() {
 		}
 	case "inprocess":
 		runInProcess()
+	case "profile":
+		if *profileDir == "" {
+			log.Fatal("bench: -mode profile needs -profile DIR")
+		}
+		if err := profileOnly(); err != nil {
+			log.Fatalf("bench: %v", err)
+		}
 	default:
-		log.Fatalf("bench: -mode must be processes, inprocess or both, not %q", *mode)
+		log.Fatalf("bench: -mode must be processes, inprocess, both or profile, not %q", *mode)
 	}
 }
 

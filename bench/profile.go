@@ -19,6 +19,16 @@ import (
 	"time"
 )
 
+// profileOnly runs the -profile part alone.
+func profileOnly() error {
+	dir, err := os.MkdirTemp("", "mcpbridge-bench")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(dir)
+	return runProfile(dir)
+}
+
 // runProfile runs `serve` again from bench/cmd/profserve (the same CLI with pprof and
 // runtime counters on a side port) and, for each configuration, measures one round under
 // the CPU profiler, with allocations, goroutines created and context switches per call, and
@@ -83,6 +93,7 @@ type profiled struct {
 	secs          float64
 	p50           float64
 	cpu           cpuTime // serve process, whole round
+	after         cpuTime // serve process, after the round until idle
 	rt0, rt1      runtimeSnapshot
 	ctxSwitches   float64 // from perf stat, -1 when unknown
 	categories    []category
@@ -180,6 +191,11 @@ func profileRound(s *procSetup, t procTarget, n int, era, side string, pid int, 
 		return nil, err
 	}
 	p := &profiled{calls: r.Calls, secs: r.Secs, p50: r.P50, cpu: cpu, rt0: rt0, rt1: rt1, ctxSwitches: -1, goroutinesMid: mid}
+	since := map[string]cpuTime{}
+	for name, c := range s.procs {
+		since[name] = procCPU(c.pid())
+	}
+	p.after = s.settle(since)["serve"]
 	if perf != nil {
 		perf.Process.Signal(syscall.SIGINT)
 		perf.Wait()
@@ -275,8 +291,8 @@ func (p *profiled) print(n int, era string) {
 	d := func(name string) float64 { return (p.rt1.Counters[name] - p.rt0.Counters[name]) / calls }
 	cpuPerCall := 1e6 * p.cpu.total() / calls
 	fmt.Printf("\n%d client(s), %s: %d calls in %.1fs (%.0f/s, p50 %.3fms)\n", n, era, p.calls, p.secs, calls/p.secs, p.p50)
-	fmt.Printf("  serve CPU %.0f µs/call (user %.0f, system %.0f); GC %.0f%% of it (runtime estimate)\n",
-		cpuPerCall, 1e6*p.cpu.user/calls, 1e6*p.cpu.sys/calls,
+	fmt.Printf("  serve CPU %.0f µs/call (user %.0f, system %.0f) during the round, %.0f more after it until idle; GC %.0f%% of it (runtime estimate)\n",
+		cpuPerCall, 1e6*p.cpu.user/calls, 1e6*p.cpu.sys/calls, 1e6*p.after.total()/calls,
 		100*(p.rt1.Counters["/cpu/classes/gc/total:cpu-seconds"]-p.rt0.Counters["/cpu/classes/gc/total:cpu-seconds"])/max(p.cpu.total(), 1e-9))
 	fmt.Printf("  per call: %.0f KB and %.0f objects allocated, %.2f goroutines created, %.3f GC cycles",
 		d("/gc/heap/allocs:bytes")/1024, d("/gc/heap/allocs:objects"), d("/sched/goroutines-created:goroutines"), d("/gc/cycles/total:gc-cycles"))
@@ -305,12 +321,12 @@ func (p *profiled) print(n int, era string) {
 		}
 		fmt.Printf("  syscalls per call (%s, separate round of %d calls): %.1f: %s\n", p.tracer, p.syscallCalls, total/sc, strings.Join(parts, ", "))
 	}
-	fmt.Printf("  CPU profile by part (share of samples, and µs of serve CPU per call):\n")
+	fmt.Printf("  CPU profile of the round by part (share of samples, and that share of the serve CPU per call during the round):\n")
 	for _, c := range p.categories {
 		if c.share < 0.005 {
 			continue
 		}
-		fmt.Printf("    %-52s %5.1f%% %6.0f µs\n", c.name, 100*c.share, c.share*cpuPerCall)
+		fmt.Printf("    %-54s %5.1f%% %6.0f µs\n", c.name, 100*c.share, c.share*cpuPerCall)
 	}
 }
 
