@@ -21,12 +21,23 @@ import (
 type child struct {
 	name  string
 	cmd   *exec.Cmd
-	stdin io.WriteCloser
+	stdin io.WriteCloser // nil for serve, which is stopped by SIGINT
 	enc   *json.Encoder
 	dec   *json.Decoder
+	done  chan struct{} // closed once the process has exited and been waited for
 }
 
 func (c *child) pid() int { return c.cmd.Process.Pid }
+
+// start starts cmd and waits for it in the background.
+func start(name string, cmd *exec.Cmd) (*child, error) {
+	if err := cmd.Start(); err != nil {
+		return nil, err
+	}
+	c := &child{name: name, cmd: cmd, done: make(chan struct{})}
+	go func() { cmd.Wait(); close(c.done) }()
+	return c, nil
+}
 
 // startRole re-executes this binary in role and waits for its ready line.
 func startRole(role string, args ...string) (*child, ready, error) {
@@ -44,10 +55,11 @@ func startRole(role string, args ...string) (*child, ready, error) {
 	if err != nil {
 		return nil, ready{}, err
 	}
-	if err := cmd.Start(); err != nil {
+	c, err := start(role, cmd)
+	if err != nil {
 		return nil, ready{}, err
 	}
-	c := &child{name: role, cmd: cmd, stdin: in, enc: json.NewEncoder(in), dec: json.NewDecoder(bufio.NewReader(out))}
+	c.stdin, c.enc, c.dec = in, json.NewEncoder(in), json.NewDecoder(bufio.NewReader(out))
 	var r ready
 	if err := c.dec.Decode(&r); err != nil {
 		c.stop()
@@ -56,7 +68,8 @@ func startRole(role string, args ...string) (*child, ready, error) {
 	return c, r, nil
 }
 
-// stop ends a role by closing its stdin (a serve process by SIGINT), killing it if it lingers.
+// stop ends a role by closing its stdin (a serve process by SIGINT), killing it if it
+// lingers. It may be called more than once.
 func (c *child) stop() {
 	if c == nil {
 		return
@@ -66,13 +79,11 @@ func (c *child) stop() {
 	} else {
 		c.cmd.Process.Signal(os.Interrupt)
 	}
-	done := make(chan struct{})
-	go func() { c.cmd.Wait(); close(done) }()
 	select {
-	case <-done:
+	case <-c.done:
 	case <-time.After(5 * time.Second):
 		c.cmd.Process.Kill()
-		<-done
+		<-c.done
 	}
 }
 
@@ -156,12 +167,10 @@ func startServe(name, bin, dir, upstream string, env []string) (*child, string, 
 	cmd.Env = append(os.Environ(), env...)
 	cmd.Stdout = logf
 	cmd.Stderr = logf
-	if err := cmd.Start(); err != nil {
+	c, err := start(name, cmd)
+	if err != nil {
 		return nil, "", err
 	}
-	c := &child{name: name, cmd: cmd}
-	exited := make(chan struct{})
-	go func() { cmd.Process.Wait(); close(exited) }()
 	for i := 0; ; i++ {
 		resp, err := http.Get("http://" + addr + "/healthz")
 		if err == nil {
@@ -169,7 +178,7 @@ func startServe(name, bin, dir, upstream string, env []string) (*child, string, 
 			break
 		}
 		select {
-		case <-exited:
+		case <-c.done:
 			b, _ := os.ReadFile(logPath)
 			return nil, "", fmt.Errorf("%s exited:\n%s", bin, b)
 		default:

@@ -23,16 +23,19 @@ func procCPU(pid int) cpuTime {
 	if err != nil {
 		return cpuTime{}
 	}
-	// The command name may contain spaces; the fields after it are space-separated.
-	s := string(b)
-	if i := strings.LastIndexByte(s, ')'); i >= 0 {
+	return parseStat(string(b))
+}
+
+// parseStat reads utime and stime (fields 14 and 15) from the text of /proc/PID/stat.
+func parseStat(s string) cpuTime {
+	// The command name (field 2) is in parentheses and may contain spaces.
+	if i := strings.LastIndexByte(s, ')'); i >= 0 && i+2 <= len(s) {
 		s = s[i+2:]
 	}
-	f := strings.Fields(s)
+	f := strings.Fields(s) // f[0] is field 3
 	if len(f) < 13 {
 		return cpuTime{}
 	}
-	// Fields 14 and 15 of stat; f starts at field 3.
 	u, _ := strconv.ParseFloat(f[11], 64)
 	k, _ := strconv.ParseFloat(f[12], 64)
 	return cpuTime{u / clockTicks, k / clockTicks}

@@ -275,7 +275,7 @@ func parseSyscallSummary(path, tracer string) (map[string]float64, error) {
 				n, _ := strconv.ParseFloat(m[2], 64)
 				counts[m[1]] += n
 			}
-		} else if m := straceRow.FindStringSubmatch(line); m != nil {
+		} else if m := straceRow.FindStringSubmatch(line); m != nil && m[3] != "total" {
 			n, _ := strconv.ParseFloat(m[1], 64)
 			counts[m[3]] += n
 		}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"strconv"
 	"strings"
 )
 
@@ -70,7 +71,7 @@ func (c *rawMCP) callTool(i int) error {
 	w := &c.w[i]
 	b := w.buf[:0]
 	b = append(b, `{"jsonrpc":"2.0","id":`...)
-	b = fmt.Appendf(b, "%d", w.next)
+	b = strconv.AppendInt(b, w.next, 10)
 	b = append(b, `,"method":"tools/call","params":{`...)
 	if c.modern {
 		b = append(b, clientMeta(c.era)...)
