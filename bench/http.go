@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"log"
@@ -18,19 +17,16 @@ import (
 	"github.com/mcpbridge/mcpbridge/internal/gateway/gatewaytest"
 )
 
-// restServer is the upstream REST endpoint: GET /users/{id} answers a small JSON object.
-func restServer() string {
-	mux := http.NewServeMux()
-	mux.HandleFunc("GET /users/{id}", func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "application/json")
-		json.NewEncoder(w).Encode(map[string]any{"id": r.PathValue("id"), "name": "Ada", "verbose": r.URL.Query().Get("verbose") == "true"})
-	})
-	return serve(mux)
-}
+// restServer serves the upstream REST endpoint in this process.
+func restServer() string { return serve(restHandler()) }
 
-func httpGateway(upstream string) string {
-	g, _, err := gatewaytest.Open(os.TempDir(), fmt.Sprintf(`
-servers:
+// usersSchema is the input schema of get_user.
+const usersSchema = `{"type":"object","properties":{"id":{"type":"string"},"verbose":{"type":"boolean"}},"required":["id"]}`
+
+// usersConfig is the configuration of the HTTP-tool benchmark: one server, users, whose
+// get_user tool is GET {upstream}/users/{id}?verbose=....
+func usersConfig(upstream string) string {
+	return fmt.Sprintf(`servers:
   users:
     kind: http
     description: Users API
@@ -39,13 +35,17 @@ servers:
     tools:
       get_user:
         description: Get a user by id
-        inputSchema: {type: object, properties: {id: {type: string}, verbose: {type: boolean}}, required: [id]}
+        inputSchema: %s
         method: GET
         path: /users/{id}
         mappings:
           - {field: id, in: path, direct: id}
           - {field: verbose, in: query, direct: verbose}
-`, upstream), gateway.Options{})
+`, upstream, usersSchema)
+}
+
+func httpGateway(upstream string) string {
+	g, _, err := gatewaytest.Open(os.TempDir(), usersConfig(upstream), gateway.Options{})
 	if err != nil {
 		log.Fatalf("http bench gateway: %v", err)
 	}
@@ -112,20 +112,41 @@ func directCaller(base string) caller {
 	}
 }
 
-// mcpCaller returns a caller with one session per worker in protocol version era.
+// mcpCaller returns a caller with one go-sdk client session per worker in protocol
+// version era.
 func mcpCaller(url string, workers int, era string) caller {
-	hc := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 64}}
+	call, _, err := sdkCaller(url, workers, era)
+	if err != nil {
+		log.Fatal(err)
+	}
+	return call
+}
+
+// sdkCaller returns a caller with one go-sdk client session per worker in protocol version
+// era, and a function that closes the sessions.
+func sdkCaller(url string, workers int, era string) (caller, func(), error) {
+	tr := &http.Transport{MaxIdleConnsPerHost: 64}
+	hc := &http.Client{Transport: tr}
 	sessions := make([]*mcp.ClientSession, workers)
+	closeAll := func() {
+		for _, cs := range sessions {
+			if cs != nil {
+				cs.Close()
+			}
+		}
+		tr.CloseIdleConnections()
+	}
 	for i := range sessions {
 		c := mcp.NewClient(&mcp.Implementation{Name: "bench", Version: "1"}, nil)
 		cs, err := c.Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: url, HTTPClient: hc, DisableStandaloneSSE: true}, &mcp.ClientSessionOptions{ProtocolVersion: era})
 		if err != nil {
-			log.Fatalf("connect %s: %v", url, err)
+			closeAll()
+			return nil, nil, fmt.Errorf("connect %s: %v", url, err)
 		}
 		sessions[i] = cs
 	}
 	args := map[string]any{"id": "42", "verbose": true}
-	return func(w int) error {
+	call := func(w int) error {
 		res, err := sessions[w].CallTool(context.Background(), &mcp.CallToolParams{Name: "get_user", Arguments: args})
 		if err != nil {
 			return err
@@ -135,6 +156,7 @@ func mcpCaller(url string, workers int, era string) caller {
 		}
 		return nil
 	}
+	return call, closeAll, nil
 }
 
 func loadFunc(workers int, call caller) result {
@@ -149,6 +171,7 @@ func loadRun(workers, n int, d time.Duration, call caller) result {
 	var mu sync.Mutex
 	var all []time.Duration
 	errs := 0
+	var first error
 	var wg sync.WaitGroup
 	start := time.Now()
 	per := 0
@@ -159,8 +182,9 @@ func loadRun(workers, n int, d time.Duration, call caller) result {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			var lat []time.Duration
+			lat := make([]time.Duration, 0, 4096)
 			e := 0
+			var firstErr error
 			for i := 0; ; i++ {
 				if n > 0 && i >= per || n == 0 && time.Since(start) > d {
 					break
@@ -168,18 +192,29 @@ func loadRun(workers, n int, d time.Duration, call caller) result {
 				t0 := time.Now()
 				if err := call(w); err != nil {
 					e++
+					if firstErr == nil {
+						firstErr = err
+					}
 				}
 				lat = append(lat, time.Since(t0))
 			}
 			mu.Lock()
 			all = append(all, lat...)
 			errs += e
+			if first == nil {
+				first = firstErr
+			}
 			mu.Unlock()
 		}()
 	}
 	wg.Wait()
+	secs := time.Since(start).Seconds()
 	sort.Slice(all, func(i, j int) bool { return all[i] < all[j] })
-	return result{calls: len(all), errors: errs, secs: time.Since(start).Seconds(), lat: all}
+	r := result{calls: len(all), errors: errs, secs: secs, lat: all}
+	if first != nil {
+		r.firstError = first.Error()
+	}
+	return r
 }
 
 func openFDs() int {

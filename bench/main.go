@@ -1,17 +1,37 @@
-// Command bench measures mcpbridge against a bare go-sdk server in the same run.
+// Command bench measures mcpbridge against baselines measured in the same run.
 //
-// It serves a no-op tool three times on loopback — through the full gateway (routing,
-// Origin and envelope checks, era dispatch, argument validation, metrics), on a bare go-sdk
-// server with the same raw-schema tool (no argument validation), and on a bare go-sdk server
-// with the SDK's typed tool (which validates like the gateway) — and drives them with the
-// same go-sdk load client (N workers, each with its own session), in each protocol era. Rounds
-// alternate between the two targets and the medians are reported with their ratio. It also
-// measures the idle RSS of `mcpbridge serve` with ten servers configured.
+// By default it measures the path users run: the load client, `mcpbridge serve` and a
+// loopback REST upstream each in its own process (the client and the upstream are this
+// binary, re-executed in a hidden role). The mcpbridge binary is built from ./cmd/mcpbridge
+// and served with a generated configuration (one HTTP tool, GET /users/{id}) and a SQLite
+// store in a temporary directory. The client calls the REST endpoint directly (the
+// baseline), a bare go-sdk server whose tool makes the same GET (the SDK floor, a fourth
+// process) and the tool through mcpbridge, in rounds that alternate between the three; for
+// each protocol era (2025-11-25 with sessions, 2026-07-28 stateless) and each number of
+// clients it prints the medians, the added latency and the ratios, the CPU each process
+// spends per call, and the serve process's descriptors and memory.
 //
-//	go run ./bench                     # defaults: 8 workers, 3 rounds of 3s per target and era
-//	go run ./bench -workers 16 -duration 5s -rounds 5
-//	go run ./bench -count 20000        # fixed number of calls per round instead of a duration
-//	go run ./bench -suite http         # only the HTTP-tool comparison (direct REST vs through mcpbridge)
+// The in-process figures follow as a second table: client, gateway and upstream in this one
+// process (no-op tool against bare go-sdk servers, and the HTTP tool against direct REST),
+// with the idle RSS of `mcpbridge serve` with ten servers.
+//
+//	go run ./bench                         # both tables with defaults (about four minutes)
+//	go run ./bench -mode processes         # only the separate-process table (about two and a half)
+//	go run ./bench -mode inprocess -suite http
+//	go run ./bench -mode processes -clients 1,16 -duration 3s -rounds 5 -client sdk
+//	go run ./bench -mode processes -candidate /tmp/mcpbridge-branch   # A/B against another build
+//	go run ./bench -mode processes -profile /tmp/prof                 # then profile the serve process
+//
+// After every round the benchmark waits until all processes are idle and charges the CPU the
+// answering server spent meanwhile (a draining audit queue) to that round, so that one
+// target's leftovers do not slow the next. With -candidate, a second serve process from the
+// given binary is measured in the same interleaved rounds and compared with mcpbridge.
+//
+// With -profile, the serve process is then run again from bench/cmd/profserve (the same
+// cli.Main with pprof and runtime counters on a side port) and each configuration is
+// measured once more: a CPU profile split by part, allocations, goroutines created and
+// context switches per call, and, with perf or strace installed, syscalls per call. See
+// docs/benchmarks.md.
 package main
 
 import (
@@ -43,13 +63,37 @@ import (
 )
 
 var (
-	workers  = flag.Int("workers", 8, "concurrent clients, each with its own session")
-	duration = flag.Duration("duration", 3*time.Second, "length of one round (ignored with -count)")
+	mode     = flag.String("mode", "both", "processes (client, serve and upstream in separate processes), inprocess, both, or profile (only the -profile part)")
+	duration = flag.Duration("duration", 2*time.Second, "length of one round (ignored with -count)")
 	count    = flag.Int("count", 0, "calls per round (instead of -duration)")
 	rounds   = flag.Int("rounds", 3, "rounds per target and era; medians are reported")
-	skipRSS  = flag.Bool("skip-rss", false, "skip the idle RSS measurement")
-	suite    = flag.String("suite", "all", "gateway (no-op tool vs bare SDK), http (HTTP tool vs direct REST) or all")
+
+	// Separate processes.
+	clientsFlag   = flag.String("clients", "1,16", "numbers of concurrent clients (-mode processes)")
+	clientKind    = flag.String("client", "raw", "load client: raw (minimal Streamable HTTP) or sdk (the go-sdk client)")
+	binFlag       = flag.String("bin", "", "serve this mcpbridge binary instead of building ./cmd/mcpbridge")
+	candidateBin  = flag.String("candidate", "", "also serve the config from this mcpbridge binary (e.g. built from a branch) and compare it with mcpbridge, round by round")
+	floorFlag     = flag.Bool("floor", true, "also measure a bare go-sdk server that makes the same GET (the SDK floor)")
+	settleMax     = flag.Duration("settle", 10*time.Second, "after each round, wait at most this long for every process to be idle")
+	warmup        = flag.Duration("warmup", time.Second, "warm-up round per target before the measured rounds")
+	serveLogLevel = flag.String("serve-log-level", "info", "--log-level of the serve process")
+	serveEnv      = flag.String("serve-env", "", "comma-separated KEY=VALUE added to the serve process's environment (e.g. GOGC=100)")
+	storeDirFlag  = flag.String("store-dir", "", "directory of the serve process's SQLite store (default: the run's temporary directory)")
+	profileDir    = flag.String("profile", "", "after the measurement, profile the serve process under the same load and write the results to this directory")
+	profileSecs   = flag.Duration("profile-duration", 5*time.Second, "length of each profiled round")
+
+	// In process.
+	workers = flag.Int("workers", 8, "concurrent clients of the in-process no-op comparison, each with its own session")
+	skipRSS = flag.Bool("skip-rss", false, "skip the idle RSS measurement")
+	suite   = flag.String("suite", "all", "in-process suites: gateway (no-op tool vs bare SDK), http (HTTP tool vs direct REST) or all")
+
+	// Hidden: the roles of the re-executed binary.
+	role        = flag.String("role", "", "")
+	upstreamURL = flag.String("upstream", "", "")
 )
+
+// hiddenFlags are internal to the re-executed roles and left out of -help.
+var hiddenFlags = map[string]bool{"role": true, "upstream": true}
 
 const noopSchema = `{"type":"object","properties":{"x":{"type":"string"}}}`
 
@@ -120,10 +164,11 @@ func serve(h http.Handler) string {
 }
 
 type result struct {
-	calls  int
-	errors int
-	secs   float64
-	lat    []time.Duration
+	calls      int
+	errors     int
+	secs       float64
+	lat        []time.Duration
+	firstError string
 }
 
 func (r result) rate() float64 { return float64(r.calls) / r.secs }
@@ -206,10 +251,60 @@ func median(xs []float64) float64 {
 }
 
 func main() {
+	flag.Usage = usage
 	flag.Parse()
+	log.SetFlags(0)
+	if *role != "" {
+		runRole(*role)
+	}
+	switch *mode {
+	case "processes", "both":
+		if err := runProcesses(); err != nil {
+			log.Fatalf("bench: %v", err)
+		}
+		if *mode == "both" {
+			fmt.Println()
+			runInProcess()
+		}
+	case "inprocess":
+		runInProcess()
+	case "profile":
+		if *profileDir == "" {
+			log.Fatal("bench: -mode profile needs -profile DIR")
+		}
+		if err := profileOnly(); err != nil {
+			log.Fatalf("bench: %v", err)
+		}
+	default:
+		log.Fatalf("bench: -mode must be processes, inprocess, both or profile, not %q", *mode)
+	}
+}
+
+func usage() {
+	out := flag.CommandLine.Output()
+	fmt.Fprintf(out, "Usage: go run ./bench [flags]\n")
+	flag.VisitAll(func(f *flag.Flag) {
+		if hiddenFlags[f.Name] {
+			return
+		}
+		name, help := flag.UnquoteUsage(f)
+		fmt.Fprintf(out, "  -%s", f.Name)
+		if name != "" {
+			fmt.Fprintf(out, " %s", name)
+		}
+		fmt.Fprintf(out, "\n    \t%s", help)
+		if f.DefValue != "" && f.DefValue != "0" && f.DefValue != "false" {
+			fmt.Fprintf(out, " (default %s)", f.DefValue)
+		}
+		fmt.Fprintln(out)
+	})
+}
+
+// runInProcess prints the in-process table: client, gateway and upstream in this process.
+func runInProcess() {
 	// Measure the gateway as `mcpbridge serve` runs it (GOGC/GOMEMLIMIT still override).
 	gateway.TuneGC()
-	log.SetFlags(0)
+	fmt.Println("IN-PROCESS figures: client, gateway and upstream share this one process (not how users run it)")
 	if *suite == "http" {
 		runHTTP()
 		return
@@ -250,8 +345,7 @@ func main() {
 	if !*skipRSS {
 		rss, err := idleRSS()
 		if err != nil {
-			fmt.Printf("idle RSS: %v\n", err)
-			os.Exit(1)
+			log.Fatalf("idle RSS: %v", err)
 		}
 		fmt.Printf("idle RSS of `mcpbridge serve` with ten servers: %.1f MB (goal <= 30 MB)\n", rss)
 	}
@@ -273,9 +367,9 @@ func idleRSS() (float64, error) {
 		return 0, err
 	}
 	defer os.RemoveAll(dir)
-	bin := filepath.Join(dir, "mcpbridge")
-	if out, err := exec.Command("go", "build", "-o", bin, "./cmd/mcpbridge").CombinedOutput(); err != nil {
-		return 0, fmt.Errorf("building mcpbridge: %v\n%s", err, out)
+	bin, err := buildPackage(dir, "mcpbridge", "./cmd/mcpbridge")
+	if err != nil {
+		return 0, err
 	}
 	var cfg strings.Builder
 	cfg.WriteString("servers:\n")
