@@ -16,7 +16,7 @@ const auditQueue = 4096
 
 // AuditRecorder stores audit entries (store.Audit satisfies it).
 type AuditRecorder interface {
-	Record(ctx context.Context, e store.Entry) error
+	Record(ctx context.Context, es ...store.Entry) error
 }
 
 // auditor writes one audit row per tool call from a background goroutine.
@@ -55,12 +55,31 @@ func (a *auditor) record(e store.Entry) {
 	}
 }
 
+// auditBatch is the most entries written in one transaction.
+const auditBatch = 512
+
+// run writes what is queued, all that has piled up in one transaction: a store that
+// commits (and syncs) once per write keeps up with any call rate this way.
 func (a *auditor) run() {
 	defer close(a.done)
+	batch := make([]store.Entry, 0, auditBatch)
 	for e := range a.ch {
+		batch = append(batch[:0], e)
+	more:
+		for len(batch) < auditBatch {
+			select {
+			case e, ok := <-a.ch:
+				if !ok {
+					break more
+				}
+				batch = append(batch, e)
+			default:
+				break more
+			}
+		}
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		if err := a.rec.Record(ctx, e); err != nil {
-			a.log.Warn("writing an audit entry failed", "server", e.Server, "tool", e.Tool, "error", err)
+		if err := a.rec.Record(ctx, batch...); err != nil {
+			a.log.Warn("writing audit entries failed", "entries", len(batch), "error", err)
 		}
 		cancel()
 	}

@@ -44,8 +44,8 @@ const (
 
 // Audit records and lists calls.
 type Audit interface {
-	// Record appends e.
-	Record(ctx context.Context, e Entry) error
+	// Record appends the entries, in one transaction: all are stored or none.
+	Record(ctx context.Context, es ...Entry) error
 	// List returns the newest entries matching f, newest first.
 	List(ctx context.Context, f AuditFilter) ([]Entry, error)
 	// Prune deletes the entries older than before and returns how many.

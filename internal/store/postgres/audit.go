@@ -15,15 +15,25 @@ type Audit struct{ d *db }
 
 var _ store.Audit = (*Audit)(nil)
 
-// Record implements store.Audit.
-func (s *Audit) Record(ctx context.Context, e store.Entry) error {
-	if e.Time.IsZero() {
-		e.Time = time.Now()
+// Record implements store.Audit: the inserts go in one batch, in one transaction.
+func (s *Audit) Record(ctx context.Context, es ...store.Entry) error {
+	if len(es) == 0 {
+		return nil
 	}
-	_, err := s.d.pool.Exec(ctx, `INSERT INTO audit (time, server, tool, principal, outcome, duration_ns, error) VALUES ($1, $2, $3, $4, $5, $6, $7)`,
-		store.Normalize(e.Time), e.Server, e.Tool, e.Principal, e.Outcome, int64(e.Duration), e.Error)
+	now := time.Now()
+	b := &pgx.Batch{}
+	for _, e := range es {
+		if e.Time.IsZero() {
+			e.Time = now
+		}
+		b.Queue(`INSERT INTO audit (time, server, tool, principal, outcome, duration_ns, error) VALUES ($1, $2, $3, $4, $5, $6, $7)`,
+			store.Normalize(e.Time), e.Server, e.Tool, e.Principal, e.Outcome, int64(e.Duration), e.Error)
+	}
+	err := pgx.BeginFunc(ctx, s.d.pool, func(tx pgx.Tx) error {
+		return tx.SendBatch(ctx, b).Close()
+	})
 	if err != nil {
-		return fmt.Errorf("recording audit entry for %s/%s: %w", e.Server, e.Tool, err)
+		return fmt.Errorf("recording %d audit entries (first %s/%s): %w", len(es), es[0].Server, es[0].Tool, err)
 	}
 	return nil
 }

@@ -15,18 +15,30 @@ type Audit struct{ d *db }
 
 var _ store.Audit = (*Audit)(nil)
 
-// Record implements store.Audit.
-func (s *Audit) Record(ctx context.Context, e store.Entry) error {
-	if e.Time.IsZero() {
-		e.Time = time.Now()
+// Record implements store.Audit: one transaction, one prepared insert for all entries.
+func (s *Audit) Record(ctx context.Context, es ...store.Entry) error {
+	if len(es) == 0 {
+		return nil
 	}
+	now := time.Now()
 	err := s.d.write(ctx, func(tx *sql.Tx) error {
-		_, err := tx.ExecContext(ctx, `INSERT INTO audit (time, server, tool, principal, outcome, duration_ns, error) VALUES (?, ?, ?, ?, ?, ?, ?)`,
-			micro(store.Normalize(e.Time)), e.Server, e.Tool, e.Principal, e.Outcome, int64(e.Duration), e.Error)
-		return err
+		stmt, err := tx.PrepareContext(ctx, `INSERT INTO audit (time, server, tool, principal, outcome, duration_ns, error) VALUES (?, ?, ?, ?, ?, ?, ?)`)
+		if err != nil {
+			return err
+		}
+		defer stmt.Close()
+		for _, e := range es {
+			if e.Time.IsZero() {
+				e.Time = now
+			}
+			if _, err := stmt.ExecContext(ctx, micro(store.Normalize(e.Time)), e.Server, e.Tool, e.Principal, e.Outcome, int64(e.Duration), e.Error); err != nil {
+				return err
+			}
+		}
+		return nil
 	})
 	if err != nil {
-		return fmt.Errorf("recording audit entry for %s/%s: %w", e.Server, e.Tool, err)
+		return fmt.Errorf("recording %d audit entries (first %s/%s): %w", len(es), es[0].Server, es[0].Tool, err)
 	}
 	return nil
 }

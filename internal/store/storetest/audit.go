@@ -16,6 +16,7 @@ func testAudit(t *testing.T, open Opener) {
 	ctx := ctxFor(t)
 	base := time.Now().Add(-time.Hour)
 	var want []store.Entry
+	var batch []store.Entry // the last six are recorded in one call
 	for i := range 12 {
 		e := store.Entry{
 			Time:      base.Add(time.Duration(i) * time.Minute),
@@ -28,10 +29,16 @@ func testAudit(t *testing.T, open Opener) {
 		if i == 5 {
 			e.Outcome, e.Error = "tool_error", "upstream said 503"
 		}
-		must(t, "Record", s.Audit.Record(ctx, e))
+		if i < 6 {
+			must(t, "Record", s.Audit.Record(ctx, e))
+		} else {
+			batch = append(batch, e)
+		}
 		e.Time = store.Normalize(e.Time)
 		want = append([]store.Entry{e}, want...) // newest first
 	}
+	must(t, "Record (a batch)", s.Audit.Record(ctx, batch...))
+	must(t, "Record (nothing)", s.Audit.Record(ctx))
 	ignoreID := cmpopts.IgnoreFields(store.Entry{}, "ID")
 
 	all, err := s.Audit.List(ctx, store.AuditFilter{})
