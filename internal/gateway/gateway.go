@@ -79,6 +79,9 @@ type Gateway struct {
 
 	sessions *sessionTable
 
+	leanOff    bool         // serve every 2026-07-28 request through the SDK (tests compare the two)
+	leanServed atomic.Int64 // requests the lean path answered
+
 	dyn      dynamic
 	watch    watches // subscribed file resources
 	audit    *auditor

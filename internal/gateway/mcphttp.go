@@ -111,6 +111,10 @@ func (g *Gateway) serveEndpoint(w http.ResponseWriter, r *http.Request, name str
 			writeRPCError(w, http.StatusBadRequest, id, codeInvalidRequest, "missing Mcp-Session-Id header: send initialize first, or send MCP-Protocol-Version: "+modernVersion+" for a stateless request")
 			return
 		}
+		if modern && method == "tools/call" && g.serveLean(w, r, e, body) {
+			g.metrics.requests.WithLabelValues(name, "200").Inc()
+			return
+		}
 		r.Body = io.NopCloser(bytes.NewReader(body))
 		r.ContentLength = int64(len(body))
 	}

@@ -38,6 +38,7 @@ type Entry struct {
 	modern http.Handler // Streamable HTTP, stateless (2026-07-28)
 	sse    http.Handler // legacy HTTP+SSE (2024-11-05)
 
+	impl    *mcp.Implementation // as the go-sdk server reports it
 	state   atomic.Pointer[entryState]
 	applyMu sync.Mutex // serialises apply
 	calls   callSlots  // tool calls running (limits.concurrent_calls)
@@ -154,7 +155,8 @@ func (g *Gateway) newEntry(name, title, instructions string) *Entry {
 	if title == "" {
 		title = name
 	}
-	srv := mcp.NewServer(&mcp.Implementation{Name: "mcpbridge-" + name, Title: title, Version: g.opts.Version}, &mcp.ServerOptions{
+	e.impl = &mcp.Implementation{Name: "mcpbridge-" + name, Title: title, Version: g.opts.Version}
+	srv := mcp.NewServer(e.impl, &mcp.ServerOptions{
 		Instructions: instructions,
 		// completion/complete goes to the backend that completes.
 		CompletionHandler: func(ctx context.Context, req *mcp.CompleteRequest) (*mcp.CompleteResult, error) {

@@ -1,0 +1,140 @@
+package gateway
+
+import (
+	"encoding/json"
+	"net/http"
+	"strconv"
+	"strings"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// The 2026-07-28 wire is stateless: every request stands alone. The SDK serves it by
+// building a temporary session per request and decoding the message several times on the
+// way; for the call agents make most, a tools/call, the gateway answers on its own lean
+// path instead: decode once, dispatch to the same tool handler (validation, limits,
+// metrics, audit), encode once, one application/json body. Anything the lean path does not
+// handle exactly as the SDK would — a batch, a progress token, a header or _meta the SDK
+// would refuse, a tool that is not served — goes to the SDK's handler, which stays the
+// reference: TestLeanPathMatchesSDK compares the two answers.
+
+// leanRequest is the part of a stateless tools/call the lean path reads.
+type leanRequest struct {
+	JSONRPC string                 `json:"jsonrpc"`
+	ID      json.RawMessage        `json:"id"`
+	Method  string                 `json:"method"`
+	Params  *mcp.CallToolParamsRaw `json:"params"`
+}
+
+// serveLean answers a stateless tools/call and reports true, or reports false having
+// written nothing, when the request is one the SDK must answer.
+func (g *Gateway) serveLean(w http.ResponseWriter, r *http.Request, e *Entry, body []byte) bool {
+	if g.leanOff || r.Header.Get("Mcp-Method") != "tools/call" || !acceptsJSON(r.Header.Get("Accept")) {
+		return false
+	}
+	var req leanRequest
+	if err := json.Unmarshal(body, &req); err != nil || req.JSONRPC != "2.0" || req.Method != "tools/call" || req.Params == nil || len(req.ID) == 0 {
+		return false
+	}
+	p := req.Params
+	if p.Name == "" || r.Header.Get("Mcp-Name") != p.Name || !leanMeta(p.Meta) || p.GetProgressToken() != nil {
+		return false
+	}
+	if _, served := e.state.Load().schemas[p.Name]; !served {
+		return false // the SDK words "unknown tool"
+	}
+	res, err := g.toolHandler(e, p.Name)(r.Context(), &mcp.CallToolRequest{Params: p})
+	var out []byte
+	if err != nil {
+		je, ok := err.(*jsonrpc.Error)
+		if !ok {
+			je = &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: err.Error()}
+		}
+		b, _ := json.Marshal(je)
+		out = leanEnvelope(req.ID, "error", b)
+	} else {
+		resultType := "complete"
+		if res.InputRequests != nil {
+			resultType = "input_required"
+		}
+		m := res.Meta
+		if m == nil {
+			m = mcp.Meta{}
+		}
+		if _, ok := m[mcp.MetaKeyServerInfo]; !ok {
+			m[mcp.MetaKeyServerInfo] = e.impl
+		}
+		res.Meta = m
+		b, merr := json.Marshal(res)
+		if merr != nil {
+			b, _ = json.Marshal(&jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "the result cannot be written as JSON: " + merr.Error()})
+			out = leanEnvelope(req.ID, "error", b)
+		} else {
+			// The SDK's result type is unexported; it is the last key of the object.
+			sep := ","
+			if len(b) == 2 {
+				sep = ""
+			}
+			b = append(b[:len(b)-1], sep+`"resultType":"`+resultType+`"}`...)
+			out = leanEnvelope(req.ID, "result", b)
+		}
+	}
+	g.leanServed.Add(1)
+	h := w.Header()
+	h.Set("Content-Type", "application/json")
+	h.Set("Content-Length", strconv.Itoa(len(out)))
+	w.WriteHeader(http.StatusOK)
+	w.Write(out)
+	return true
+}
+
+// leanEnvelope writes {"jsonrpc":"2.0","id":ID,"KEY":VALUE} in one allocation.
+func leanEnvelope(id json.RawMessage, key string, value []byte) []byte {
+	out := make([]byte, 0, len(value)+len(id)+32)
+	out = append(out, `{"jsonrpc":"2.0","id":`...)
+	out = append(out, id...)
+	out = append(out, `,"`...)
+	out = append(out, key...)
+	out = append(out, `":`...)
+	out = append(out, value...)
+	return append(out, '}')
+}
+
+// leanMeta reports whether a request's _meta is one the SDK accepts without a word and the
+// lean path can serve: the 2026-07-28 triple (protocol version, client capabilities as an
+// object, client info absent or an object with a name). A progress token sends the
+// request to the SDK, whose event stream carries progress.
+func leanMeta(m mcp.Meta) bool {
+	if m == nil {
+		return false
+	}
+	if v, ok := m[mcp.MetaKeyProtocolVersion].(string); !ok || v < modernVersion {
+		return false
+	}
+	if _, ok := m[mcp.MetaKeyClientCapabilities].(map[string]any); !ok {
+		return false
+	}
+	if ci, present := m[mcp.MetaKeyClientInfo]; present {
+		info, ok := ci.(map[string]any)
+		if !ok {
+			return false
+		}
+		if name, _ := info["name"].(string); name == "" {
+			return false
+		}
+	}
+	return true
+}
+
+// acceptsJSON reports whether an Accept header allows an application/json answer.
+func acceptsJSON(accept string) bool {
+	for part := range strings.SplitSeq(accept, ",") {
+		mt, _, _ := strings.Cut(strings.TrimSpace(part), ";")
+		switch strings.TrimSpace(mt) {
+		case "application/json", "application/*", "*/*":
+			return true
+		}
+	}
+	return false
+}
