@@ -34,5 +34,8 @@ step "go test"
 # -p 2: the machine has two cores; e2e and store tests start servers of their own.
 go test -count=1 -p 2 -timeout 25m ./...
 
+step "security: every attack of the hardening issue, point by point"
+scripts/security-tests.sh
+
 step "go test -race (the concurrent core)"
 go test -race -count=1 -p 2 -timeout 15m ./internal/gateway/... ./internal/backend/... ./internal/store/... ./internal/expr/... ./internal/safehttp/...

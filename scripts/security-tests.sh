@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# security-tests.sh — the "security" test group: every attack of the hardening issue,
+# performed against the real components (command and HTTP tools, the sandbox, a gateway on
+# loopback, real serve and stdio processes), point by point. make test runs it; run it alone
+# with: scripts/security-tests.sh (PostgreSQL is not needed).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+# point | package | tests (a go test -run regex, anchored)
+groups=(
+	"12.1 option injection|./internal/backend/command|TestOptionInjectionGrepEnviron|TestOptionInjectionFindExecThroughArray|TestOptionInjectionGitLogOutput|TestAllowOptions"
+	"12.2 secrets in the gateway's environment|./internal/cli|TestServeHidesSecretsFromChildren|TestStdioHidesSecretsFromChildren"
+	"12.2 secret references in env|./internal/backend/command|TestEnvSecretReferences"
+	"12.3 scrubbing at cuts and in binary (http)|./internal/backend/httpapi|TestScrubAtCut|TestScrubBinary|TestScrubNumber"
+	"12.3 scrubbing (command)|./internal/backend/command|TestOutputsAreScrubbedOfSecrets|TestValueScrubber"
+	"12.3 scrubber|./internal/secret|TestScrubber.*"
+	"12.4 Referer and cross-host redirects|./internal/backend/httpapi|TestRedirectToOtherHostCarriesNoSecret|TestRedirectBackCarriesNoSecret|TestRedirectSameHostKeepsSecretsButNoReferer"
+	"12.6 timeouts and leftovers|./internal/backend/command|TestLeftoversAreKilledAndCallsEndInTime|TestLeftoversOfARunningCallSurviveOtherCalls|TestLeftoversUnderConcurrentCalls"
+	"12.6 shutdown|./internal/gateway|TestShutdownStopsRunningCommands"
+	"12.7 caps|./internal/gateway|TestAttackSessionFlood|TestAttackSessionIdle|TestAttackConcurrentCalls|TestAttackSlowBody|TestAttackIdleKeepAlive|TestAttackConnectionFlood"
+	"12.8 numbers|./internal/gateway|TestAttackOddIDs"
+	"12.8 numbers (command)|./internal/backend/command|TestBigIntegersReachArgvExactly"
+	"12.9 admin refuses what it cannot open|./internal/gateway|TestAdminRefusesUnopenable"
+	"12.9 protocol version, Host, snippets, healthz, store files|./internal/gateway|TestAttackProtocolVersionMismatch|TestAttackHostHeader|TestAttackSnippetReflection|TestAttackHealthzStoreDown|TestAttackStoreFileResource|TestAttackStoreFileResourceAdmin"
+	"12.9 IPv6 forms of IPv4|./internal/backend/httpapi|TestEmbeddedLoopbackRefused"
+	"12.9 IPv6 forms of IPv4 (policy)|./internal/safehttp|TestPolicyCheck|TestRedirectToMetadataRefusedBeforeDial"
+)
+
+fail=0
+for g in "${groups[@]}"; do
+	IFS='|' read -r name pkg _ <<<"$g"
+	tests=${g#*|}
+	tests=${tests#*|}
+	printf -- '-- %s\n' "$name"
+	out=$(MCPBRIDGE_TEST_NO_POSTGRES=1 go test -count=1 -run "^(${tests})\$" -v "$pkg" 2>&1) && rc=0 || rc=$?
+	grep -E '^(--- (PASS|FAIL|SKIP)|FAIL|panic)' <<<"$out" || true
+	want=$(tr '|' '\n' <<<"$tests" | grep -vc '\.\*' || true)
+	got=$(grep -c '^--- PASS' <<<"$out" || true)
+	if [[ $rc -ne 0 ]] || grep -q '^--- SKIP' <<<"$out" || [[ $got -lt $want || $got -eq 0 ]]; then
+		echo "FAILED: $name (ran $got of $want tests)"
+		[[ $rc -ne 0 ]] && tail -40 <<<"$out"
+		fail=1
+	fi
+done
+if [[ $fail -ne 0 ]]; then
+	echo "security: some attacks got through"
+	exit 1
+fi
+echo "security: every attack of the hardening issue was refused"
