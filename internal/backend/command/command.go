@@ -53,9 +53,9 @@ type tool struct {
 	name      string
 	server    string
 	programs  map[string]*expr.Program // compiled {expression: ...} elements, by source (shared, read-only)
-	argv      []config.Arg
-	stdin     *config.Arg
-	env       map[string]config.Arg
+	argv      []Arg
+	stdin     *Arg
+	env       map[string]Arg
 	arrays    map[string]bool // arguments the input schema declares type: array
 	workdir   string
 	timeout   time.Duration
@@ -115,10 +115,10 @@ func (sp *spec) Open(_ context.Context, deps backend.Deps) (backend.Backend, err
 	return b, nil
 }
 
-func argvText(argv []config.Arg) string {
+func argvText(argv []Arg) string {
 	var parts []string
 	for _, a := range argv {
-		if a.Source == config.ArgConstant {
+		if a.Source == ArgConstant {
 			parts = append(parts, fmt.Sprint(a.Constant))
 		} else {
 			parts = append(parts, "…")
@@ -172,10 +172,10 @@ func (b *Backend) CallTool(ctx context.Context, c *backend.Call) (*mcp.CallToolR
 // resolveEnv returns env with its secret references (secret:NAME, env:NAME, file:PATH
 // written as constants) replaced by their values, read once when the backend opens. It adds
 // the values to secrets (value -> label), to be scrubbed from outputs.
-func resolveEnv(dir, tool string, env map[string]config.Arg, secrets map[string]string) (map[string]config.Arg, error) {
-	out := make(map[string]config.Arg, len(env))
+func resolveEnv(dir, tool string, env map[string]Arg, secrets map[string]string) (map[string]Arg, error) {
+	out := make(map[string]Arg, len(env))
 	for k, a := range env {
-		if ref, ok := a.Constant.(string); ok && a.Source == config.ArgConstant && secret.IsRef(ref) {
+		if ref, ok := a.Constant.(string); ok && a.Source == ArgConstant && secret.IsRef(ref) {
 			v, label, err := secret.Resolve(dir, fmt.Sprintf("tool %s: env %s", tool, k), ref)
 			if err != nil {
 				return nil, err
@@ -200,7 +200,7 @@ func (t *tool) buildArgv(ctx context.Context, args map[string]any) ([]string, er
 		if err != nil {
 			return nil, fmt.Errorf("argv[%d]: %w", i, err)
 		}
-		if a.Source != config.ArgConstant && !a.AllowOptions {
+		if a.Source != ArgConstant && !a.AllowOptions {
 			for j, v := range vs {
 				if strings.HasPrefix(v, "-") {
 					return nil, t.optionError(i, j, len(vs), a)
@@ -228,9 +228,9 @@ func (t *tool) buildArgv(ctx context.Context, args map[string]any) ([]string, er
 }
 
 // optionError says which argv element produced a value starting with "-" and how to allow it.
-func (t *tool) optionError(i, item, items int, a config.Arg) error {
+func (t *tool) optionError(i, item, items int, a Arg) error {
 	what := "the value of its expression"
-	if a.Source == config.ArgDirect {
+	if a.Source == ArgDirect {
 		what = fmt.Sprintf("the value of argument %q", a.Direct)
 	}
 	if items > 1 {
@@ -243,20 +243,20 @@ func (t *tool) optionError(i, item, items int, a config.Arg) error {
 // value turns one Arg into zero or more strings: an absent optional argument gives none; an
 // array gives one string per element when it comes from a constant, an expression, or an
 // argument whose input schema says type: array, and its JSON text otherwise.
-func (t *tool) value(ctx context.Context, a config.Arg, args map[string]any) ([]string, error) {
+func (t *tool) value(ctx context.Context, a Arg, args map[string]any) ([]string, error) {
 	var v any
 	expand := true
 	switch a.Source {
-	case config.ArgConstant:
+	case ArgConstant:
 		v = a.Constant
-	case config.ArgDirect:
+	case ArgDirect:
 		x, ok := args[a.Direct]
 		if !ok || x == nil {
 			return nil, nil
 		}
 		v = x
 		expand = t.arrays[a.Direct]
-	case config.ArgExpression:
+	case ArgExpression:
 		p := t.programs[a.Expression]
 		if p == nil {
 			return nil, errors.New("expression was not compiled")
@@ -629,7 +629,7 @@ func cutRunes(s string, n int) (string, bool) {
 	return s[:n], true
 }
 
-func sortedKeys(m map[string]config.Arg) []string { return slices.Sorted(maps.Keys(m)) }
+func sortedKeys(m map[string]Arg) []string { return slices.Sorted(maps.Keys(m)) }
 
 var (
 	_ backend.Backend = (*Backend)(nil)

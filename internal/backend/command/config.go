@@ -27,23 +27,23 @@ func init() {
 // used only with auto_discover: one tool named like the server that runs argv with the
 // caller's extra arguments appended.
 type serverSection struct {
-	AutoDiscover bool                  `yaml:"auto_discover"`
-	Argv         []config.Arg          `yaml:"argv"`
-	Env          map[string]config.Arg `yaml:"env"`
-	Workdir      string                `yaml:"workdir"`
-	Timeout      time.Duration         `yaml:"timeout"`
+	AutoDiscover bool           `yaml:"auto_discover"`
+	Argv         []Arg          `yaml:"argv"`
+	Env          map[string]Arg `yaml:"env"`
+	Workdir      string         `yaml:"workdir"`
+	Timeout      time.Duration  `yaml:"timeout"`
 	// AllowOptions lets the auto_discover tool's args start with "-".
 	AllowOptions bool `yaml:"allow_options"`
 }
 
 // toolSection is the command kind's part of a tool definition.
 type toolSection struct {
-	Argv      []config.Arg          `yaml:"argv"`
-	Stdin     *config.Arg           `yaml:"stdin"`
-	Env       map[string]config.Arg `yaml:"env"`
-	Workdir   string                `yaml:"workdir"`
-	Timeout   time.Duration         `yaml:"timeout"`
-	MaxOutput int64                 `yaml:"max_output"`
+	Argv      []Arg          `yaml:"argv"`
+	Stdin     *Arg           `yaml:"stdin"`
+	Env       map[string]Arg `yaml:"env"`
+	Workdir   string         `yaml:"workdir"`
+	Timeout   time.Duration  `yaml:"timeout"`
+	MaxOutput int64          `yaml:"max_output"`
 }
 
 // spec is a decoded and checked command server, ready to open.
@@ -122,7 +122,7 @@ func decode(s *config.Server) (backend.Spec, config.Problems) {
 	return sp, ps
 }
 
-func (sp *spec) checkEnv(sec config.Section, k string, a config.Arg, props map[string]any) config.Problems {
+func (sp *spec) checkEnv(sec config.Section, k string, a Arg, props map[string]any) config.Problems {
 	var ps config.Problems
 	if !envName.MatchString(k) {
 		ps = append(ps, sec.Problem("env."+k, "not a valid environment variable name"))
@@ -133,15 +133,15 @@ func (sp *spec) checkEnv(sec config.Section, k string, a config.Arg, props map[s
 // checkArg checks one argv, stdin or env element: a direct argument must be a property of
 // the input schema (when props is not nil), an expression must compile; it is compiled once
 // here and kept for the backend.
-func (sp *spec) checkArg(sec config.Section, path string, a config.Arg, props map[string]any) config.Problems {
+func (sp *spec) checkArg(sec config.Section, path string, a Arg, props map[string]any) config.Problems {
 	switch a.Source {
-	case config.ArgDirect:
+	case ArgDirect:
 		if props != nil {
 			if _, ok := props[a.Direct]; !ok {
 				return config.Problems{sec.Problem(path+".direct", "argument %q is not a property of inputSchema", a.Direct)}
 			}
 		}
-	case config.ArgExpression:
+	case ArgExpression:
 		if sp.programs[a.Expression] != nil {
 			return nil
 		}
@@ -157,9 +157,9 @@ func (sp *spec) checkArg(sec config.Section, path string, a config.Arg, props ma
 // checkProgram warns when a constant program is not found: on PATH for a bare name, on disk
 // for a path. The tool would fail at call time, but the program may be installed later, so
 // it is a warning, not a problem.
-func checkProgram(sec config.Section, a config.Arg) config.Problems {
+func checkProgram(sec config.Section, a Arg) config.Problems {
 	name, ok := a.Constant.(string)
-	if a.Source != config.ArgConstant || !ok || name == "" {
+	if a.Source != ArgConstant || !ok || name == "" {
 		return nil
 	}
 	if strings.ContainsRune(name, '/') {

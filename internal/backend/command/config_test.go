@@ -27,7 +27,7 @@ servers:
 	sp := c.Servers["tools-demo"].Spec.(*spec)
 	ts := sp.tools["echo"]
 	argv := ts.Argv
-	if argv[0].Source != config.ArgConstant || argv[0].Constant != "echo" || argv[1].Source != config.ArgDirect || argv[1].Direct != "message" {
+	if argv[0].Source != ArgConstant || argv[0].Constant != "echo" || argv[1].Source != ArgDirect || argv[1].Direct != "message" {
 		t.Errorf("argv: %+v", argv)
 	}
 	if argv[1].AllowOptions || !argv[5].AllowOptions || argv[5].Direct != "message" {

@@ -1,7 +1,9 @@
-package config
+package command
 
 import (
 	"go.yaml.in/yaml/v3"
+
+	"github.com/mcpbridge/mcpbridge/internal/config"
 )
 
 // ArgSource says where an Arg's value comes from.
@@ -29,7 +31,7 @@ type Arg struct {
 }
 
 // UnmarshalNode decodes the three spellings of an Arg.
-func (a *Arg) UnmarshalNode(d *Decoder, n *yaml.Node, path string) {
+func (a *Arg) UnmarshalNode(d *config.Decoder, n *yaml.Node, path string) {
 	a.Line, a.Col = n.Line, n.Column
 	switch n.Kind {
 	case yaml.ScalarNode:
@@ -38,7 +40,7 @@ func (a *Arg) UnmarshalNode(d *Decoder, n *yaml.Node, path string) {
 		return
 	case yaml.MappingNode:
 	default:
-		d.Errorf(n, path, "expected a string, {constant: V}, {direct: ARG} or {expression: JS}, got %s", kindName(n))
+		d.Errorf(n, path, "expected a string, {constant: V}, {direct: ARG} or {expression: JS}, got %s", config.KindName(n))
 		return
 	}
 	var k, v, allow *yaml.Node
@@ -59,9 +61,9 @@ func (a *Arg) UnmarshalNode(d *Decoder, n *yaml.Node, path string) {
 	}
 	if allow != nil {
 		if allow.Kind != yaml.ScalarNode || allow.Tag != "!!bool" || allow.Decode(&a.AllowOptions) != nil {
-			d.Errorf(allow, joinPath(path, "allow_options"), "expected true or false, got %s", kindName(allow))
+			d.Errorf(allow, config.JoinPath(path, "allow_options"), "expected true or false, got %s", config.KindName(allow))
 		} else if k.Value == "constant" {
-			d.Errorf(allow, joinPath(path, "allow_options"), "a constant is never checked for options; allow_options goes with direct or expression")
+			d.Errorf(allow, config.JoinPath(path, "allow_options"), "a constant is never checked for options; allow_options goes with direct or expression")
 		}
 	}
 	switch k.Value {
@@ -69,25 +71,25 @@ func (a *Arg) UnmarshalNode(d *Decoder, n *yaml.Node, path string) {
 		a.Source = ArgConstant
 		var x any
 		if err := v.Decode(&x); err != nil {
-			d.Errorf(v, joinPath(path, "constant"), "%v", err)
+			d.Errorf(v, config.JoinPath(path, "constant"), "%v", err)
 			return
 		}
-		a.Constant = normalize(x)
+		a.Constant = config.Normalize(x)
 	case "direct":
 		a.Source = ArgDirect
 		if v.Kind != yaml.ScalarNode || v.Value == "" {
-			d.Errorf(v, joinPath(path, "direct"), "expected the name of a tool argument")
+			d.Errorf(v, config.JoinPath(path, "direct"), "expected the name of a tool argument")
 			return
 		}
 		a.Direct = v.Value
 	case "expression":
 		a.Source = ArgExpression
 		if v.Kind != yaml.ScalarNode || v.Value == "" {
-			d.Errorf(v, joinPath(path, "expression"), "expected a JavaScript expression")
+			d.Errorf(v, config.JoinPath(path, "expression"), "expected a JavaScript expression")
 			return
 		}
 		a.Expression = v.Value
 	default:
-		d.Errorf(k, joinPath(path, k.Value), "unknown field %q; an argument is a string, {constant: V}, {direct: ARG} or {expression: JS} (direct and expression may add allow_options: true)", k.Value)
+		d.Errorf(k, config.JoinPath(path, k.Value), "unknown field %q; an argument is a string, {constant: V}, {direct: ARG} or {expression: JS} (direct and expression may add allow_options: true)", k.Value)
 	}
 }
