@@ -5,9 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/http"
 	"net/url"
 	"os"
 	"path/filepath"
+	"strings"
+	"time"
 
 	"github.com/mcpbridge/mcpbridge/internal/backend"
 	"github.com/mcpbridge/mcpbridge/internal/backend/httpapi"
@@ -138,6 +141,9 @@ func runImport(ctx context.Context, e *env, args []string) error {
 	baseURL := fs.String("base-url", "", "base URL of the API (default: the spec's first server)")
 	desc := fs.String("description", "", "server description (default: from the spec)")
 	out := fs.String("out", "", "write the config here instead of standard output")
+	var include, exclude patternList
+	fs.Var(&include, "include", "import only operations matching PATTERN: an operationId, a tag or \"METHOD /path\", * for any characters (repeatable)")
+	fs.Var(&exclude, "exclude", "leave out operations matching PATTERN (repeatable)")
 	pos, err := parse(fs, args[1:])
 	if err != nil {
 		return err
@@ -149,14 +155,14 @@ func runImport(ctx context.Context, e *env, args []string) error {
 	if *out != "" && sameFile(*out, pos[0]) {
 		return fmt.Errorf("--out %s is the spec itself; write the config to another file", *out)
 	}
-	spec, err := os.ReadFile(pos[0])
+	spec, err := readSpec(ctx, pos[0])
 	if err != nil {
 		return err
 	}
 	if *name != "" && !config.NamePattern.MatchString(*name) {
 		return fmt.Errorf("--server %q: use 1-63 lowercase letters, digits, '-' or '_'", *name)
 	}
-	res, err := openapi.Import(spec, openapi.Options{ServerName: *name, BaseURL: *baseURL, Description: *desc})
+	res, err := openapi.Import(spec, openapi.Options{ServerName: *name, BaseURL: *baseURL, Description: *desc, Include: include, Exclude: exclude})
 	if err != nil {
 		return fmt.Errorf("importing %s: %w", pos[0], err)
 	}
@@ -179,6 +185,56 @@ func runImport(ctx context.Context, e *env, args []string) error {
 	if err := os.WriteFile(*out, doc, 0o644); err != nil {
 		return err
 	}
+	if res.Filtered > 0 {
+		fmt.Fprintf(e.stderr, "left out %d operations (--include/--exclude)\n", res.Filtered)
+	}
 	fmt.Fprintf(e.stderr, "wrote %d tools of server %s to %s; check it with: mcpbridge check --config %s\n", len(res.Server.Tools), res.Name, *out, *out)
 	return nil
+}
+
+// patternList is a repeatable string flag.
+type patternList []string
+
+func (p *patternList) String() string { return strings.Join(*p, ",") }
+
+// Set adds one pattern.
+func (p *patternList) Set(v string) error {
+	if strings.TrimSpace(v) == "" {
+		return fmt.Errorf("empty pattern")
+	}
+	*p = append(*p, v)
+	return nil
+}
+
+// maxSpecBytes bounds an OpenAPI document read from a URL.
+const maxSpecBytes = 64 << 20
+
+// readSpec reads an OpenAPI document from a file or an http(s) URL.
+func readSpec(ctx context.Context, src string) ([]byte, error) {
+	if !strings.HasPrefix(src, "http://") && !strings.HasPrefix(src, "https://") {
+		return os.ReadFile(src)
+	}
+	ctx, cancel := context.WithTimeout(ctx, 60*time.Second)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, src, nil)
+	if err != nil {
+		return nil, err
+	}
+	req.Header.Set("Accept", "application/json, application/yaml, text/yaml, */*")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return nil, fmt.Errorf("fetching %s: %w", src, err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return nil, fmt.Errorf("fetching %s: %s", src, resp.Status)
+	}
+	data, err := io.ReadAll(io.LimitReader(resp.Body, maxSpecBytes+1))
+	if err != nil {
+		return nil, fmt.Errorf("fetching %s: %w", src, err)
+	}
+	if len(data) > maxSpecBytes {
+		return nil, fmt.Errorf("fetching %s: the document is larger than %d MiB", src, maxSpecBytes>>20)
+	}
+	return data, nil
 }

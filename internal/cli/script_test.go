@@ -7,6 +7,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"strings"
@@ -34,11 +35,12 @@ func TestScript(t *testing.T) {
 		RequireUniqueNames:  true,
 		UpdateScripts:       os.Getenv("MCPBRIDGE_UPDATE") != "",
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
-			"freeport": freeport,
-			"waithttp": waithttp,
-			"mcpcall":  mcpcall,
-			"adminput": adminput,
-			"sleep":    sleep,
+			"freeport":  freeport,
+			"waithttp":  waithttp,
+			"mcpcall":   mcpcall,
+			"adminput":  adminput,
+			"sleep":     sleep,
+			"servefile": servefile,
 		},
 	})
 }
@@ -57,6 +59,17 @@ func adminput(ts *testscript.TestScript, neg bool, args []string) {
 	if ok := resp.StatusCode/100 == 2; ok == neg {
 		ts.Fatalf("PUT %s: %d %s", args[0], resp.StatusCode, body)
 	}
+}
+
+// servefile FILE VAR serves FILE over HTTP on loopback until the script ends and sets $VAR
+// to its URL.
+func servefile(ts *testscript.TestScript, neg bool, args []string) {
+	data := ts.ReadFile(args[0])
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Write([]byte(data))
+	}))
+	ts.Defer(srv.Close)
+	ts.Setenv(args[1], srv.URL+"/"+args[0])
 }
 
 // sleep DURATION waits, e.g. for a file watcher to notice a change.

@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/mcpbridge/mcpbridge/internal/config"
 	"github.com/mcpbridge/mcpbridge/internal/jsvalue"
 )
 
@@ -21,6 +22,10 @@ type Options struct {
 	BaseURL string
 	// Description overrides the server description. Empty: the spec's info.title.
 	Description string
+	// Include and Exclude filter the operations imported, with * globs matched (without
+	// regard to case) against the operationId, each tag, and "METHOD /path": an operation is
+	// imported when it matches an include pattern (or there is none) and no exclude pattern.
+	Include, Exclude []string
 }
 
 // methods lists the HTTP methods a path item can hold, in the order OpenAPI lists them.
@@ -42,7 +47,7 @@ func Import(spec []byte, opts Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	im := &importer{root: root, version: version, names: uniqueNames{}, warned: map[string]bool{}, schemes: map[string]bool{}}
+	im := &importer{filter: config.ToolFilter{Include: opts.Include, Exclude: opts.Exclude}, root: root, version: version, names: uniqueNames{}, warned: map[string]bool{}, schemes: map[string]bool{}}
 	if strings.HasPrefix(getStr(root, "openapi"), "3.2") {
 		im.warnf("OpenAPI %s is read as 3.1; features new in 3.2 are ignored", getStr(root, "openapi"))
 	}
@@ -76,8 +81,13 @@ func Import(spec []byte, opts Options) (*Result, error) {
 	if root.Has("webhooks") {
 		im.warnf("webhooks are not imported (they are requests the API sends, not operations an agent can call)")
 	}
+	res.Filtered = im.filtered
 	if len(server.Tools) == 0 {
-		im.warnf("the document has no operations that could be imported")
+		if im.filtered > 0 {
+			im.warnf("--include/--exclude left out all %d operations", im.filtered)
+		} else {
+			im.warnf("the document has no operations that could be imported")
+		}
 	}
 	server.Notes = im.securityNotes()
 	res.Warnings = im.warnings
@@ -118,6 +128,8 @@ func specVersion(root *jsvalue.Object) (string, error) {
 
 // importer holds the state of one import.
 type importer struct {
+	filter   config.ToolFilter
+	filtered int // operations left out by the filter
 	root     *jsvalue.Object
 	version  string
 	names    uniqueNames

@@ -64,6 +64,10 @@ func (im *importer) importPath(path string, item any, server *Server) int {
 			im.warnf("%s %s skipped: the operation is %s, expected an object", method, path, describe(opv))
 			continue
 		}
+		if !im.keep(method, path, op) {
+			im.filtered++
+			continue
+		}
 		if t := im.importOperation(path, method, pi, op); t != nil {
 			server.Tools = append(server.Tools, t)
 		}
@@ -401,4 +405,26 @@ func hasDottedKey(props *jsvalue.Object, kind string) bool {
 		}
 	}
 	return false
+}
+
+// keep reports whether an operation passes the import's include/exclude patterns, matched
+// against its operationId, its tags and "METHOD /path".
+func (im *importer) keep(method, path string, op *jsvalue.Object) bool {
+	if len(im.filter.Include) == 0 && len(im.filter.Exclude) == 0 {
+		return true
+	}
+	names := []string{method + " " + path}
+	if id := getStr(op, "operationId"); id != "" {
+		names = append(names, id)
+	}
+	if tags, ok := op.Get("tags"); ok {
+		if list, ok := tags.([]any); ok {
+			for _, t := range list {
+				if s, ok := t.(string); ok {
+					names = append(names, s)
+				}
+			}
+		}
+	}
+	return im.filter.Keep(names...)
 }

@@ -12,6 +12,8 @@ import (
 
 // Result is an imported server definition plus what the importer could not carry over.
 type Result struct {
+	// Filtered counts the operations Options.Include/Exclude left out.
+	Filtered int
 	// Name is the server's name: the key under `servers:` in the generated config.
 	Name string
 	// Server is the generated `kind: http` server definition.
