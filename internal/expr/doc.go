@@ -45,8 +45,11 @@
 //
 // There is no I/O and no host object: no require, console, process, timers, fetch or eval,
 // and no ArrayBuffer, DataView or typed arrays (their constructors allocate their whole size
-// in one call that cannot be interrupted). The Function constructor remains (it can only
-// build code with the same powers).
+// in one call that cannot be interrupted). Code cannot be generated from strings: Function,
+// and the GeneratorFunction and AsyncFunction constructors reached through
+// `(function () {}).constructor` and the prototypes of generator and async functions, throw
+// a TypeError ("code generation from strings is not allowed"); functions, `instanceof
+// Function` and Function.prototype methods work as usual.
 //
 // Evaluations run on pooled runtimes (a new goja runtime costs far more than a typical
 // evaluation; see the benchmarks). Nothing can carry over from one evaluation to the next:

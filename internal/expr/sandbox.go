@@ -148,6 +148,9 @@ func newEnv() (*env, error) {
 			return nil, fmt.Errorf("preparing sandbox: removing %s: %w", n, err)
 		}
 	}
+	if err := e.blockCodeGeneration(); err != nil {
+		return nil, fmt.Errorf("preparing sandbox: %w", err)
+	}
 	if err := e.guardStringGrowth(); err != nil {
 		return nil, fmt.Errorf("preparing sandbox: %w", err)
 	}
@@ -158,6 +161,55 @@ func newEnv() (*env, error) {
 	e.timer = time.AfterFunc(time.Hour, e.onTimeout)
 	e.timer.Stop()
 	return e, nil
+}
+
+// codeGenConstructors are the constructors that compile a string into a function, each named
+// by a script that evaluates to its prototype object (whose "constructor" property it is).
+var codeGenConstructors = []struct{ name, proto string }{
+	{"Function", "Function.prototype"},
+	{"GeneratorFunction", "Object.getPrototypeOf(function* () {})"},
+	{"AsyncFunction", "Object.getPrototypeOf(async function () {})"},
+	// goja does not support async generators (a syntax error), so there is no
+	// AsyncGeneratorFunction to replace.
+}
+
+// blockCodeGeneration replaces the constructors that compile code from strings (Function,
+// and the GeneratorFunction and AsyncFunction constructors reached through the prototypes
+// of function objects) with functions that throw a TypeError, both as the global Function
+// and as the "constructor" property of their prototypes. The replacements keep the
+// prototype, name and length of the originals, so instanceof and reflection still work.
+func (e *env) blockCodeGeneration() error {
+	rt := e.rt
+	for _, c := range codeGenConstructors {
+		v, err := rt.RunString(c.proto)
+		if err != nil {
+			return fmt.Errorf("finding %s: %w", c.name, err)
+		}
+		proto := v.ToObject(rt)
+		name := c.name
+		blocked := rt.ToValue(func(goja.ConstructorCall) *goja.Object {
+			panic(rt.NewTypeError("%s constructor: code generation from strings is not allowed in expressions; write a function expression or an arrow function instead", name))
+		}).ToObject(rt)
+		for _, p := range []struct {
+			key          string
+			value        goja.Value
+			configurable goja.Flag
+		}{{"name", rt.ToValue(name), goja.FLAG_TRUE}, {"length", rt.ToValue(1), goja.FLAG_TRUE}, {"prototype", proto, goja.FLAG_FALSE}} {
+			// DefineDataProperty's flags are writable, configurable, enumerable.
+			if err := blocked.DefineDataProperty(p.key, p.value, goja.FLAG_FALSE, p.configurable, goja.FLAG_FALSE); err != nil {
+				return fmt.Errorf("blocking %s: defining %s: %w", name, p.key, err)
+			}
+		}
+		if err := proto.DefineDataProperty("constructor", blocked, goja.FLAG_TRUE, goja.FLAG_TRUE, goja.FLAG_FALSE); err != nil {
+			return fmt.Errorf("blocking %s: replacing %s.constructor: %w", name, c.proto, err)
+		}
+		if name == "Function" {
+			if err := rt.GlobalObject().DefineDataProperty("Function", blocked, goja.FLAG_TRUE, goja.FLAG_TRUE, goja.FLAG_FALSE); err != nil {
+				return fmt.Errorf("blocking Function: replacing the global: %w", err)
+			}
+		}
+	}
+	return nil
 }
 
 // guardStringGrowth wraps the String methods that allocate a whole result in one native call
