@@ -25,7 +25,10 @@ const maxArrayLen = 1 << 24
 // Func is a Go function made callable from JavaScript when passed as a variable (or inside
 // one). It receives the call's arguments as JSON-like Go values and returns a JSON-like
 // value; a returned error is thrown as a JavaScript Error carrying its message. A Func must
-// not block for long: Limits.Timeout cannot interrupt Go code.
+// not block for long: Limits.Timeout cannot interrupt Go code. A Func may be called again
+// when its evaluation is re-run (see [Program.Eval]), so it should have no side effects, and
+// it must not call [Program.Eval] itself: evaluations hold a shared lock that a pending
+// exclusive re-run would make the nested call wait for forever.
 type Func func(args []any) (any, error)
 
 // promiseType is the export type of Promise objects (checked without exporting: Export

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"runtime"
 	"slices"
 	"time"
 
@@ -45,7 +46,9 @@ func (l Limits) withDefaults() Limits {
 // caller's data. For a [Compile] program every key must be a JavaScript identifier; for a
 // [CompileFunction] program every key must be one of its parameters.
 //
-// Every failure is an [*Error]. Eval is safe for concurrent use.
+// Every failure is an [*Error]. Eval is safe for concurrent use. A program whose memory use
+// cannot be told apart from that of evaluations running beside it is re-run alone, so its
+// [Func] variables may be called twice; they should not have side effects.
 func (p *Program) Eval(ctx context.Context, vars map[string]any, lim Limits) (any, error) {
 	lim = lim.withDefaults()
 	if err := ctx.Err(); err != nil {
@@ -55,11 +58,43 @@ func (p *Program) Eval(ctx context.Context, vars map[string]any, lim Limits) (an
 	if err != nil {
 		return nil, err
 	}
+	res, deadline, err := p.attempt(ctx, c, vars, lim, time.Time{})
+	if e, ok := err.(*Error); ok && e.Kind == kindRetry {
+		// The live heap grew beyond the limit, but maybe because of other evaluations or
+		// from a stale baseline: re-run alone, within the original deadline, so that only an
+		// evaluation that really allocates fails.
+		if cerr := ctx.Err(); cerr != nil {
+			return nil, p.contextError(cerr)
+		}
+		res, _, err = p.attempt(ctx, c, vars, lim, deadline)
+	}
+	return res, err
+}
+
+// attempt runs one evaluation of c under the gate: shared for a first run (deadline zero;
+// the time limit starts once the gate is held), exclusive for a re-run (which keeps the
+// first run's deadline). It returns the deadline it ran under.
+func (p *Program) attempt(ctx context.Context, c *compiled, vars map[string]any, lim Limits, deadline time.Time) (any, time.Time, error) {
+	exclusive := !deadline.IsZero()
+	if exclusive {
+		gate.Lock()
+		defer gate.Unlock()
+		// A fresh live-heap figure for the watchdog's baseline: the first run's data is
+		// garbage now.
+		runtime.GC()
+		if time.Until(deadline) <= 0 {
+			return nil, deadline, &Error{Program: p.name, Kind: KindTimeout, Msg: fmt.Sprintf("exceeded the time limit of %v", lim.Timeout)}
+		}
+	} else {
+		gate.RLock()
+		defer gate.RUnlock()
+		deadline = time.Now().Add(lim.Timeout)
+	}
 	e, err := getEnv()
 	if err != nil {
-		return nil, &Error{Program: p.name, Kind: KindRuntime, Msg: err.Error(), Err: err}
+		return nil, deadline, &Error{Program: p.name, Kind: KindRuntime, Msg: err.Error(), Err: err}
 	}
-	res, clean, err := p.run(ctx, e, c, vars, lim)
+	res, clean, err := p.run(ctx, e, c, vars, lim, deadline, exclusive)
 	if clean {
 		putEnv(e)
 	}
@@ -68,7 +103,7 @@ func (p *Program) Eval(ctx context.Context, vars map[string]any, lim Limits) (an
 			err = &Error{Program: p.name, Kind: KindRuntime, Msg: err.Error(), Err: err}
 		}
 	}
-	return res, err
+	return res, deadline, err
 }
 
 // compiledFor returns the compilation matching the variable names of vars.
@@ -109,8 +144,8 @@ func sameNames(names []string, vars map[string]any) bool {
 	return true
 }
 
-// run evaluates c on e. clean reports whether e can go back to the pool.
-func (p *Program) run(ctx context.Context, e *env, c *compiled, vars map[string]any, lim Limits) (res any, clean bool, err error) {
+// run evaluates c on e until deadline. clean reports whether e can go back to the pool.
+func (p *Program) run(ctx context.Context, e *env, c *compiled, vars map[string]any, lim Limits, deadline time.Time, exclusive bool) (res any, clean bool, err error) {
 	fn, ferr := e.function(c)
 	if ferr != nil {
 		return nil, false, &Error{Program: p.name, Kind: KindRuntime, Msg: ferr.Error(), Err: ferr}
@@ -135,12 +170,12 @@ func (p *Program) run(ctx context.Context, e *env, c *compiled, vars map[string]
 	e.done, e.cause = false, nil
 	e.mu.Unlock()
 	e.maxBytes = lim.MaxMemory
-	e.timer.Reset(lim.Timeout)
+	e.timer.Reset(time.Until(deadline))
 	stopCtx := func() bool { return true }
 	if ctx.Done() != nil {
 		stopCtx = context.AfterFunc(ctx, func() { e.interrupt(p.contextError(ctx.Err())) })
 	}
-	watch.add(e, lim.MaxMemory)
+	watch.add(e, lim.MaxMemory, exclusive)
 
 	res, err, panicked := p.safeCall(e, fn, args)
 

@@ -107,10 +107,13 @@ type env struct {
 	timer *time.Timer
 
 	// Watchdog bookkeeping, guarded by the watchdog's mutex.
-	limit    int64
-	sampled  bool
-	baseLive uint64
-	baseHeap uint64
+	limit     int64
+	sampled   bool   // the fields below were set by the watchdog's first sample
+	startHeap uint64 // heap objects at the first sample
+	baseLive  uint64 // live heap known at the first sample (from the last collection)
+	checkHeap uint64 // heap objects at the last check that forced a collection
+	exclusive bool   // the evaluation is a re-run holding the gate's write lock
+	shared    bool   // another evaluation was active at some time during this one
 }
 
 // envPool holds idle runtimes. It is a bounded free list rather than a sync.Pool because a

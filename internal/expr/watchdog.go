@@ -14,11 +14,28 @@ const watchInterval = 2 * time.Millisecond
 // watch is the process-wide memory watchdog.
 var watch = &watchdog{active: make(map[*env]uint64), wake: make(chan struct{}, 1)}
 
+// gate makes re-runs exclusive: every evaluation holds a read lock while it runs, and the
+// re-run of an evaluation interrupted by an ambiguous memory alarm (see [watchdog]) holds
+// the write lock, so it runs with no other evaluation beside it.
+var gate sync.RWMutex
+
+// kindRetry is the internal cause of an evaluation interrupted because the heap grew too
+// much while other evaluations ran beside it: [Program.Eval] re-runs it alone. It never
+// reaches callers.
+const kindRetry ErrorKind = -1
+
 // watchdog enforces Limits.MaxMemory. Go has no per-goroutine heap accounting, so it
 // samples process-wide heap figures (runtime/metrics, no stop-the-world) while at least one
 // evaluation runs. When the heap has grown by more than an evaluation's limit since that
-// evaluation started, it forces a garbage collection to tell live data from garbage, and
-// interrupts the evaluation if the live heap still grew by more than the limit.
+// evaluation started (or since its last check), it forces a garbage collection to tell live
+// data from garbage; if the live heap still grew by more than the limit, the evaluation is
+// a suspect.
+//
+// A suspect is failed with the memory error only when the growth is its own: it is an
+// exclusive re-run (alone, after a collection), or no other evaluation was active at any
+// time during its run and the live heap exceeds even the heap at its start by the limit.
+// Any other suspect is interrupted with kindRetry and re-run alone under [gate] within its
+// original deadline, so an evaluation is not failed for the memory of another.
 type watchdog struct {
 	once sync.Once
 	wake chan struct{}
@@ -28,12 +45,19 @@ type watchdog struct {
 	gen    uint64
 }
 
-// add starts watching the evaluation running on e.
-func (w *watchdog) add(e *env, limit int64) {
+// add starts watching the evaluation running on e. exclusive marks a re-run holding the
+// gate's write lock.
+func (w *watchdog) add(e *env, limit int64, exclusive bool) {
 	w.mu.Lock()
 	w.gen++
 	w.active[e] = w.gen
-	e.limit, e.sampled = limit, false
+	e.limit, e.sampled, e.exclusive = limit, false, exclusive
+	e.shared = len(w.active) > 1
+	if e.shared {
+		for o := range w.active {
+			o.shared = true
+		}
+	}
 	first := len(w.active) == 1
 	w.mu.Unlock()
 	w.once.Do(func() { go w.loop() })
@@ -95,13 +119,15 @@ func (w *watchdog) check(s []metrics.Sample) {
 	w.mu.Lock()
 	for e, gen := range w.active {
 		if !e.sampled {
-			e.sampled, e.baseHeap, e.baseLive = true, heap, live
+			// live is the figure of the last garbage collection, which may be older than
+			// the evaluation; heap bounds the live data at the start from above.
+			e.sampled, e.startHeap, e.checkHeap, e.baseLive = true, heap, heap, live
 			if live == 0 || live > heap {
 				e.baseLive = heap
 			}
 			continue
 		}
-		if heap > e.baseHeap && int64(heap-e.baseHeap) > e.limit {
+		if heap > e.checkHeap && int64(heap-e.checkHeap) > e.limit {
 			suspects = append(suspects, suspect{e, gen})
 		}
 	}
@@ -115,16 +141,31 @@ func (w *watchdog) check(s []metrics.Sample) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	for _, sp := range suspects {
-		if gen, ok := w.active[sp.e]; !ok || gen != sp.gen {
+		e := sp.e
+		if gen, ok := w.active[e]; !ok || gen != sp.gen {
 			continue // finished meanwhile
 		}
-		if live > sp.e.baseLive && int64(live-sp.e.baseLive) > sp.e.limit {
-			sp.e.interrupt(&Error{Kind: KindMemory, Msg: fmt.Sprintf(
-				"exceeded the memory limit of %s (the live heap grew by %s during the evaluation)",
-				formatBytes(sp.e.limit), formatBytes(int64(live-sp.e.baseLive)))})
+		if live <= e.baseLive || int64(live-e.baseLive) <= e.limit {
+			e.checkHeap = heap
 			continue
 		}
-		sp.e.baseHeap = heap
+		// The live heap grew by more than the limit, measured from a baseline that may be
+		// too low (a stale live figure) and counting every allocation in the process. Blame
+		// the evaluation only when that cannot matter: it is an exclusive re-run (which
+		// starts right after a collection, alone), or it ran alone and the live heap grew
+		// by more than the limit even over the heap at its start.
+		growth := int64(live - e.baseLive)
+		certain := e.exclusive
+		if !certain && !e.shared && live > e.startHeap && int64(live-e.startHeap) > e.limit {
+			certain, growth = true, int64(live-e.startHeap)
+		}
+		if !certain {
+			e.interrupt(&Error{Kind: kindRetry, Msg: "the live heap grew beyond the memory limit, but maybe not because of this evaluation; re-running it alone"})
+			continue
+		}
+		e.interrupt(&Error{Kind: KindMemory, Msg: fmt.Sprintf(
+			"exceeded the memory limit of %s (the live heap grew by %s during the evaluation); keep less data alive, or raise the memory limit",
+			formatBytes(e.limit), formatBytes(growth))})
 	}
 }
 
