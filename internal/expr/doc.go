@@ -68,24 +68,49 @@
 //
 //   - Time: [Limits.Timeout] (default 100ms) and the context's deadline or cancelation
 //     interrupt the running JavaScript; the error is [KindTimeout] ("exceeded the time
-//     limit of 100ms") or [KindCanceled], positioned where the code was stopped.
-//   - Memory: [Limits.MaxMemory] (default 32 MiB). Go has no per-goroutine heap accounting,
-//     so a watchdog goroutine samples process-wide heap figures from runtime/metrics every
-//     2ms while evaluations run. When the heap has grown by more than an evaluation's limit
-//     since the watchdog first saw it, the watchdog forces a garbage collection and interrupts
-//     the evaluation only if the live heap still grew by more than the limit, so programs
-//     that merely produce garbage are not stopped. The error is [KindMemory]. This is a
-//     safety net against runaway scripts, not exact accounting: growth caused by other
-//     goroutines in the same interval is counted too, and up to one sampling interval of
-//     allocation can happen before it reacts. Built-ins that build a whole string in one
-//     native call (repeat, padStart, padEnd) throw a RangeError up front when the result
-//     would exceed the limit.
+//     limit of 100ms") or [KindCanceled], positioned where the code was stopped. The time
+//     limit starts when the evaluation starts running (see re-runs below).
+//   - Memory: [Limits.MaxMemory] (default 32 MiB) bounds the growth of the live heap. Go
+//     has no per-goroutine heap accounting, so a watchdog goroutine samples process-wide
+//     heap figures from runtime/metrics every 2ms while evaluations run. When the heap has
+//     grown enough that an evaluation's live data may have passed its limit, the watchdog
+//     forces a garbage collection, so programs that merely produce garbage are not stopped.
+//     If the live heap grew by more than the limit, the evaluation is failed with
+//     [KindMemory] only when the growth is certainly its own: it ran with no other
+//     evaluation beside it (and the growth exceeds the limit even over the heap at its
+//     start). Otherwise it is interrupted and re-run alone: evaluations hold a shared lock
+//     while they run, a re-run holds it exclusively, after a collection, within the
+//     original deadline, so an evaluation is not failed for the memory of another. A re-run
+//     calls the program's [Func] variables again. While a re-run holds the lock, other
+//     evaluations wait for it (at most its remaining time) before they start. Allocations by
+//     goroutines other than evaluations still count against the evaluations running, and
+//     up to one sampling interval of allocation can happen before the watchdog reacts.
+//   - Sizes of built-ins: native built-ins run without returning to the VM, where the
+//     interrupt is checked, so the ones that could run long or build a large result are
+//     guarded. A string a built-in builds may hold at most MaxMemory/4 characters (8 Mi by
+//     default), an array or argument list it builds at most MaxMemory/64 elements (512 Ki by
+//     default); a larger result is a RangeError, "expression result too large: ... would
+//     produce N characters, over the memory limit ...", thrown before the work when the
+//     size is known (repeat, padStart, padEnd, concat, join with its separators,
+//     Function.prototype.apply, Reflect.apply and Reflect.construct, Array.from,
+//     Array.prototype.fill, toReversed, toSorted, toSpliced and with, split, replace and
+//     replaceAll with a string pattern) and as soon as a running count passes the limit
+//     otherwise (join, toString, toLocaleString, JSON.stringify, replace with a pattern or
+//     function, match). Array methods that loop over a length (indexOf, includes, map,
+//     forEach, reduce, sort, slice, splice, reverse, flat, concat and the others) call the
+//     native only for lengths up to 65536; past that, and for global regular expressions
+//     on strings longer than 256 Ki characters, they run implementations whose loops can
+//     be interrupted, so `new Array(2**32 - 1).indexOf(1)` ends with the time limit. Spread
+//     and the other iterator-driven built-ins check for interrupts at every step.
 //   - Recursion: at most 2048 nested JavaScript calls; deeper recursion is a RangeError
 //     ("Maximum call stack size exceeded"), not a crash.
 //
-// Interruption takes effect between JavaScript instructions: a single long native built-in
-// call (for example sorting a huge array, or a [Func] that blocks) finishes before the
-// evaluation stops. A runtime that was interrupted is discarded, not reused.
+// Interruption takes effect between JavaScript instructions and in the guarded built-ins.
+// Still outside the limits' reach: a [Func] that blocks; one regular expression match that
+// backtracks exponentially (patterns with backreferences or lookaround run on a
+// backtracking engine); and VM operators on huge strings: `s + s` of a 64 MiB string is one
+// instruction, so a loop doubling a string is stopped by the watchdog or the timer one or
+// two doublings late. A runtime that was interrupted is discarded, not reused.
 //
 // # Errors
 //

@@ -168,8 +168,9 @@ func (p *Program) run(ctx context.Context, e *env, c *compiled, vars map[string]
 	// Arm the guards: the timer, the context and the memory watchdog.
 	e.mu.Lock()
 	e.done, e.cause = false, nil
+	e.stop.Store(false)
 	e.mu.Unlock()
-	e.maxBytes = lim.MaxMemory
+	e.setSizeLimits(lim.MaxMemory)
 	e.timer.Reset(time.Until(deadline))
 	stopCtx := func() bool { return true }
 	if ctx.Done() != nil {
@@ -247,6 +248,7 @@ func (e *env) interrupt(cause *Error) {
 	}
 	e.cause = cause
 	e.rt.Interrupt(cause)
+	e.stop.Store(true) // after Interrupt: a built-in that sees stop can rely on the VM stopping
 }
 
 func (p *Program) contextError(err error) *Error {

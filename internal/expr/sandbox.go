@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"runtime"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/dop251/goja"
@@ -96,9 +97,17 @@ type env struct {
 	date  goja.Value                      // the Date constructor, for time.Time inputs
 	funcs map[*goja.Program]goja.Callable // instantiated wrapper functions
 
-	// maxBytes bounds single-call string growth (repeat, padStart, padEnd) for the
-	// current evaluation.
-	maxBytes int64
+	// Size limits of the built-ins for the current evaluation (see builtins.go).
+	maxMemory int64
+	maxChars  int64 // longest string a built-in may build
+	maxElems  int64 // longest array or argument list a built-in may build
+
+	// stop is set when the current evaluation is interrupted; guarded built-ins check it.
+	stop atomic.Bool
+
+	isArray        goja.Callable  // Array.isArray
+	defaultCompare goja.Value     // the default sort order, interruptible
+	joining        []*goja.Object // arrays being joined, to break cycles
 
 	// Interruption state of the current evaluation.
 	mu    sync.Mutex
@@ -111,7 +120,7 @@ type env struct {
 	sampled   bool   // the fields below were set by the watchdog's first sample
 	startHeap uint64 // heap objects at the first sample
 	baseLive  uint64 // live heap known at the first sample (from the last collection)
-	checkHeap uint64 // heap objects at the last check that forced a collection
+	nextCheck uint64 // heap objects past which the next check forces a collection
 	exclusive bool   // the evaluation is a re-run holding the gate's write lock
 	shared    bool   // another evaluation was active at some time during this one
 }
@@ -154,8 +163,8 @@ func newEnv() (*env, error) {
 	if err := e.blockCodeGeneration(); err != nil {
 		return nil, fmt.Errorf("preparing sandbox: %w", err)
 	}
-	if err := e.guardStringGrowth(); err != nil {
-		return nil, fmt.Errorf("preparing sandbox: %w", err)
+	if err := e.guardBuiltins(); err != nil {
+		return nil, fmt.Errorf("preparing sandbox: guarding built-ins: %w", err)
 	}
 	e.date = rt.Get("Date")
 	if _, err := rt.RunProgram(hardenProgram); err != nil {
@@ -213,50 +222,6 @@ func (e *env) blockCodeGeneration() error {
 		}
 	}
 	return nil
-}
-
-// guardStringGrowth wraps the String methods that allocate a whole result in one native call
-// (which Runtime.Interrupt cannot stop) so results larger than the memory limit throw.
-func (e *env) guardStringGrowth() error {
-	proto := e.rt.Get("String").ToObject(e.rt).Get("prototype").ToObject(e.rt)
-	type sizer func(this string, args []goja.Value) float64
-	guards := map[string]sizer{
-		"repeat": func(this string, args []goja.Value) float64 {
-			return float64(len(this)) * argFloat(args, 0)
-		},
-		"padStart": func(_ string, args []goja.Value) float64 { return argFloat(args, 0) },
-		"padEnd":   func(_ string, args []goja.Value) float64 { return argFloat(args, 0) },
-	}
-	for name, size := range guards {
-		orig, ok := goja.AssertFunction(proto.Get(name))
-		if !ok {
-			return fmt.Errorf("String.prototype.%s is not a function", name)
-		}
-		fn := func(call goja.FunctionCall) goja.Value {
-			if goja.IsUndefined(call.This) || goja.IsNull(call.This) {
-				panic(e.rt.NewTypeError("String.prototype.%s called on null or undefined", name))
-			}
-			if n := size(call.This.String(), call.Arguments); n > float64(e.maxBytes) {
-				panic(e.rangeError(fmt.Sprintf("Invalid string length: String.prototype.%s would build %.0f bytes, over the memory limit of %d bytes", name, n, e.maxBytes)))
-			}
-			v, err := orig(call.This, call.Arguments...)
-			if err != nil {
-				panic(err)
-			}
-			return v
-		}
-		if err := proto.DefineDataProperty(name, e.rt.ToValue(fn), goja.FLAG_TRUE, goja.FLAG_TRUE, goja.FLAG_FALSE); err != nil {
-			return fmt.Errorf("wrapping String.prototype.%s: %w", name, err)
-		}
-	}
-	return nil
-}
-
-func argFloat(args []goja.Value, i int) float64 {
-	if i >= len(args) {
-		return 0
-	}
-	return args[i].ToFloat()
 }
 
 func (e *env) rangeError(msg string) *goja.Object {

@@ -26,10 +26,10 @@ const kindRetry ErrorKind = -1
 
 // watchdog enforces Limits.MaxMemory. Go has no per-goroutine heap accounting, so it
 // samples process-wide heap figures (runtime/metrics, no stop-the-world) while at least one
-// evaluation runs. When the heap has grown by more than an evaluation's limit since that
-// evaluation started (or since its last check), it forces a garbage collection to tell live
-// data from garbage; if the live heap still grew by more than the limit, the evaluation is
-// a suspect.
+// evaluation runs. When the heap has grown enough since an evaluation started that its
+// live data may have grown by more than its limit (by the limit at first, then by what the
+// last collection showed was left of it), it forces a garbage collection to tell live data
+// from garbage; if the live heap grew by more than the limit, the evaluation is a suspect.
 //
 // A suspect is failed with the memory error only when the growth is its own: it is an
 // exclusive re-run (alone, after a collection), or no other evaluation was active at any
@@ -121,13 +121,14 @@ func (w *watchdog) check(s []metrics.Sample) {
 		if !e.sampled {
 			// live is the figure of the last garbage collection, which may be older than
 			// the evaluation; heap bounds the live data at the start from above.
-			e.sampled, e.startHeap, e.checkHeap, e.baseLive = true, heap, heap, live
+			e.sampled, e.startHeap, e.baseLive = true, heap, live
 			if live == 0 || live > heap {
 				e.baseLive = heap
 			}
+			e.nextCheck = heap + uint64(e.limit)
 			continue
 		}
-		if heap > e.checkHeap && int64(heap-e.checkHeap) > e.limit {
+		if heap > e.nextCheck {
 			suspects = append(suspects, suspect{e, gen})
 		}
 	}
@@ -146,7 +147,11 @@ func (w *watchdog) check(s []metrics.Sample) {
 			continue // finished meanwhile
 		}
 		if live <= e.baseLive || int64(live-e.baseLive) <= e.limit {
-			e.checkHeap = heap
+			// Collect again once the heap has grown by what the evaluation has left of its
+			// limit (at least an eighth of it, to bound the rate of collections): sooner
+			// than that, its live data cannot have passed the limit.
+			headroom := e.limit - int64(max(live, e.baseLive)-e.baseLive)
+			e.nextCheck = heap + uint64(max(headroom, e.limit/8))
 			continue
 		}
 		// The live heap grew by more than the limit, measured from a baseline that may be
