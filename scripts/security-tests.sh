@@ -15,6 +15,7 @@ groups=(
 	"12.3 scrubbing (command)|./internal/backend/command|TestOutputsAreScrubbedOfSecrets|TestValueScrubber"
 	"12.3 scrubber|./internal/secret|TestScrubber.*"
 	"12.4 Referer and cross-host redirects|./internal/backend/httpapi|TestRedirectToOtherHostCarriesNoSecret|TestRedirectBackCarriesNoSecret|TestRedirectSameHostKeepsSecretsButNoReferer"
+	"12.5 sandbox limits|./internal/expr|TestBuiltinLimits|TestOperatorLoops|TestMemoryBlameIsPerEvaluation|TestNoCodeGeneration|TestNoAsyncGenerators|TestNoEval"
 	"12.6 timeouts and leftovers|./internal/backend/command|TestLeftoversAreKilledAndCallsEndInTime|TestLeftoversOfARunningCallSurviveOtherCalls|TestLeftoversUnderConcurrentCalls"
 	"12.6 shutdown|./internal/gateway|TestShutdownStopsRunningCommands"
 	"12.7 caps|./internal/gateway|TestAttackSessionFlood|TestAttackSessionIdle|TestAttackConcurrentCalls|TestAttackSlowBody|TestAttackIdleKeepAlive|TestAttackConnectionFlood"
