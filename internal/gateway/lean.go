@@ -104,9 +104,13 @@ func leanEnvelope(id json.RawMessage, key string, value []byte) []byte {
 // leanMeta reports whether a request's _meta is one the SDK accepts without a word and the
 // lean path can serve: the 2026-07-28 triple (protocol version, client capabilities as an
 // object, client info absent or an object with a name). A progress token sends the
-// request to the SDK, whose event stream carries progress.
+// request to the SDK, whose event stream carries progress, and so does a log level: the
+// backend may send log notifications before the result.
 func leanMeta(m mcp.Meta) bool {
 	if m == nil {
+		return false
+	}
+	if _, ok := m[mcp.MetaKeyLogLevel]; ok {
 		return false
 	}
 	if v, ok := m[mcp.MetaKeyProtocolVersion].(string); !ok || v < modernVersion {

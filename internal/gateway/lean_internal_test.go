@@ -102,6 +102,7 @@ func TestLeanPathMatchesSDK(t *testing.T) {
 		{"name header mismatch", hdr("fail"), call("5", "echo", `{"m":"hi"}`), false},
 		{"no _meta", hdr("echo"), `{"jsonrpc":"2.0","id":6,"method":"tools/call","params":{"name":"echo","arguments":{"m":"x"}}}`, false},
 		{"progress token", hdr("echo"), `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"echo","arguments":{"m":"x"},"_meta":{"progressToken":1,` + meta[len(`"_meta":{`):] + `}}`, false},
+		{"log level", hdr("echo"), `{"jsonrpc":"2.0","id":8,"method":"tools/call","params":{"name":"echo","arguments":{"m":"x"},"_meta":{"io.modelcontextprotocol/logLevel":"info",` + meta[len(`"_meta":{`):] + `}}`, false},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
