@@ -1,0 +1,337 @@
+package upstream
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcpbridge/mcpbridge/internal/backend"
+)
+
+// Backoff bounds: a connection that fails to start, or whose child exits, is started
+// again after a delay that doubles from minBackoff with each failure in a row, up to
+// maxBackoff. A connection that stayed up for stableAfter starts the count again.
+const (
+	minBackoff   = 250 * time.Millisecond
+	maxBackoff   = 30 * time.Second
+	stableAfter  = 10 * time.Second
+	terminateFor = 2 * time.Second // how long a closed child has to exit before SIGTERM
+)
+
+// errClosed is returned by a connection that was closed (the backend closed, the session
+// ended, or it was reaped).
+var errClosed = errors.New("the upstream connection was closed")
+
+// A conn is one MCP session with an upstream server: a child process over stdio, or a
+// Streamable HTTP or SSE session. It starts on first use, and again after it ended
+// (the child crashed, the HTTP session was lost), no sooner than its backoff allows. The
+// shared connection of an upstream is also started again eagerly, to keep its catalog
+// and its list_changed notifications.
+type conn struct {
+	u   *upstream
+	key string // the downstream session (or stateless caller) it serves; "" when shared
+
+	mu          sync.Mutex
+	cs          *mcp.ClientSession
+	proc        *process      // the child of a stdio connection
+	ended       chan struct{} // closed when cs ended (nil while there is none)
+	endReason   string        // why the previous session ended, for the next call's error
+	starting    chan struct{} // closed when the start under way ends; nil when none is
+	startErr    error         // the last start's failure
+	failures    int           // failures in a row, for the backoff
+	retryAt     time.Time
+	connectedAt time.Time
+	closed      bool
+	calls       []*inflight // calls in flight, oldest first
+	tokens      map[string]*inflight
+	lastUsed    time.Time
+	modern      bool // the session speaks 2026-07-28 or later
+	logs        bool // the upstream offers logging
+}
+
+// inflight is one call running on a connection: where its notifications and the
+// upstream's requests go.
+type inflight struct {
+	ctx   context.Context // the downstream call's context: it carries what the gateway needs to route to the caller
+	sess  backend.Session
+	token string // the progress token sent upstream
+}
+
+func newConn(u *upstream, key string) *conn {
+	return &conn{u: u, key: key, tokens: map[string]*inflight{}, lastUsed: u.b.now()}
+}
+
+// session returns the connection's MCP session, starting it when there is none. It waits
+// for a start under way, or for the backoff of the previous failure when ctx allows; one
+// call makes at most one start attempt.
+func (c *conn) session(ctx context.Context) (*mcp.ClientSession, error) {
+	tried := false
+	for {
+		c.mu.Lock()
+		if c.closed {
+			c.mu.Unlock()
+			return nil, errClosed
+		}
+		if c.cs != nil {
+			cs := c.cs
+			c.mu.Unlock()
+			return cs, nil
+		}
+		if tried && c.starting == nil {
+			err := c.startErr
+			c.mu.Unlock()
+			return nil, err
+		}
+		if c.starting == nil {
+			if wait := c.retryAt.Sub(c.u.b.now()); wait > 0 {
+				if dl, ok := ctx.Deadline(); ok && time.Until(dl) < wait {
+					err := c.startErr
+					c.mu.Unlock()
+					if err == nil {
+						err = errors.New("it stopped")
+					}
+					return nil, fmt.Errorf("%w; the next attempt is in %s", err, wait.Round(100*time.Millisecond))
+				}
+				c.mu.Unlock()
+				t := time.NewTimer(wait)
+				select {
+				case <-t.C:
+				case <-ctx.Done():
+					t.Stop()
+					return nil, ctx.Err()
+				}
+				continue
+			}
+			c.starting = make(chan struct{})
+			c.u.b.goBackground(c.start)
+		}
+		ch := c.starting
+		c.mu.Unlock()
+		tried = true
+		select {
+		case <-ch:
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+	}
+}
+
+// start connects to the upstream, bounded by start_timeout, and records the outcome.
+func (c *conn) start() {
+	u := c.u
+	ctx, cancel := context.WithTimeout(u.b.ctx, u.src.StartTimeout)
+	defer cancel()
+	begun := u.b.now()
+	cs, proc, err := u.dial(ctx, c)
+	c.mu.Lock()
+	discard := err == nil && c.closed
+	if discard {
+		err = errClosed
+	}
+	var ended chan struct{}
+	if err != nil {
+		c.startErr = err
+		c.failures++
+		c.retryAt = u.b.now().Add(backoff(c.failures))
+	} else {
+		c.cs, c.proc, c.startErr = cs, proc, nil
+		ended = make(chan struct{})
+		c.ended = ended
+		c.connectedAt = u.b.now()
+		res := cs.InitializeResult()
+		c.modern = res != nil && res.ProtocolVersion >= "2026-07-28"
+		c.logs = res != nil && res.Capabilities != nil && res.Capabilities.Logging != nil
+	}
+	close(c.starting)
+	c.starting = nil
+	c.mu.Unlock()
+	took := u.b.now().Sub(begun).Round(time.Millisecond)
+	switch {
+	case discard:
+		closeSession(cs, proc)
+	case err != nil:
+		u.log.Warn("upstream failed to start", "session", c.logKey(), "error", err, "duration", took)
+		if c.key == "" {
+			u.restartLater(c)
+		}
+	default:
+		u.log.Debug("upstream started", "session", c.logKey(), "protocol", cs.InitializeResult().ProtocolVersion, "duration", took)
+		u.b.goBackground(func() { c.watch(cs, proc, ended) })
+	}
+}
+
+// watch waits for the session to end and, unless the connection was closed on purpose,
+// records why, so the next call starts it again after the backoff; the shared
+// connection is started again at once (after its backoff).
+func (c *conn) watch(cs *mcp.ClientSession, proc *process, ended chan struct{}) {
+	err := cs.Wait()
+	reason := "the connection closed"
+	if err != nil && !isEOF(err) {
+		reason = "the connection broke: " + err.Error()
+	}
+	if proc != nil {
+		_ = cs.Close()
+		proc.stop() // a child that sent something malformed is still running
+		if err != nil && !isEOF(err) {
+			reason = fmt.Sprintf("it sent a malformed message (%v) and was stopped", err)
+		} else {
+			reason = proc.exitReason()
+		}
+	}
+	c.mu.Lock()
+	current := c.cs == cs
+	if current {
+		c.cs, c.proc = nil, nil
+		c.endReason = c.u.b.scrubString(reason)
+		if c.u.b.now().Sub(c.connectedAt) > stableAfter {
+			c.failures = 0
+		}
+		c.failures++
+		c.retryAt = c.u.b.now().Add(backoff(c.failures))
+	}
+	closed := c.closed
+	close(ended)
+	c.mu.Unlock()
+	if !current || closed {
+		return
+	}
+	c.u.log.Warn("upstream stopped; it is started again on demand", "session", c.logKey(), "reason", c.u.b.scrubString(reason), "stderr", c.u.b.scrubString(proc.tailText()))
+	if c.key == "" {
+		c.u.restartLater(c)
+	}
+}
+
+// whyEnded waits briefly for the session cs to be known as ended, and says why it ended
+// ("" when it is still up).
+func (c *conn) whyEnded(cs *mcp.ClientSession) string {
+	c.mu.Lock()
+	if c.cs != cs {
+		r := c.endReason
+		c.mu.Unlock()
+		return r
+	}
+	ended := c.ended
+	c.mu.Unlock()
+	select {
+	case <-ended:
+	case <-time.After(500 * time.Millisecond):
+		return ""
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.endReason
+}
+
+// close ends the connection for good: its session is closed (a child is asked to exit,
+// then terminated) and its calls in flight fail.
+func (c *conn) close() {
+	c.mu.Lock()
+	if c.closed {
+		c.mu.Unlock()
+		return
+	}
+	c.closed = true
+	cs, proc := c.cs, c.proc
+	c.cs, c.proc = nil, nil
+	c.mu.Unlock()
+	if cs != nil {
+		closeSession(cs, proc)
+	}
+}
+
+func closeSession(cs *mcp.ClientSession, proc *process) {
+	_ = cs.Close()
+	proc.stop()
+}
+
+// begin registers a call in flight; end removes it.
+func (c *conn) begin(ctx context.Context, s backend.Session) *inflight {
+	f := &inflight{ctx: ctx, sess: s, token: c.u.b.newToken()}
+	c.mu.Lock()
+	c.calls = append(c.calls, f)
+	c.tokens[f.token] = f
+	c.lastUsed = c.u.b.now()
+	c.mu.Unlock()
+	return f
+}
+
+func (c *conn) end(f *inflight) {
+	c.mu.Lock()
+	for i, g := range c.calls {
+		if g == f {
+			c.calls = append(c.calls[:i], c.calls[i+1:]...)
+			break
+		}
+	}
+	delete(c.tokens, f.token)
+	c.lastUsed = c.u.b.now()
+	c.mu.Unlock()
+}
+
+// caller returns the call that an upstream notification or request without a progress
+// token belongs to. The protocol does not say which call a log message or a sampling,
+// elicitation or roots request is for, so it is the connection's only caller: the one call
+// in flight, or the latest of several calls that come from one client session. Otherwise
+// it says why there is none.
+func (c *conn) caller() (*inflight, string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	switch len(c.calls) {
+	case 0:
+		return nil, "no call is running on this upstream session, so there is no client to ask"
+	case 1:
+		return c.calls[0], ""
+	}
+	id := c.calls[0].sess.ID()
+	for _, f := range c.calls[1:] {
+		if id == "" || f.sess.ID() != id {
+			return nil, "calls of several clients are running on this shared upstream session, so mcpbridge cannot tell which client to ask; use isolation: per-session"
+		}
+	}
+	return c.calls[len(c.calls)-1], ""
+}
+
+// byToken returns the call a progress token was sent with.
+func (c *conn) byToken(tok any) *inflight {
+	s, ok := tok.(string)
+	if !ok {
+		return nil
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.tokens[s]
+}
+
+// idle reports whether the connection has no calls and was last used before t.
+func (c *conn) idle(t time.Time) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return len(c.calls) == 0 && c.starting == nil && c.lastUsed.Before(t)
+}
+
+func (c *conn) logKey() string {
+	if c.key == "" {
+		return "shared"
+	}
+	if strings.HasPrefix(c.key, statelessKey) {
+		return "stateless"
+	}
+	return c.key
+}
+
+func backoff(failures int) time.Duration {
+	d := minBackoff
+	for i := 1; i < failures && d < maxBackoff; i++ {
+		d *= 2
+	}
+	return min(d, maxBackoff)
+}
+
+func isEOF(err error) bool {
+	return err == nil || strings.Contains(err.Error(), "EOF") || errors.Is(err, mcp.ErrConnectionClosed)
+}

@@ -1,0 +1,170 @@
+package upstream
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcpbridge/mcpbridge/internal/backend"
+)
+
+// newClient returns the MCP client of connection c: it forwards what the upstream sends
+// during a call (progress, log messages, sampling, elicitation and roots requests) to the
+// caller, and on the shared connection follows list changes.
+func (u *upstream) newClient(c *conn) *mcp.Client {
+	opts := &mcp.ClientOptions{
+		Logger: u.log.With("sdk", "client"),
+		CreateMessageHandler: func(ctx context.Context, req *mcp.CreateMessageRequest) (*mcp.CreateMessageResult, error) {
+			return forward(ctx, c, "sampling/createMessage", func(ctx context.Context, s backend.Session) (*mcp.CreateMessageResult, error) {
+				return s.CreateMessage(ctx, req.Params)
+			})
+		},
+		ElicitationHandler: func(ctx context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+			return forward(ctx, c, "elicitation/create", func(ctx context.Context, s backend.Session) (*mcp.ElicitResult, error) {
+				return s.Elicit(ctx, req.Params)
+			})
+		},
+		LoggingMessageHandler: func(_ context.Context, req *mcp.LoggingMessageRequest) {
+			f, why := c.caller()
+			if f == nil {
+				u.log.Debug("dropping an upstream log message", "reason", why)
+				return
+			}
+			p := *req.Params
+			p.Data = u.b.scrubValue(p.Data)
+			_ = f.sess.Log(f.ctx, &p)
+		},
+		ProgressNotificationHandler: func(_ context.Context, req *mcp.ProgressNotificationClientRequest) {
+			if f := c.byToken(req.Params.ProgressToken); f != nil {
+				f.sess.Progress(f.ctx, req.Params.Progress, req.Params.Total, u.b.scrubString(req.Params.Message))
+			}
+		},
+		// Input requests of a 2026-07-28 upstream are passed to the caller, not answered here.
+		MultiRoundTrip: &mcp.MultiRoundTripOptions{Disabled: true},
+		Capabilities: &mcp.ClientCapabilities{
+			RootsV2:     &mcp.RootCapabilities{},
+			Elicitation: &mcp.ElicitationCapabilities{Form: &mcp.FormElicitationCapabilities{}, URL: &mcp.URLElicitationCapabilities{}},
+		},
+	}
+	if c.key == "" {
+		changed := func() { u.requestRefresh() }
+		opts.ToolListChangedHandler = func(context.Context, *mcp.ToolListChangedRequest) { changed() }
+		opts.PromptListChangedHandler = func(context.Context, *mcp.PromptListChangedRequest) { changed() }
+		opts.ResourceListChangedHandler = func(context.Context, *mcp.ResourceListChangedRequest) { changed() }
+	}
+	cl := mcp.NewClient(&mcp.Implementation{Name: "mcpbridge", Title: "mcpbridge gateway", Version: "1"}, opts)
+	// roots/list has no handler option: the client answers it from its own roots. Send it
+	// to the caller instead.
+	cl.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
+		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+			if method != "roots/list" {
+				return next(ctx, method, req)
+			}
+			return forward(ctx, c, method, func(ctx context.Context, s backend.Session) (*mcp.ListRootsResult, error) {
+				return s.ListRoots(ctx)
+			})
+		}
+	})
+	return cl
+}
+
+// forward sends an upstream's request to the client of the call it belongs to. The
+// request ends when the upstream cancels it or the call ends.
+func forward[R any](ctx context.Context, c *conn, method string, ask func(context.Context, backend.Session) (R, error)) (R, error) {
+	var zero R
+	f, why := c.caller()
+	if f == nil {
+		return zero, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: fmt.Sprintf("mcpbridge cannot forward %s: %s", method, why)}
+	}
+	fctx, cancel := context.WithCancel(f.ctx)
+	stop := context.AfterFunc(ctx, cancel)
+	defer func() {
+		stop()
+		cancel()
+	}()
+	res, err := ask(fctx, f.sess)
+	if err != nil {
+		var rpcErr *jsonrpc.Error
+		if errors.As(err, &rpcErr) {
+			return zero, rpcErr
+		}
+		if errors.Is(err, backend.ErrNoSession) {
+			return zero, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: fmt.Sprintf("the client cannot answer %s: it made a stateless (2026-07-28) request, which cannot carry a request from the server", method)}
+		}
+		return zero, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: fmt.Sprintf("the client did not answer %s: %s", method, c.u.b.scrubString(err.Error()))}
+	}
+	return res, nil
+}
+
+// fulfil asks a legacy client, over its session, for the input a 2026-07-28 upstream
+// requested, all at once.
+func fulfil(ctx context.Context, s backend.Session, reqs mcp.InputRequestMap) (mcp.InputResponseMap, error) {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var (
+		mu    sync.Mutex
+		wg    sync.WaitGroup
+		out   = make(mcp.InputResponseMap, len(reqs))
+		first error
+	)
+	for id, ir := range reqs {
+		wg.Go(func() {
+			resp, err := fulfilOne(ctx, s, ir)
+			mu.Lock()
+			defer mu.Unlock()
+			if err != nil {
+				if first == nil {
+					first = fmt.Errorf("input request %q: %w", id, err)
+					cancel()
+				}
+				return
+			}
+			out[id] = resp
+		})
+	}
+	wg.Wait()
+	return out, first
+}
+
+func fulfilOne(ctx context.Context, s backend.Session, ir mcp.InputRequest) (mcp.InputResponse, error) {
+	switch p := ir.(type) {
+	case *mcp.ElicitParams:
+		return s.Elicit(ctx, p)
+	case *mcp.CreateMessageParams:
+		return s.CreateMessage(ctx, p)
+	case *mcp.CreateMessageWithToolsParams:
+		base, err := basicSampling(p)
+		if err != nil {
+			return nil, err
+		}
+		return s.CreateMessage(ctx, base)
+	case *mcp.ListRootsParams:
+		return s.ListRoots(ctx)
+	}
+	return nil, fmt.Errorf("unknown input request %T", ir)
+}
+
+// basicSampling converts a sampling request to its form without tools, which is what a
+// caller's session can send: each message must hold one content block and no tools may be
+// offered.
+func basicSampling(p *mcp.CreateMessageWithToolsParams) (*mcp.CreateMessageParams, error) {
+	if len(p.Tools) > 0 {
+		return nil, errors.New("the sampling request offers tools, which mcpbridge cannot forward to a legacy client")
+	}
+	out := &mcp.CreateMessageParams{
+		Meta: p.Meta, IncludeContext: p.IncludeContext, MaxTokens: p.MaxTokens, Metadata: p.Metadata,
+		ModelPreferences: p.ModelPreferences, StopSequences: p.StopSequences, SystemPrompt: p.SystemPrompt,
+		Temperature: p.Temperature,
+	}
+	for _, m := range p.Messages {
+		if len(m.Content) != 1 {
+			return nil, fmt.Errorf("a sampling message with %d content blocks cannot be forwarded to a legacy client", len(m.Content))
+		}
+		out.Messages = append(out.Messages, &mcp.SamplingMessage{Role: m.Role, Content: m.Content[0]})
+	}
+	return out, nil
+}

@@ -1,0 +1,862 @@
+// Package upstream is the backend kind "mcp": other MCP servers — a child process over
+// stdio, or a Streamable HTTP or SSE endpoint — re-exposed with their tools, resources,
+// resource templates and prompts.
+//
+// A server definition names one upstream (command or url), or several (upstreams:, each
+// with a name) whose catalogs are merged with their tool and prompt names prefixed by the
+// upstream's name and "__" (github__create_issue). Names that could split in two ways are
+// refused, so merged names cannot collide.
+//
+// # Sessions
+//
+// With isolation: per-session (the default) every downstream MCP session gets an upstream
+// session of its own, and for a command a child process of its own; it is closed when the
+// downstream session ends or after idle_timeout without calls. A stateless (2026-07-28)
+// call has no session: its upstream session is kept per caller (the principal's user;
+// every anonymous caller shares one). With isolation: shared every caller uses one upstream
+// session. Either way one more upstream session, the shared one, lists the catalog and
+// follows the upstream's list_changed notifications; resource reads, prompt gets and
+// completions go through it too, since the backend seam gives them no caller session.
+//
+// Children are supervised: a child that exits, or that sends something that is not
+// JSON-RPC, is stopped; its calls in flight end with a tool error saying so, and it is
+// started again on the next call (the shared one at once), after a backoff that doubles
+// from 250ms to 30s while it keeps failing.
+//
+// # Forwarding
+//
+// Each tool call carries a progress token of its own, so progress notifications reach the
+// call they belong to. Log notifications and the upstream's sampling, elicitation and roots
+// requests carry nothing that says which call they belong to: they go to the connection's
+// only caller (see conn.caller). The upstream is asked for every log level and the
+// gateway applies the client's. Cancelling a call (or its timeout) cancels the upstream
+// request. A 2026-07-28 upstream asks for input with input_required results: they are
+// returned to a 2026-07-28 client, whose retry (inputResponses, requestState) is passed
+// on, and fulfilled through the session of a legacy client, round after round.
+//
+// Values of env and headers may be secret references (secret:NAME, env:NAME, file:PATH);
+// they are resolved when the backend opens and scrubbed from results, errors and logs. A
+// downstream client's headers, its Authorization included, are never sent upstream.
+package upstream
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcpbridge/mcpbridge/internal/auth"
+	"github.com/mcpbridge/mcpbridge/internal/backend"
+	"github.com/mcpbridge/mcpbridge/internal/safehttp"
+	"github.com/mcpbridge/mcpbridge/internal/secret"
+)
+
+// statelessKey prefixes the key of the upstream session of stateless callers.
+const statelessKey = "\x00stateless:"
+
+// baseEnv are the variables of the gateway's environment a child gets, besides its env.
+var baseEnv = []string{"PATH", "HOME", "USER", "LOGNAME", "LANG", "LC_ALL", "LC_CTYPE", "TZ", "TMPDIR", "SYSTEMROOT"}
+
+// Backend serves the catalogs of one or more upstream MCP servers. It is safe for
+// concurrent use.
+type Backend struct {
+	name    string
+	log     *slog.Logger
+	now     func() time.Time
+	ups     []*upstream
+	byName  map[string]*upstream // by prefix, when names are prefixed
+	changes chan struct{}
+	scrub   *secret.Scrubber
+
+	ctx    context.Context // ends when the backend closes
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
+	closed atomic.Bool
+	tokens atomic.Uint64
+	tokPfx string
+}
+
+// upstream is one upstream server of a backend.
+type upstream struct {
+	b       *Backend
+	src     *source
+	label   string // "upstream everything" in messages
+	log     *slog.Logger
+	argv    []string
+	env     []string
+	dir     string
+	client  *http.Client // for url
+	sse     atomic.Bool  // the url speaks the 2024-11-05 HTTP+SSE transport
+	shared  *conn
+	mu      sync.Mutex
+	perSess map[string]*conn
+
+	catMu   sync.RWMutex
+	cat     rawCatalog
+	refresh chan struct{}
+}
+
+// rawCatalog is what an upstream lists, as it lists it.
+type rawCatalog struct {
+	tools     []*mcp.Tool
+	resources []*mcp.Resource
+	templates []*mcp.ResourceTemplate
+	prompts   []*mcp.Prompt
+	complete  bool // it offers completions
+}
+
+// Open resolves the secrets of the definition, starts the shared session of every
+// upstream (waiting at most start_timeout for each) and lists their catalogs.
+func (sp *spec) Open(ctx context.Context, deps backend.Deps) (backend.Backend, error) {
+	bctx, cancel := context.WithCancel(context.Background())
+	b := &Backend{
+		name: sp.server.Name, log: deps.Log(), now: deps.Clock(), changes: make(chan struct{}, 1),
+		byName: map[string]*upstream{}, ctx: bctx, cancel: cancel, tokPfx: randomHex(6),
+	}
+	var secrets []secret.Secret
+	res := func(where, v string) (string, error) {
+		val, err := resolve(deps, where, v)
+		if err == nil && secret.IsRef(v) {
+			secrets = append(secrets, secret.Secret{Value: val, Label: strings.Replace(v, ":", " ", 1)})
+		}
+		return val, err
+	}
+	for _, src := range sp.sources {
+		u, err := newUpstream(b, src, deps, res)
+		if err != nil {
+			cancel()
+			return nil, err
+		}
+		b.ups = append(b.ups, u)
+		if src.prefix != "" {
+			b.byName[src.prefix] = u
+		}
+	}
+	b.scrub = secret.NewLabeledScrubber(secrets...)
+	// Start every upstream at once; fail when one cannot start.
+	errs := make([]error, len(b.ups))
+	var wg sync.WaitGroup
+	for i, u := range b.ups {
+		wg.Go(func() {
+			ctx, cancel := context.WithTimeout(ctx, u.src.StartTimeout+time.Second)
+			defer cancel()
+			if _, err := u.shared.session(ctx); err != nil {
+				errs[i] = fmt.Errorf("%s cannot start: %s", u.label, u.describe(err, u.shared))
+				return
+			}
+			if err := u.list(ctx); err != nil {
+				errs[i] = fmt.Errorf("%s: listing its catalog: %s", u.label, b.scrubString(err.Error()))
+			}
+		})
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		b.Close()
+		return nil, err
+	}
+	for _, u := range b.ups {
+		b.goBackground(u.refresher)
+	}
+	b.goBackground(b.reaper)
+	return b, nil
+}
+
+func newUpstream(b *Backend, src *source, deps backend.Deps, res func(where, v string) (string, error)) (*upstream, error) {
+	label := "the upstream server"
+	if src.Name != "" {
+		label = "upstream " + src.Name
+	}
+	u := &upstream{b: b, src: src, label: label, perSess: map[string]*conn{}, refresh: make(chan struct{}, 1)}
+	u.log = b.log.With("upstream", cmpOr(src.Name, b.name))
+	if src.Isolation == "" {
+		src.Isolation = PerSession
+	}
+	if src.Timeout == 0 {
+		src.Timeout = DefaultTimeout
+	}
+	if src.StartTimeout == 0 {
+		src.StartTimeout = DefaultStartTimeout
+	}
+	if src.IdleTimeout == 0 {
+		src.IdleTimeout = DefaultIdleTimeout
+	}
+	if src.MaxSessions == 0 {
+		src.MaxSessions = DefaultMaxSessions
+	}
+	at := func(f string) string {
+		if src.path == "" {
+			return f
+		}
+		return src.path + "." + f
+	}
+	if len(src.Command) > 0 {
+		u.dir = deps.Dir
+		if src.Workdir != "" {
+			u.dir = src.Workdir
+			if !filepath.IsAbs(u.dir) && deps.Dir != "" {
+				u.dir = filepath.Join(deps.Dir, u.dir)
+			}
+		}
+		u.argv = append([]string(nil), src.Command...)
+		if strings.ContainsRune(u.argv[0], '/') && !filepath.IsAbs(u.argv[0]) && u.dir != "" {
+			u.argv[0] = filepath.Join(u.dir, u.argv[0])
+		}
+		for _, k := range baseEnv {
+			if _, set := src.Env[k]; set {
+				continue
+			}
+			if v, ok := os.LookupEnv(k); ok {
+				u.env = append(u.env, k+"="+v)
+			}
+		}
+		for _, k := range sortedKeys(src.Env) {
+			v, err := res(at("env."+k), src.Env[k])
+			if err != nil {
+				return nil, err
+			}
+			u.env = append(u.env, k+"="+v)
+		}
+	} else {
+		hs := http.Header{}
+		for _, k := range sortedKeys(src.Headers) {
+			v, err := res(at("headers."+k), src.Headers[k])
+			if err != nil {
+				return nil, err
+			}
+			if !validHeaderValue(v) {
+				return nil, fmt.Errorf("%s: the value contains a control character (a line break?)", at("headers."+k))
+			}
+			hs.Set(k, v)
+		}
+		target, _ := url.Parse(src.URL)
+		// The url is the operator's, not a model's: loopback and private addresses are
+		// allowed; link-local and metadata addresses are still refused. Calls are bounded
+		// by their context, not by a client timeout (an SSE stream stays open).
+		base := deps.Client(safehttp.Policy{AllowPrivate: true}, safehttp.Options{ResponseHeaderTimeout: time.Hour})
+		client := *base
+		client.Timeout = 0
+		client.Transport = &headerTransport{base: base.Transport, host: target.Host, headers: hs}
+		u.client = &client
+		u.sse.Store(src.Transport == "sse")
+	}
+	u.shared = newConn(u, "")
+	return u, nil
+}
+
+// headerTransport adds the configured headers to requests for the upstream's host (never
+// to a redirect elsewhere).
+type headerTransport struct {
+	base    http.RoundTripper
+	host    string
+	headers http.Header
+}
+
+func (t *headerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	if len(t.headers) > 0 && r.URL.Host == t.host {
+		r = r.Clone(r.Context())
+		for k, v := range t.headers {
+			r.Header[k] = v
+		}
+	}
+	return t.base.RoundTrip(r)
+}
+
+// dial starts a session with the upstream for c.
+func (u *upstream) dial(ctx context.Context, c *conn) (*mcp.ClientSession, *process, error) {
+	client := u.newClient(c)
+	opts := &mcp.ClientSessionOptions{ProtocolVersion: u.src.ProtocolVersion}
+	if len(u.argv) > 0 {
+		cmd := exec.Command(u.argv[0], u.argv[1:]...)
+		cmd.Env = u.env
+		cmd.Dir = u.dir
+		tail := &tailWriter{max: 4 << 10, log: u.log, scrub: u.b.scrubString}
+		proc, t, err := startProcess(cmd, tail)
+		if err != nil {
+			return nil, nil, fmt.Errorf("starting %s: %w", u.argv[0], err)
+		}
+		cs, err := client.Connect(ctx, t, opts)
+		if err != nil {
+			proc.stop()
+			if msg := tail.lastLine(300); msg != "" {
+				return nil, nil, fmt.Errorf("%w (%s; its last output on stderr: %s)", err, proc.exitReason(), msg)
+			}
+			return nil, nil, fmt.Errorf("%w (%s)", err, proc.exitReason())
+		}
+		u.afterConnect(ctx, cs)
+		return cs, proc, nil
+	}
+	if !u.sse.Load() {
+		cs, err := client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: u.src.URL, HTTPClient: u.client, MaxRetries: 2}, opts)
+		if err == nil {
+			u.afterConnect(ctx, cs)
+			return cs, nil, nil
+		}
+		if u.src.Transport != "" || !maySpeakSSE(err) {
+			return nil, nil, err
+		}
+		// An endpoint that refuses a Streamable HTTP POST may be a 2024-11-05 SSE server.
+		cs, sseErr := client.Connect(ctx, &mcp.SSEClientTransport{Endpoint: u.src.URL, HTTPClient: u.client}, opts)
+		if sseErr != nil {
+			return nil, nil, fmt.Errorf("%w (and as an SSE endpoint: %v)", err, sseErr)
+		}
+		u.log.Info("the upstream speaks the 2024-11-05 HTTP+SSE transport", "url", u.src.URL)
+		u.sse.Store(true)
+		u.afterConnect(ctx, cs)
+		return cs, nil, nil
+	}
+	cs, err := client.Connect(ctx, &mcp.SSEClientTransport{Endpoint: u.src.URL, HTTPClient: u.client}, opts)
+	if err != nil {
+		return nil, nil, err
+	}
+	u.afterConnect(ctx, cs)
+	return cs, nil, nil
+}
+
+// maySpeakSSE reports whether a failed Streamable HTTP connect may mean an SSE endpoint:
+// the server answered, but not with what Streamable HTTP expects.
+func maySpeakSSE(err error) bool {
+	s := err.Error()
+	for _, code := range []string{"400", "404", "405", "406", "415", "content type"} {
+		if strings.Contains(s, code) {
+			return true
+		}
+	}
+	return false
+}
+
+// afterConnect asks a legacy upstream that logs for every level: the gateway applies each
+// client's own level. (A 2026-07-28 upstream is asked per request.)
+func (u *upstream) afterConnect(ctx context.Context, cs *mcp.ClientSession) {
+	res := cs.InitializeResult()
+	if res == nil || res.Capabilities == nil || res.Capabilities.Logging == nil || res.ProtocolVersion >= "2026-07-28" {
+		return
+	}
+	if err := cs.SetLoggingLevel(ctx, &mcp.SetLoggingLevelParams{Level: "debug"}); err != nil {
+		u.log.Debug("setting the upstream's logging level failed", "error", err)
+	}
+}
+
+// connFor returns the connection a call uses: the shared one, or the one of its session
+// (created on first use).
+func (u *upstream) connFor(call *backend.Call) (*conn, error) {
+	if u.src.Isolation == Shared {
+		return u.shared, nil
+	}
+	key := call.Session.ID()
+	if key == "" {
+		key = statelessKey + call.Principal.User
+	}
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	if c := u.perSess[key]; c != nil {
+		return c, nil
+	}
+	if u.b.closed.Load() {
+		return nil, errClosed
+	}
+	if len(u.perSess) >= u.src.MaxSessions {
+		// Make room by closing the session idle the longest.
+		var oldest *conn
+		var oldestKey string
+		for k, c := range u.perSess {
+			if c.idle(u.b.now()) && (oldest == nil || c.lastUsed.Before(oldest.lastUsed)) {
+				oldest, oldestKey = c, k
+			}
+		}
+		if oldest == nil {
+			return nil, fmt.Errorf("%s already serves %d sessions, each with a call running (max_sessions)", u.label, u.src.MaxSessions)
+		}
+		delete(u.perSess, oldestKey)
+		u.b.goBackground(oldest.close)
+	}
+	c := newConn(u, key)
+	u.perSess[key] = c
+	return c, nil
+}
+
+// restartLater starts the shared connection again after its backoff, and lists the
+// catalog once it is up, since the upstream may offer something else now.
+func (u *upstream) restartLater(c *conn) {
+	u.b.goBackground(func() {
+		c.mu.Lock()
+		wait := c.retryAt.Sub(u.b.now())
+		c.mu.Unlock()
+		t := time.NewTimer(max(wait, 0))
+		defer t.Stop()
+		select {
+		case <-t.C:
+		case <-u.b.ctx.Done():
+			return
+		}
+		ctx, cancel := context.WithTimeout(u.b.ctx, u.src.StartTimeout+time.Second)
+		defer cancel()
+		if _, err := c.session(ctx); err == nil {
+			u.requestRefresh()
+		}
+	})
+}
+
+// requestRefresh asks the refresher to list the catalog again.
+func (u *upstream) requestRefresh() {
+	select {
+	case u.refresh <- struct{}{}:
+	default:
+	}
+}
+
+// refresher lists the catalog again when asked (list_changed, a restart) and tells the
+// gateway when it changed.
+func (u *upstream) refresher() {
+	for {
+		select {
+		case <-u.b.ctx.Done():
+			return
+		case <-u.refresh:
+		}
+		// Let a burst of notifications settle into one listing.
+		select {
+		case <-u.b.ctx.Done():
+			return
+		case <-time.After(20 * time.Millisecond):
+		}
+		ctx, cancel := context.WithTimeout(u.b.ctx, u.src.Timeout)
+		err := u.list(ctx)
+		cancel()
+		if err != nil {
+			u.log.Warn("listing the upstream's changed catalog failed; serving the previous one", "error", u.b.scrubString(err.Error()))
+			continue
+		}
+		u.b.signal()
+	}
+}
+
+// list lists the upstream's catalog through its shared session.
+func (u *upstream) list(ctx context.Context) error {
+	cs, err := u.shared.session(ctx)
+	if err != nil {
+		return err
+	}
+	var cat rawCatalog
+	caps := &mcp.ServerCapabilities{}
+	if res := cs.InitializeResult(); res != nil && res.Capabilities != nil {
+		caps = res.Capabilities
+	}
+	if caps.Tools != nil {
+		for t, err := range cs.Tools(ctx, nil) {
+			if err != nil {
+				return fmt.Errorf("tools/list: %w", err)
+			}
+			cat.tools = append(cat.tools, t)
+		}
+	}
+	if caps.Resources != nil {
+		for r, err := range cs.Resources(ctx, nil) {
+			if err != nil {
+				return fmt.Errorf("resources/list: %w", err)
+			}
+			cat.resources = append(cat.resources, r)
+		}
+		for t, err := range cs.ResourceTemplates(ctx, nil) {
+			if err != nil {
+				return fmt.Errorf("resources/templates/list: %w", err)
+			}
+			cat.templates = append(cat.templates, t)
+		}
+	}
+	if caps.Prompts != nil {
+		for p, err := range cs.Prompts(ctx, nil) {
+			if err != nil {
+				return fmt.Errorf("prompts/list: %w", err)
+			}
+			cat.prompts = append(cat.prompts, p)
+		}
+	}
+	cat.complete = caps.Completions != nil
+	u.catMu.Lock()
+	u.cat = cat
+	u.catMu.Unlock()
+	return nil
+}
+
+// signal tells the gateway that the catalog changed.
+func (b *Backend) signal() {
+	select {
+	case b.changes <- struct{}{}:
+	default:
+	}
+}
+
+// Changes receives a value when an upstream's catalog changed.
+func (b *Backend) Changes() <-chan struct{} { return b.changes }
+
+// reaper closes per-session connections idle for longer than their idle_timeout.
+func (b *Backend) reaper() {
+	every := time.Minute
+	for _, u := range b.ups {
+		every = min(every, max(u.src.IdleTimeout/4, 50*time.Millisecond))
+	}
+	t := time.NewTicker(every)
+	defer t.Stop()
+	for {
+		select {
+		case <-b.ctx.Done():
+			return
+		case <-t.C:
+		}
+		for _, u := range b.ups {
+			cutoff := b.now().Add(-u.src.IdleTimeout)
+			u.mu.Lock()
+			for k, c := range u.perSess {
+				if c.idle(cutoff) {
+					delete(u.perSess, k)
+					u.log.Debug("closing an idle upstream session", "session", c.logKey())
+					b.goBackground(c.close)
+				}
+			}
+			u.mu.Unlock()
+		}
+	}
+}
+
+// SessionEnded closes the upstream sessions of a downstream session that ended.
+func (b *Backend) SessionEnded(id string) {
+	if id == "" {
+		return
+	}
+	for _, u := range b.ups {
+		u.mu.Lock()
+		c := u.perSess[id]
+		delete(u.perSess, id)
+		u.mu.Unlock()
+		if c != nil {
+			b.goBackground(c.close)
+		}
+	}
+}
+
+// Close closes every upstream session (stopping the children) and waits for the
+// backend's goroutines to end.
+func (b *Backend) Close() error {
+	if b.closed.Swap(true) {
+		return nil
+	}
+	b.cancel()
+	var wg sync.WaitGroup
+	for _, u := range b.ups {
+		u.mu.Lock()
+		conns := []*conn{u.shared}
+		for k, c := range u.perSess {
+			conns = append(conns, c)
+			delete(u.perSess, k)
+		}
+		u.mu.Unlock()
+		for _, c := range conns {
+			wg.Go(c.close)
+		}
+	}
+	wg.Wait()
+	b.wg.Wait()
+	return nil
+}
+
+// goBackground runs f in a goroutine that Close waits for.
+func (b *Backend) goBackground(f func()) {
+	b.wg.Go(f)
+}
+
+func (b *Backend) newToken() string {
+	return fmt.Sprintf("mcpbridge-%s-%d", b.tokPfx, b.tokens.Add(1))
+}
+
+func (b *Backend) scrubString(s string) string { return b.scrub.String(s) }
+
+// describe says why a connection could not be used, for a client or the log.
+func (u *upstream) describe(err error, c *conn) string {
+	var msg string
+	switch {
+	case errors.Is(err, context.DeadlineExceeded):
+		msg = fmt.Sprintf("it did not answer within start_timeout (%s)", u.src.StartTimeout)
+		c.mu.Lock()
+		if c.startErr != nil {
+			msg = c.startErr.Error()
+		}
+		c.mu.Unlock()
+	case errors.Is(err, errClosed):
+		msg = "the server is being closed"
+	default:
+		msg = err.Error()
+	}
+	return u.b.scrubString(msg)
+}
+
+// Catalog returns the merged catalogs of the upstreams, as they were last listed.
+func (b *Backend) Catalog(context.Context) (*backend.Catalog, error) {
+	return b.catalog(), nil
+}
+
+// CallTool calls the tool on its upstream, through the caller's upstream session.
+func (b *Backend) CallTool(ctx context.Context, call *backend.Call) (*mcp.CallToolResult, error) {
+	u, name := b.route(call.Name)
+	if u == nil {
+		return backend.ErrorResult("unknown tool %q", call.Name), nil
+	}
+	return u.callTool(ctx, call, name), nil
+}
+
+// maxRounds bounds the input rounds mcpbridge fulfils for a legacy client in one call.
+const maxRounds = 10
+
+func (u *upstream) callTool(ctx context.Context, call *backend.Call, name string) *mcp.CallToolResult {
+	parent := ctx
+	ctx, cancel := context.WithTimeout(ctx, u.src.Timeout)
+	defer cancel()
+	c, err := u.connFor(call)
+	if err != nil {
+		return backend.ErrorResult("%s", u.b.scrubString(err.Error()))
+	}
+	cs, err := c.session(ctx)
+	if err != nil {
+		if parent.Err() != nil {
+			return backend.ErrorResult("the call was cancelled")
+		}
+		return backend.ErrorResult("%s is not available: %s. Try again later.", u.label, u.describe(err, c))
+	}
+	f := c.begin(ctx, call.Session)
+	defer c.end(f)
+	params := &mcp.CallToolParams{Name: name, Arguments: call.Arguments, InputResponses: call.InputResponses, RequestState: call.RequestState}
+	for round := 1; ; round++ {
+		params.SetProgressToken(f.token)
+		c.mu.Lock()
+		logMeta := c.modern && c.logs
+		c.mu.Unlock()
+		if logMeta {
+			params.Meta[mcp.MetaKeyLogLevel] = "debug"
+		}
+		res, err := cs.CallTool(ctx, params)
+		if err != nil {
+			return u.failure(parent, ctx, c, cs, "tools/call", err)
+		}
+		if len(res.InputRequests) == 0 || call.Session.ID() == "" || round >= maxRounds {
+			// A 2026-07-28 client gets the input requests and retries itself.
+			return u.b.scrubResult(res)
+		}
+		// A legacy client cannot read input requests: ask it over its session, and retry.
+		responses, err := fulfil(ctx, call.Session, res.InputRequests)
+		if err != nil {
+			if parent.Err() != nil {
+				return backend.ErrorResult("the call was cancelled")
+			}
+			return backend.ErrorResult("%s asked the client for input, which failed: %s", u.label, u.b.scrubString(err.Error()))
+		}
+		params = &mcp.CallToolParams{Name: name, Arguments: call.Arguments, InputResponses: responses, RequestState: res.RequestState}
+	}
+}
+
+// failure turns a failed upstream request into a tool error that says what happened.
+func (u *upstream) failure(parent, ctx context.Context, c *conn, cs *mcp.ClientSession, method string, err error) *mcp.CallToolResult {
+	var rpcErr *jsonrpc.Error
+	switch {
+	case parent.Err() != nil:
+		return backend.ErrorResult("the call was cancelled")
+	case ctx.Err() != nil:
+		return backend.ErrorResult("%s did not answer %s within %s, so the call was cancelled. Try again, or raise timeout in the server's definition if it needs longer.", u.label, method, u.src.Timeout)
+	case errors.As(err, &rpcErr):
+		return backend.ErrorResult("%s refused the call: %s (JSON-RPC error %d)", u.label, u.b.scrubString(rpcErr.Message), rpcErr.Code)
+	}
+	if why := c.whyEnded(cs); why != "" {
+		return backend.ErrorResult("%s stopped while running the call (%s); it is started again for the next call.", u.label, why)
+	}
+	u.log.Warn("upstream request failed", "method", method, "error", u.b.scrubString(err.Error()))
+	return backend.ErrorResult("%s failed to answer: %s", u.label, u.b.scrubString(err.Error()))
+}
+
+// rpcFailure turns a failed upstream request that is not a tool call into a JSON-RPC
+// error: the upstream's own, or an internal error that says what happened.
+func (u *upstream) rpcFailure(parent, ctx context.Context, c *conn, cs *mcp.ClientSession, method string, err error) error {
+	var rpcErr *jsonrpc.Error
+	switch {
+	case parent.Err() != nil:
+		return parent.Err()
+	case errors.As(err, &rpcErr):
+		e := *rpcErr
+		e.Message = u.b.scrubString(e.Message)
+		return &e
+	case ctx.Err() != nil:
+		return &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: fmt.Sprintf("%s did not answer %s within %s", u.label, method, u.src.Timeout)}
+	}
+	msg := u.b.scrubString(err.Error())
+	if cs != nil {
+		if why := c.whyEnded(cs); why != "" {
+			msg = "it stopped: " + why
+		}
+	}
+	return &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: fmt.Sprintf("%s failed to answer %s: %s", u.label, method, msg)}
+}
+
+// ReadResource reads a resource from the upstream that lists it (or whose template
+// matches it).
+func (b *Backend) ReadResource(ctx context.Context, _ auth.Principal, uri string) (*mcp.ReadResourceResult, error) {
+	u := b.resourceOwner(uri)
+	parent := ctx
+	ctx, cancel := context.WithTimeout(ctx, u.src.Timeout)
+	defer cancel()
+	cs, err := u.shared.session(ctx)
+	if err != nil {
+		return nil, u.rpcFailure(parent, ctx, u.shared, nil, "resources/read", err)
+	}
+	res, err := cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: uri})
+	if err != nil {
+		return nil, u.rpcFailure(parent, ctx, u.shared, cs, "resources/read", err)
+	}
+	if len(res.InputRequests) > 0 {
+		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: fmt.Sprintf("%s asks for input to read %s, which mcpbridge cannot forward for resource reads", u.label, uri)}
+	}
+	return res, nil
+}
+
+// GetPrompt gets a prompt from its upstream.
+func (b *Backend) GetPrompt(ctx context.Context, _ auth.Principal, name string, args map[string]string) (*mcp.GetPromptResult, error) {
+	u, pname := b.route(name)
+	if u == nil {
+		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("unknown prompt %q", name)}
+	}
+	parent := ctx
+	ctx, cancel := context.WithTimeout(ctx, u.src.Timeout)
+	defer cancel()
+	cs, err := u.shared.session(ctx)
+	if err != nil {
+		return nil, u.rpcFailure(parent, ctx, u.shared, nil, "prompts/get", err)
+	}
+	res, err := cs.GetPrompt(ctx, &mcp.GetPromptParams{Name: pname, Arguments: args})
+	if err != nil {
+		return nil, u.rpcFailure(parent, ctx, u.shared, cs, "prompts/get", err)
+	}
+	if len(res.InputRequests) > 0 {
+		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: fmt.Sprintf("%s asks for input to get prompt %s, which mcpbridge cannot forward for prompts", u.label, name)}
+	}
+	return res, nil
+}
+
+// Complete completes a prompt or resource template argument on its upstream.
+func (b *Backend) Complete(ctx context.Context, p *mcp.CompleteParams) (*mcp.CompleteResult, error) {
+	if p == nil || p.Ref == nil {
+		return &mcp.CompleteResult{}, nil
+	}
+	q := *p
+	ref := *p.Ref
+	q.Ref = &ref
+	var u *upstream
+	switch ref.Type {
+	case "ref/prompt":
+		u, ref.Name = b.route(ref.Name)
+	case "ref/resource":
+		u = b.resourceOwner(ref.URI)
+	}
+	if u == nil {
+		return &mcp.CompleteResult{}, nil
+	}
+	u.catMu.RLock()
+	can := u.cat.complete
+	u.catMu.RUnlock()
+	if !can {
+		return &mcp.CompleteResult{}, nil
+	}
+	parent := ctx
+	ctx, cancel := context.WithTimeout(ctx, u.src.Timeout)
+	defer cancel()
+	cs, err := u.shared.session(ctx)
+	if err != nil {
+		return nil, u.rpcFailure(parent, ctx, u.shared, nil, "completion/complete", err)
+	}
+	res, err := cs.Complete(ctx, &q)
+	if err != nil {
+		return nil, u.rpcFailure(parent, ctx, u.shared, cs, "completion/complete", err)
+	}
+	return res, nil
+}
+
+// scrubResult removes resolved secrets from a tool result.
+func (b *Backend) scrubResult(r *mcp.CallToolResult) *mcp.CallToolResult {
+	if r == nil || b.scrub == nil {
+		return r
+	}
+	sc := b.scrub
+	for _, c := range r.Content {
+		switch c := c.(type) {
+		case *mcp.TextContent:
+			c.Text = sc.String(c.Text)
+		case *mcp.ImageContent:
+			c.Data = sc.Bytes(c.Data)
+		case *mcp.AudioContent:
+			c.Data = sc.Bytes(c.Data)
+		case *mcp.EmbeddedResource:
+			if rc := c.Resource; rc != nil {
+				rc.Text, rc.Blob = sc.String(rc.Text), sc.Bytes(rc.Blob)
+			}
+		case *mcp.ResourceLink:
+			c.URI, c.Description = sc.String(c.URI), sc.String(c.Description)
+		}
+	}
+	if r.StructuredContent != nil {
+		r.StructuredContent = b.scrubValue(r.StructuredContent)
+	}
+	return r
+}
+
+// scrubValue removes resolved secrets from a JSON value (through its JSON text).
+func (b *Backend) scrubValue(v any) any {
+	if b.scrub == nil || v == nil {
+		return v
+	}
+	data, err := json.Marshal(v)
+	if err != nil {
+		return v
+	}
+	s := b.scrub.String(string(data))
+	if s == string(data) {
+		return v
+	}
+	var out any
+	if err := json.Unmarshal([]byte(s), &out); err != nil {
+		return v
+	}
+	return out
+}
+
+func randomHex(n int) string {
+	b := make([]byte, n)
+	_, _ = rand.Read(b)
+	return hex.EncodeToString(b)
+}
+
+func cmpOr(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
+}
+
+var (
+	_ backend.Backend        = (*Backend)(nil)
+	_ backend.ResourceReader = (*Backend)(nil)
+	_ backend.PromptGetter   = (*Backend)(nil)
+	_ backend.Completer      = (*Backend)(nil)
+	_ backend.Watcher        = (*Backend)(nil)
+	_ backend.SessionEnder   = (*Backend)(nil)
+	_ backend.Checker        = (*spec)(nil)
+)
