@@ -36,8 +36,12 @@ type conn struct {
 	u   *upstream
 	key string // the downstream session (or stateless caller) it serves; "" when shared
 
+	life   context.Context // ends when the connection is closed
+	cancel context.CancelFunc
+
 	mu          sync.Mutex
 	cs          *mcp.ClientSession
+	notes       *notes        // counts cs's forwardable notifications
 	proc        *process      // the child of a stdio connection
 	ended       chan struct{} // closed when cs ended (nil while there is none)
 	endReason   string        // why the previous session ended, for the next call's error
@@ -63,29 +67,30 @@ type inflight struct {
 }
 
 func newConn(u *upstream, key string) *conn {
-	return &conn{u: u, key: key, tokens: map[string]*inflight{}, lastUsed: u.b.now()}
+	life, cancel := context.WithCancel(u.b.ctx)
+	return &conn{u: u, key: key, life: life, cancel: cancel, tokens: map[string]*inflight{}, lastUsed: u.b.now()}
 }
 
 // session returns the connection's MCP session, starting it when there is none. It waits
 // for a start under way, or for the backoff of the previous failure when ctx allows; one
 // call makes at most one start attempt.
-func (c *conn) session(ctx context.Context) (*mcp.ClientSession, error) {
+func (c *conn) session(ctx context.Context) (*mcp.ClientSession, *notes, error) {
 	tried := false
 	for {
 		c.mu.Lock()
 		if c.closed {
 			c.mu.Unlock()
-			return nil, errClosed
+			return nil, nil, errClosed
 		}
 		if c.cs != nil {
-			cs := c.cs
+			cs, n := c.cs, c.notes
 			c.mu.Unlock()
-			return cs, nil
+			return cs, n, nil
 		}
 		if tried && c.starting == nil {
 			err := c.startErr
 			c.mu.Unlock()
-			return nil, err
+			return nil, nil, err
 		}
 		if c.starting == nil {
 			if wait := c.retryAt.Sub(c.u.b.now()); wait > 0 {
@@ -95,7 +100,7 @@ func (c *conn) session(ctx context.Context) (*mcp.ClientSession, error) {
 					if err == nil {
 						err = errors.New("it stopped")
 					}
-					return nil, fmt.Errorf("%w; the next attempt is in %s", err, wait.Round(100*time.Millisecond))
+					return nil, nil, fmt.Errorf("%w; the next attempt is in %s", err, wait.Round(100*time.Millisecond))
 				}
 				c.mu.Unlock()
 				t := time.NewTimer(wait)
@@ -103,7 +108,7 @@ func (c *conn) session(ctx context.Context) (*mcp.ClientSession, error) {
 				case <-t.C:
 				case <-ctx.Done():
 					t.Stop()
-					return nil, ctx.Err()
+					return nil, nil, ctx.Err()
 				}
 				continue
 			}
@@ -116,7 +121,7 @@ func (c *conn) session(ctx context.Context) (*mcp.ClientSession, error) {
 		select {
 		case <-ch:
 		case <-ctx.Done():
-			return nil, ctx.Err()
+			return nil, nil, ctx.Err()
 		}
 	}
 }
@@ -127,7 +132,8 @@ func (c *conn) start() {
 	ctx, cancel := context.WithTimeout(u.b.ctx, u.src.StartTimeout)
 	defer cancel()
 	begun := u.b.now()
-	cs, proc, err := u.dial(ctx, c)
+	n := newNotes()
+	cs, proc, err := u.dial(ctx, c, n)
 	c.mu.Lock()
 	discard := err == nil && c.closed
 	if discard {
@@ -139,7 +145,7 @@ func (c *conn) start() {
 		c.failures++
 		c.retryAt = u.b.now().Add(backoff(c.failures))
 	} else {
-		c.cs, c.proc, c.startErr = cs, proc, nil
+		c.cs, c.proc, c.notes, c.startErr = cs, proc, n, nil
 		ended = make(chan struct{})
 		c.ended = ended
 		c.connectedAt = u.b.now()
@@ -236,6 +242,7 @@ func (c *conn) close() {
 		return
 	}
 	c.closed = true
+	c.cancel()
 	cs, proc := c.cs, c.proc
 	c.cs, c.proc = nil, nil
 	c.mu.Unlock()

@@ -15,7 +15,7 @@ import (
 // newClient returns the MCP client of connection c: it forwards what the upstream sends
 // during a call (progress, log messages, sampling, elicitation and roots requests) to the
 // caller, and on the shared connection follows list changes.
-func (u *upstream) newClient(c *conn) *mcp.Client {
+func (u *upstream) newClient(c *conn, n *notes) *mcp.Client {
 	opts := &mcp.ClientOptions{
 		Logger: u.log.With("sdk", "client"),
 		CreateMessageHandler: func(ctx context.Context, req *mcp.CreateMessageRequest) (*mcp.CreateMessageResult, error) {
@@ -61,6 +61,9 @@ func (u *upstream) newClient(c *conn) *mcp.Client {
 	// to the caller instead.
 	cl.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
 		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+			if forwardable(method) {
+				defer n.handledOne()
+			}
 			if method != "roots/list" {
 				return next(ctx, method, req)
 			}
@@ -86,14 +89,14 @@ func forward[R any](ctx context.Context, c *conn, method string, ask func(contex
 		stop()
 		cancel()
 	}()
+	if f.sess.ID() == "" {
+		return zero, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: fmt.Sprintf("%s sent %s, which cannot reach a client that made a stateless (2026-07-28) request; it needs a client with a session (protocol 2025-11-25 or older)", c.u.label, method)}
+	}
 	res, err := ask(fctx, f.sess)
 	if err != nil {
 		var rpcErr *jsonrpc.Error
 		if errors.As(err, &rpcErr) {
 			return zero, rpcErr
-		}
-		if errors.Is(err, backend.ErrNoSession) {
-			return zero, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: fmt.Sprintf("the client cannot answer %s: it made a stateless (2026-07-28) request, which cannot carry a request from the server", method)}
 		}
 		return zero, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: fmt.Sprintf("the client did not answer %s: %s", method, c.u.b.scrubString(err.Error()))}
 	}

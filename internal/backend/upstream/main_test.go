@@ -52,8 +52,15 @@ func stdioUpstream(t testing.TB, env map[string]string, extra string) string {
 // returns its URL.
 func startHTTPServer(t testing.TB, env ...string) string {
 	t.Helper()
+	return startNetServer(t, "http", env...)
+}
+
+// startNetServer runs the test server in mode (http or sse) in another process and
+// returns its URL.
+func startNetServer(t testing.TB, mode string, env ...string) string {
+	t.Helper()
 	cmd := exec.Command(self(t), "-test.run=^$")
-	cmd.Env = append(os.Environ(), append(env, "UPSTREAM_TEST_SERVER=http")...)
+	cmd.Env = append(os.Environ(), append(env, "UPSTREAM_TEST_SERVER="+mode)...)
 	cmd.Stderr = os.Stderr
 	out, err := cmd.StdoutPipe()
 	if err != nil {

@@ -20,7 +20,8 @@ import (
 // the tests when UPSTREAM_TEST_SERVER is set (stdio or http), as go-sdk's cmd_test does.
 //
 // Its environment:
-//   - UPSTREAM_TEST_SERVER=stdio|http (http listens on 127.0.0.1:0 and prints "LISTEN addr")
+//   - UPSTREAM_TEST_SERVER=stdio|http|sse (http and sse listen on 127.0.0.1:0 and print
+//     "LISTEN addr"; http serves both eras, sse the 2024-11-05 HTTP+SSE transport)
 //   - UPSTREAM_TEST_LEGACY=1: speak 2025-11-25 and older only (no 2026-07-28), so input
 //     requests become server-to-client requests
 //   - UPSTREAM_TEST_START_DELAY=2s: wait before serving
@@ -66,13 +67,30 @@ func runTestServer(mode string) {
 			os.Exit(1)
 		}
 		os.Exit(0)
-	case "http":
+	case "http", "sse":
 		ln, err := net.Listen("tcp", "127.0.0.1:0")
 		if err != nil {
 			fmt.Fprintln(os.Stderr, err)
 			os.Exit(1)
 		}
-		h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, nil)
+		get := func(*http.Request) *mcp.Server { return srv }
+		var h http.Handler
+		switch {
+		case mode == "sse":
+			h = mcp.NewSSEHandler(get, nil)
+		case os.Getenv("UPSTREAM_TEST_LEGACY") != "":
+			h = mcp.NewStreamableHTTPHandler(get, nil)
+		default: // both eras at one URL, as the gateway serves them
+			legacy := mcp.NewStreamableHTTPHandler(get, nil)
+			modern := mcp.NewStreamableHTTPHandler(get, &mcp.StreamableHTTPOptions{Stateless: true, PropagateRequestCancellation: true})
+			h = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				if r.Header.Get("Mcp-Protocol-Version") >= "2026-07-28" {
+					modern.ServeHTTP(w, r)
+				} else {
+					legacy.ServeHTTP(w, r)
+				}
+			})
+		}
 		fmt.Printf("LISTEN %s\n", ln.Addr())
 		_ = http.Serve(ln, h)
 		os.Exit(1)

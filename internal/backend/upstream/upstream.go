@@ -155,7 +155,7 @@ func (sp *spec) Open(ctx context.Context, deps backend.Deps) (backend.Backend, e
 		wg.Go(func() {
 			ctx, cancel := context.WithTimeout(ctx, u.src.StartTimeout+time.Second)
 			defer cancel()
-			if _, err := u.shared.session(ctx); err != nil {
+			if _, _, err := u.shared.session(ctx); err != nil {
 				errs[i] = fmt.Errorf("%s cannot start: %s", u.label, u.describe(err, u.shared))
 				return
 			}
@@ -273,19 +273,46 @@ func (t *headerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 			r.Header[k] = v
 		}
 	}
-	return t.base.RoundTrip(r)
+	resp, err := t.base.RoundTrip(r)
+	countBody(r, resp)
+	return resp, err
 }
 
-// dial starts a session with the upstream for c.
-func (u *upstream) dial(ctx context.Context, c *conn) (*mcp.ClientSession, *process, error) {
-	client := u.newClient(c)
+// sseTransport connects the 2024-11-05 SSE transport with a context that lasts as long as
+// the connection (the transport ties its event stream to the context Connect gets), and
+// gives up when the start's context ends first.
+type sseTransport struct {
+	t    *mcp.SSEClientTransport
+	life context.Context
+}
+
+func (t *sseTransport) Connect(ctx context.Context) (mcp.Connection, error) {
+	life, cancel := context.WithCancel(t.life)
+	stop := context.AfterFunc(ctx, cancel)
+	conn, err := t.t.Connect(life)
+	if !stop() || err != nil {
+		cancel()
+		if err == nil {
+			conn.Close()
+			err = ctx.Err()
+		}
+		return nil, err
+	}
+	return conn, nil
+}
+
+// dial starts a session with the upstream for c, whose forwardable notifications are
+// counted into n.
+func (u *upstream) dial(ctx context.Context, c *conn, n *notes) (*mcp.ClientSession, *process, error) {
+	client := u.newClient(c, n)
+	ctx = withNotes(ctx, n)
 	opts := &mcp.ClientSessionOptions{ProtocolVersion: u.src.ProtocolVersion}
 	if len(u.argv) > 0 {
 		cmd := exec.Command(u.argv[0], u.argv[1:]...)
 		cmd.Env = u.env
 		cmd.Dir = u.dir
 		tail := &tailWriter{max: 4 << 10, log: u.log, scrub: u.b.scrubString}
-		proc, t, err := startProcess(cmd, tail)
+		proc, t, err := startProcess(cmd, tail, n)
 		if err != nil {
 			return nil, nil, fmt.Errorf("starting %s: %w", u.argv[0], err)
 		}
@@ -300,6 +327,7 @@ func (u *upstream) dial(ctx context.Context, c *conn) (*mcp.ClientSession, *proc
 		u.afterConnect(ctx, cs)
 		return cs, proc, nil
 	}
+	sse := &sseTransport{t: &mcp.SSEClientTransport{Endpoint: u.src.URL, HTTPClient: u.client}, life: withNotes(c.life, n)}
 	if !u.sse.Load() {
 		cs, err := client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: u.src.URL, HTTPClient: u.client, MaxRetries: 2}, opts)
 		if err == nil {
@@ -310,7 +338,7 @@ func (u *upstream) dial(ctx context.Context, c *conn) (*mcp.ClientSession, *proc
 			return nil, nil, err
 		}
 		// An endpoint that refuses a Streamable HTTP POST may be a 2024-11-05 SSE server.
-		cs, sseErr := client.Connect(ctx, &mcp.SSEClientTransport{Endpoint: u.src.URL, HTTPClient: u.client}, opts)
+		cs, sseErr := client.Connect(ctx, sse, opts)
 		if sseErr != nil {
 			return nil, nil, fmt.Errorf("%w (and as an SSE endpoint: %v)", err, sseErr)
 		}
@@ -319,7 +347,7 @@ func (u *upstream) dial(ctx context.Context, c *conn) (*mcp.ClientSession, *proc
 		u.afterConnect(ctx, cs)
 		return cs, nil, nil
 	}
-	cs, err := client.Connect(ctx, &mcp.SSEClientTransport{Endpoint: u.src.URL, HTTPClient: u.client}, opts)
+	cs, err := client.Connect(ctx, sse, opts)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -331,8 +359,11 @@ func (u *upstream) dial(ctx context.Context, c *conn) (*mcp.ClientSession, *proc
 // the server answered, but not with what Streamable HTTP expects.
 func maySpeakSSE(err error) bool {
 	s := err.Error()
-	for _, code := range []string{"400", "404", "405", "406", "415", "content type"} {
-		if strings.Contains(s, code) {
+	if strings.Contains(s, "content type") {
+		return true
+	}
+	for _, code := range []int{400, 404, 405, 406, 415} {
+		if strings.Contains(s, fmt.Sprint(code)) || strings.Contains(s, http.StatusText(code)) {
 			return true
 		}
 	}
@@ -405,7 +436,7 @@ func (u *upstream) restartLater(c *conn) {
 		}
 		ctx, cancel := context.WithTimeout(u.b.ctx, u.src.StartTimeout+time.Second)
 		defer cancel()
-		if _, err := c.session(ctx); err == nil {
+		if _, _, err := c.session(ctx); err == nil {
 			u.requestRefresh()
 		}
 	})
@@ -447,7 +478,7 @@ func (u *upstream) refresher() {
 
 // list lists the upstream's catalog through its shared session.
 func (u *upstream) list(ctx context.Context) error {
-	cs, err := u.shared.session(ctx)
+	cs, _, err := u.shared.session(ctx)
 	if err != nil {
 		return err
 	}
@@ -629,7 +660,7 @@ func (u *upstream) callTool(ctx context.Context, call *backend.Call, name string
 	if err != nil {
 		return backend.ErrorResult("%s", u.b.scrubString(err.Error()))
 	}
-	cs, err := c.session(ctx)
+	cs, notes, err := c.session(ctx)
 	if err != nil {
 		if parent.Err() != nil {
 			return backend.ErrorResult("the call was cancelled")
@@ -638,6 +669,7 @@ func (u *upstream) callTool(ctx context.Context, call *backend.Call, name string
 	}
 	f := c.begin(ctx, call.Session)
 	defer c.end(f)
+	ctx = withNotes(ctx, notes) // an HTTP response stream's notifications are counted
 	params := &mcp.CallToolParams{Name: name, Arguments: call.Arguments, InputResponses: call.InputResponses, RequestState: call.RequestState}
 	for round := 1; ; round++ {
 		params.SetProgressToken(f.token)
@@ -651,6 +683,7 @@ func (u *upstream) callTool(ctx context.Context, call *backend.Call, name string
 		if err != nil {
 			return u.failure(parent, ctx, c, cs, "tools/call", err)
 		}
+		notes.drain() // forward the notifications that came before the result
 		if len(res.InputRequests) == 0 || call.Session.ID() == "" || round >= maxRounds {
 			// A 2026-07-28 client gets the input requests and retries itself.
 			return u.b.scrubResult(res)
@@ -715,7 +748,7 @@ func (b *Backend) ReadResource(ctx context.Context, _ auth.Principal, uri string
 	parent := ctx
 	ctx, cancel := context.WithTimeout(ctx, u.src.Timeout)
 	defer cancel()
-	cs, err := u.shared.session(ctx)
+	cs, _, err := u.shared.session(ctx)
 	if err != nil {
 		return nil, u.rpcFailure(parent, ctx, u.shared, nil, "resources/read", err)
 	}
@@ -738,7 +771,7 @@ func (b *Backend) GetPrompt(ctx context.Context, _ auth.Principal, name string, 
 	parent := ctx
 	ctx, cancel := context.WithTimeout(ctx, u.src.Timeout)
 	defer cancel()
-	cs, err := u.shared.session(ctx)
+	cs, _, err := u.shared.session(ctx)
 	if err != nil {
 		return nil, u.rpcFailure(parent, ctx, u.shared, nil, "prompts/get", err)
 	}
@@ -757,9 +790,10 @@ func (b *Backend) Complete(ctx context.Context, p *mcp.CompleteParams) (*mcp.Com
 	if p == nil || p.Ref == nil {
 		return &mcp.CompleteResult{}, nil
 	}
-	q := *p
+	// Fresh params: the caller's _meta (its protocol version, its capabilities) is not
+	// the upstream session's.
 	ref := *p.Ref
-	q.Ref = &ref
+	q := mcp.CompleteParams{Ref: &ref, Argument: p.Argument, Context: p.Context}
 	var u *upstream
 	switch ref.Type {
 	case "ref/prompt":
@@ -779,7 +813,7 @@ func (b *Backend) Complete(ctx context.Context, p *mcp.CompleteParams) (*mcp.Com
 	parent := ctx
 	ctx, cancel := context.WithTimeout(ctx, u.src.Timeout)
 	defer cancel()
-	cs, err := u.shared.session(ctx)
+	cs, _, err := u.shared.session(ctx)
 	if err != nil {
 		return nil, u.rpcFailure(parent, ctx, u.shared, nil, "completion/complete", err)
 	}

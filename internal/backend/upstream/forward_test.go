@@ -1,0 +1,191 @@
+package upstream_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// upstreamVariants are the upstreams the forwarding tests run against: the test server
+// over stdio and over Streamable HTTP, speaking 2026-07-28 (input requests as
+// input_required results) or only 2025-11-25 and older (input requests as server-to-client
+// requests), and over the 2024-11-05 HTTP+SSE transport, detected.
+func upstreamVariants(t *testing.T) []variant {
+	return []variant{
+		{"stdio-2026", stdioUpstream(t, nil, ""), false},
+		{"stdio-2025", stdioUpstream(t, map[string]string{"UPSTREAM_TEST_LEGACY": "1"}, ""), true},
+		{"http-2026", "    url: " + startHTTPServer(t) + "\n", false},
+		{"http-2025", "    url: " + startHTTPServer(t, "UPSTREAM_TEST_LEGACY=1") + "\n", true},
+		{"sse-detected", "    url: " + startNetServer(t, "sse") + "\n", true},
+	}
+}
+
+type variant struct {
+	name, yaml string
+	legacy     bool // the upstream speaks 2025-11-25 or older
+}
+
+// Every feature is forwarded between a real downstream client, the gateway, and a real
+// upstream server in another process, for each upstream variant and both client eras.
+func TestForwarding(t *testing.T) {
+	for _, up := range upstreamVariants(t) {
+		t.Run(up.name, func(t *testing.T) {
+			srv := start(t, "servers:\n  up:\n    kind: mcp\n    description: d\n"+up.yaml)
+			for _, era := range []string{"2025-11-25", "2026-07-28"} {
+				t.Run(era, func(t *testing.T) {
+					testForwarding(t, srv.URL+"/mcp/up", era, up.legacy)
+				})
+			}
+		})
+	}
+}
+
+func testForwarding(t *testing.T, url, era string, legacyUpstream bool) {
+	ctx := context.Background()
+	c, mc := newClient()
+	cs, err := mc.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: url}, &mcp.ClientSessionOptions{ProtocolVersion: era})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	modern := era >= "2026-07-28"
+
+	// The catalog is mirrored.
+	tools, err := cs.ListTools(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, tl := range tools.Tools {
+		names = append(names, tl.Name)
+	}
+	for _, want := range []string{"echo", "ask", "progress", "sample", "roots"} {
+		if !slices.Contains(names, want) {
+			t.Errorf("tools %v lack %s", names, want)
+		}
+	}
+	res, err := cs.ListResources(ctx, nil)
+	if err != nil || len(res.Resources) != 1 || res.Resources[0].URI != "test://static" {
+		t.Errorf("resources = %+v, %v", res, err)
+	}
+	tmpls, err := cs.ListResourceTemplates(ctx, nil)
+	if err != nil || len(tmpls.ResourceTemplates) != 1 || tmpls.ResourceTemplates[0].URITemplate != "test://items/{id}" {
+		t.Errorf("templates = %+v, %v", tmpls, err)
+	}
+	prompts, err := cs.ListPrompts(ctx, nil)
+	if err != nil || len(prompts.Prompts) != 1 || prompts.Prompts[0].Name != "greet" {
+		t.Errorf("prompts = %+v, %v", prompts, err)
+	}
+
+	// A plain call, with structured content.
+	r := callTool(t, cs, "echo", map[string]any{"text": "hi"})
+	if text(r) != "hi" || fmt.Sprint(r.StructuredContent) != "map[text:hi]" {
+		t.Errorf("echo = %q %v", text(r), r.StructuredContent)
+	}
+
+	// Progress reaches the call that asked for it.
+	p := &mcp.CallToolParams{Name: "progress", Arguments: map[string]any{"steps": 3}}
+	p.SetProgressToken("tok-1")
+	if r, err := cs.CallTool(ctx, p); err != nil || text(r) != "done 3" {
+		t.Fatalf("progress = %v, %v", r, err)
+	}
+	for i := 1; i <= 3; i++ {
+		select {
+		case n := <-c.progress:
+			if n.ProgressToken != "tok-1" || n.Progress != float64(i) || n.Total != 3 || n.Message != fmt.Sprintf("step %d", i) {
+				t.Errorf("progress %d = %+v", i, n)
+			}
+		case <-time.After(5 * time.Second):
+			t.Fatalf("progress notification %d did not arrive", i)
+		}
+	}
+
+	// Log messages reach the caller, at the caller's level.
+	lp := &mcp.CallToolParams{Name: "log", Arguments: map[string]any{"message": "from upstream", "level": "warning"}}
+	if modern {
+		lp.Meta = mcp.Meta{mcp.MetaKeyLogLevel: "info"}
+	} else if err := cs.SetLoggingLevel(ctx, &mcp.SetLoggingLevelParams{Level: "info"}); err != nil {
+		t.Fatal(err)
+	}
+	if r, err := cs.CallTool(ctx, lp); err != nil || text(r) != "logged" {
+		t.Fatalf("log = %v, %v", r, err)
+	}
+	select {
+	case m := <-c.logs:
+		if m.Data != "from upstream" || m.Level != "warning" {
+			t.Errorf("log message = %+v", m)
+		}
+	case <-time.After(5 * time.Second):
+		t.Error("the upstream's log message did not arrive")
+	}
+
+	// Elicitation, sampling and roots: a 2026-07-28 client gets input requests and
+	// retries; a legacy client is asked over its session.
+	if modern && legacyUpstream {
+		// A 2025-11-25 upstream sends server-to-client requests, which a stateless caller
+		// cannot receive: the call fails and says why.
+		r := callTool(t, cs, "ask", nil)
+		if !r.IsError || !strings.Contains(text(r), "stateless (2026-07-28) request") {
+			t.Errorf("ask through a legacy upstream from a stateless client = %q (isError %v)", text(r), r.IsError)
+		}
+	} else {
+		wantText(t, cs, "ask", nil, "hello Ada (accept, state asked)")
+		wantText(t, cs, "twice", nil, "Ada then Grace")
+		wantText(t, cs, "sample", nil, "model test-model said hello from the model")
+		wantText(t, cs, "roots", nil, "roots file:///work/a,file:///work/b")
+	}
+
+	// Resource reads, templates, prompts and completion.
+	for uri, want := range map[string]string{"test://static": "static text", "test://items/7": "item 7"} {
+		rr, err := cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: uri})
+		if err != nil || len(rr.Contents) != 1 || rr.Contents[0].Text != want {
+			t.Errorf("read %s = %+v, %v", uri, rr, err)
+		}
+	}
+	var rpcErr *jsonrpc.Error
+	if _, err := cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: "test://items/missing"}); !errors.As(err, &rpcErr) || (rpcErr.Code != -32002 && rpcErr.Code != -32602) {
+		t.Errorf("reading a missing resource: %v, want the upstream's resource-not-found error", err)
+	}
+	pr, err := cs.GetPrompt(ctx, &mcp.GetPromptParams{Name: "greet", Arguments: map[string]string{"who": "Ada"}})
+	if err != nil || len(pr.Messages) != 1 || pr.Messages[0].Content.(*mcp.TextContent).Text != "hello Ada" {
+		t.Errorf("prompt = %+v, %v", pr, err)
+	}
+	comp, err := cs.Complete(ctx, &mcp.CompleteParams{Ref: &mcp.CompleteReference{Type: "ref/prompt", Name: "greet"}, Argument: mcp.CompleteParamsArgument{Name: "who", Value: "al"}})
+	if err != nil || !slices.Equal(comp.Completion.Values, []string{"alice", "alfred"}) {
+		t.Errorf("complete prompt = %+v, %v", comp, err)
+	}
+	comp, err = cs.Complete(ctx, &mcp.CompleteParams{Ref: &mcp.CompleteReference{Type: "ref/resource", URI: "test://items/{id}"}, Argument: mcp.CompleteParamsArgument{Name: "id", Value: "1"}})
+	if err != nil || !slices.Equal(comp.Completion.Values, []string{"10", "11"}) {
+		t.Errorf("complete template = %+v, %v", comp, err)
+	}
+
+	// Cancelling a call cancels the upstream request.
+	before := callTool(t, cs, "cancelled", nil)
+	cctx, cancel := context.WithCancel(ctx)
+	done := make(chan error, 1)
+	go func() {
+		_, err := cs.CallTool(cctx, &mcp.CallToolParams{Name: "slow", Arguments: map[string]any{"ms": 20000}})
+		done <- err
+	}()
+	time.Sleep(300 * time.Millisecond)
+	cancel()
+	<-done
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		after := callTool(t, cs, "cancelled", nil)
+		if text(after) != text(before) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the upstream did not see the cancellation (cancelled count still %s)", text(after))
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
