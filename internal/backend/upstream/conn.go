@@ -134,6 +134,9 @@ func (c *conn) start() {
 	begun := u.b.now()
 	n := newNotes()
 	cs, proc, err := u.dial(ctx, c, n)
+	if err != nil && ctx.Err() != nil && len(u.argv) == 0 {
+		err = u.slowStart()
+	}
 	c.mu.Lock()
 	discard := err == nil && c.closed
 	if discard {
@@ -176,18 +179,17 @@ func (c *conn) start() {
 // connection is started again at once (after its backoff).
 func (c *conn) watch(cs *mcp.ClientSession, proc *process, ended chan struct{}) {
 	err := cs.Wait()
-	reason := "the connection closed"
-	if err != nil && !isEOF(err) {
+	broken := err != nil && !isEOF(err)
+	var reason string
+	switch {
+	case broken && proc != nil:
+		reason = fmt.Sprintf("it sent a malformed message (%v) and was stopped", err)
+	case broken:
 		reason = "the connection broke: " + err.Error()
-	}
-	if proc != nil {
-		_ = cs.Close()
-		proc.stop() // a child that sent something malformed is still running
-		if err != nil && !isEOF(err) {
-			reason = fmt.Sprintf("it sent a malformed message (%v) and was stopped", err)
-		} else {
-			reason = proc.exitReason()
-		}
+	case proc != nil:
+		reason = proc.exitReason()
+	default:
+		reason = "the connection closed"
 	}
 	c.mu.Lock()
 	current := c.cs == cs
@@ -203,6 +205,8 @@ func (c *conn) watch(cs *mcp.ClientSession, proc *process, ended chan struct{}) 
 	closed := c.closed
 	close(ended)
 	c.mu.Unlock()
+	_ = cs.Close()
+	proc.stop() // a child that sent something malformed is still running
 	if !current || closed {
 		return
 	}

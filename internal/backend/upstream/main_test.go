@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -59,6 +60,13 @@ func startHTTPServer(t testing.TB, env ...string) string {
 // returns its URL.
 func startNetServer(t testing.TB, mode string, env ...string) string {
 	t.Helper()
+	url, _ := startNetServerStop(t, mode, env...)
+	return url
+}
+
+// startNetServerStop is startNetServer that also returns a function that stops the server.
+func startNetServerStop(t testing.TB, mode string, env ...string) (string, func()) {
+	t.Helper()
 	cmd := exec.Command(self(t), "-test.run=^$")
 	cmd.Env = append(os.Environ(), append(env, "UPSTREAM_TEST_SERVER="+mode)...)
 	cmd.Stderr = os.Stderr
@@ -69,10 +77,11 @@ func startNetServer(t testing.TB, mode string, env ...string) string {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() {
+	stop := sync.OnceFunc(func() {
 		_ = cmd.Process.Kill()
 		_ = cmd.Wait()
 	})
+	t.Cleanup(stop)
 	line, err := bufio.NewReader(out).ReadString('\n')
 	if err != nil {
 		t.Fatalf("the HTTP test server did not start: %v", err)
@@ -81,7 +90,7 @@ func startNetServer(t testing.TB, mode string, env ...string) string {
 	if !ok {
 		t.Fatalf("the HTTP test server said %q", line)
 	}
-	return "http://" + addr + "/mcp"
+	return "http://" + addr + "/mcp", stop
 }
 
 // start serves yaml with a gateway for the test.

@@ -79,6 +79,21 @@ func (p *process) stop() {
 	})
 }
 
+// kill ends a child that never finished its handshake: there is nothing to shut down
+// gracefully.
+func (p *process) kill() {
+	p.once.Do(func() {
+		p.stdin.Close()
+		signalGroup(p.cmd, terminate)
+		if !p.waitFor(terminateFor / 4) {
+			signalGroup(p.cmd, kill)
+			<-p.done
+		}
+		signalGroup(p.cmd, kill)
+		p.stdout.Close()
+	})
+}
+
 func (p *process) waitFor(d time.Duration) bool {
 	t := time.NewTimer(d)
 	defer t.Stop()

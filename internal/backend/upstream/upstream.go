@@ -318,11 +318,17 @@ func (u *upstream) dial(ctx context.Context, c *conn, n *notes) (*mcp.ClientSess
 		}
 		cs, err := client.Connect(ctx, t, opts)
 		if err != nil {
-			proc.stop()
-			if msg := tail.lastLine(300); msg != "" {
-				return nil, nil, fmt.Errorf("%w (%s; its last output on stderr: %s)", err, proc.exitReason(), msg)
+			timedOut := ctx.Err() != nil
+			proc.kill()
+			if timedOut {
+				err = u.slowStart()
+			} else {
+				err = fmt.Errorf("%w (%s)", err, proc.exitReason())
 			}
-			return nil, nil, fmt.Errorf("%w (%s)", err, proc.exitReason())
+			if msg := tail.lastLine(300); msg != "" {
+				err = fmt.Errorf("%w; its last output on stderr: %s", err, msg)
+			}
+			return nil, nil, err
 		}
 		u.afterConnect(ctx, cs)
 		return cs, proc, nil
@@ -353,6 +359,11 @@ func (u *upstream) dial(ctx context.Context, c *conn, n *notes) (*mcp.ClientSess
 	}
 	u.afterConnect(ctx, cs)
 	return cs, nil, nil
+}
+
+// slowStart is the error of a start that took longer than start_timeout.
+func (u *upstream) slowStart() error {
+	return fmt.Errorf("it did not complete the MCP handshake within start_timeout (%s)", u.src.StartTimeout)
 }
 
 // maySpeakSSE reports whether a failed Streamable HTTP connect may mean an SSE endpoint:
@@ -621,7 +632,7 @@ func (u *upstream) describe(err error, c *conn) string {
 	var msg string
 	switch {
 	case errors.Is(err, context.DeadlineExceeded):
-		msg = fmt.Sprintf("it did not answer within start_timeout (%s)", u.src.StartTimeout)
+		msg = u.slowStart().Error()
 		c.mu.Lock()
 		if c.startErr != nil {
 			msg = c.startErr.Error()
@@ -708,7 +719,7 @@ func (u *upstream) failure(parent, ctx context.Context, c *conn, cs *mcp.ClientS
 		return backend.ErrorResult("the call was cancelled")
 	case ctx.Err() != nil:
 		return backend.ErrorResult("%s did not answer %s within %s, so the call was cancelled. Try again, or raise timeout in the server's definition if it needs longer.", u.label, method, u.src.Timeout)
-	case errors.As(err, &rpcErr):
+	case upstreamError(err, &rpcErr):
 		return backend.ErrorResult("%s refused the call: %s (JSON-RPC error %d)", u.label, u.b.scrubString(rpcErr.Message), rpcErr.Code)
 	}
 	if why := c.whyEnded(cs); why != "" {
@@ -725,7 +736,7 @@ func (u *upstream) rpcFailure(parent, ctx context.Context, c *conn, cs *mcp.Clie
 	switch {
 	case parent.Err() != nil:
 		return parent.Err()
-	case errors.As(err, &rpcErr):
+	case upstreamError(err, &rpcErr):
 		e := *rpcErr
 		e.Message = u.b.scrubString(e.Message)
 		return &e
@@ -739,6 +750,19 @@ func (u *upstream) rpcFailure(parent, ctx context.Context, c *conn, cs *mcp.Clie
 		}
 	}
 	return &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: fmt.Sprintf("%s failed to answer %s: %s", u.label, method, msg)}
+}
+
+// upstreamError reports whether err is a JSON-RPC error the upstream answered with, not
+// one the client made up locally (the transport refused to send, the client is closing).
+func upstreamError(err error, target **jsonrpc.Error) bool {
+	if !errors.As(err, target) {
+		return false
+	}
+	switch (*target).Code {
+	case -32003, -32005: // client is closing; rejected by transport
+		return false
+	}
+	return true
 }
 
 // ReadResource reads a resource from the upstream that lists it (or whose template

@@ -1,0 +1,102 @@
+package upstream_test
+
+import (
+	"context"
+	"io"
+	"net/http"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+const demoServer = `  demo:
+    kind: command
+    description: another server, which must keep working
+    tools:
+      echo: {description: Echo, inputSchema: {type: object, properties: {m: {type: string}}}, argv: [echo, {direct: m}]}
+`
+
+// An upstream that crashes in the middle of a call, hangs, or sends something that is not
+// JSON-RPC gives the caller a tool error that says so; it is started again for the next
+// call, and the gateway and its other servers keep serving.
+func TestFaults(t *testing.T) {
+	for _, iso := range []string{"per-session", "shared"} {
+		t.Run(iso, func(t *testing.T) {
+			srv := start(t, "servers:\n  fragile:\n    kind: mcp\n    description: d\n    timeout: 1s\n    isolation: "+iso+"\n"+stdioUpstream(t, nil, "")+demoServer)
+			_, cs := connect(t, srv, "fragile", "2025-11-25")
+			_, demo := connect(t, srv, "demo", "2025-11-25")
+
+			before := pidOf(t, cs, "pid")
+			wantError(t, cs, "crash", nil, "stopped while running the call", "exited with status 3", "started again")
+			wantText(t, cs, "echo", map[string]any{"text": "back"}, "back")
+			if after := pidOf(t, cs, "pid"); after == before {
+				t.Errorf("the crashed child %d still answers", before)
+			}
+
+			// A hung call times out; other calls, on this server and others, go on.
+			var wg sync.WaitGroup
+			wg.Go(func() {
+				wantError(t, cs, "hang", nil, "did not answer tools/call within 1s", "timeout")
+			})
+			time.Sleep(100 * time.Millisecond)
+			wantText(t, cs, "echo", map[string]any{"text": "meanwhile"}, "meanwhile")
+			wantText(t, demo, "echo", map[string]any{"m": "still here"}, "still here\n")
+			wg.Wait()
+			wantText(t, cs, "echo", map[string]any{"text": "after"}, "after")
+
+			wantError(t, cs, "garbage", nil, "malformed message")
+			wantText(t, cs, "echo", map[string]any{"text": "recovered"}, "recovered")
+
+			// Tools still list after the shared child was restarted.
+			tools, err := cs.ListTools(context.Background(), nil)
+			if err != nil || len(tools.Tools) < 5 {
+				t.Errorf("tools after the faults: %v, %v", tools, err)
+			}
+		})
+	}
+}
+
+// An upstream that is slow to start is waited for (up to start_timeout); one that takes
+// longer makes its server unavailable with the reason, while other servers are served.
+func TestSlowStart(t *testing.T) {
+	srv := start(t, "servers:\n"+
+		"  slow:\n    kind: mcp\n    description: d\n"+stdioUpstream(t, map[string]string{"UPSTREAM_TEST_START_DELAY": "1s"}, "")+
+		"  tooslow:\n    kind: mcp\n    description: d\n    start_timeout: 300ms\n"+stdioUpstream(t, map[string]string{"UPSTREAM_TEST_START_DELAY": "20s"}, "")+
+		demoServer)
+	_, cs := connect(t, srv, "slow", "2025-11-25")
+	wantText(t, cs, "echo", map[string]any{"text": "waited"}, "waited")
+	resp, err := http.Post(srv.URL+"/mcp/tooslow", "application/json", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"x","version":"1"}}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusServiceUnavailable || !strings.Contains(string(body), "did not complete the MCP handshake within start_timeout (300ms)") {
+		t.Errorf("tooslow: %d %s", resp.StatusCode, body)
+	}
+	_, demo := connect(t, srv, "demo", "2025-11-25")
+	wantText(t, demo, "echo", map[string]any{"m": "fine"}, "fine\n")
+}
+
+// An HTTP upstream that goes away gives a tool error; the gateway keeps serving.
+func TestHTTPUpstreamGone(t *testing.T) {
+	up, stop := startNetServerStop(t, "http", "UPSTREAM_TEST_LEGACY=1")
+	srv := start(t, "servers:\n  remote:\n    kind: mcp\n    description: d\n    url: "+up+"\n"+demoServer)
+	_, cs := connect(t, srv, "remote", "2025-11-25")
+	wantText(t, cs, "echo", map[string]any{"text": "up"}, "up")
+	stop()
+	r := callTool(t, cs, "echo", map[string]any{"text": "down"})
+	if !r.IsError {
+		t.Errorf("a call to a stopped upstream = %q, want a tool error", text(r))
+	}
+	t.Logf("the error: %s", text(r))
+	_, demo := connect(t, srv, "demo", "2025-11-25")
+	wantText(t, demo, "echo", map[string]any{"m": "fine"}, "fine\n")
+	rr, err := cs.ReadResource(context.Background(), &mcp.ReadResourceParams{URI: "test://static"})
+	if err == nil {
+		t.Errorf("reading from a stopped upstream = %+v", rr)
+	}
+}
