@@ -78,8 +78,8 @@ func TestNoLeaksAfterLoad(t *testing.T) {
 					wantText(t, cs, "echo", map[string]any{"text": "x"}, "x")
 					wantText(t, cs, "progress", map[string]any{"steps": 2}, "done 2")
 					wantText(t, cs, "ask", nil, "hello Ada (accept, state asked)")
-					if server == "stdio" && j == 2 && i%3 == 0 {
-						callTool(t, cs, "crash", nil)
+					if server == "stdio" && j == 2 && i%3 == 0 && era != "2026-07-28" {
+						callTool(t, cs, "crash", nil) // its own child (stateless callers share one)
 					}
 					if server == "stdio" && j == 4 && i%3 == 1 {
 						callTool(t, cs, "hang", nil) // times out after 500ms
