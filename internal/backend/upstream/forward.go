@@ -55,6 +55,9 @@ func (u *upstream) newClient(c *conn, n *notes) *mcp.Client {
 		opts.ToolListChangedHandler = func(context.Context, *mcp.ToolListChangedRequest) { changed() }
 		opts.PromptListChangedHandler = func(context.Context, *mcp.PromptListChangedRequest) { changed() }
 		opts.ResourceListChangedHandler = func(context.Context, *mcp.ResourceListChangedRequest) { changed() }
+		opts.ResourceUpdatedHandler = func(_ context.Context, req *mcp.ResourceUpdatedNotificationRequest) {
+			u.resourceUpdated(req.Params.URI)
+		}
 	}
 	cl := mcp.NewClient(&mcp.Implementation{Name: "mcpbridge", Title: "mcpbridge gateway", Version: "1"}, opts)
 	// roots/list has no handler option: the client answers it from its own roots. Send it

@@ -31,10 +31,12 @@ func runTestServer(mode string) {
 		time.Sleep(d)
 	}
 	opts := &mcp.ServerOptions{
-		CompletionHandler: complete,
+		CompletionHandler:  complete,
+		SubscribeHandler:   func(context.Context, *mcp.SubscribeRequest) error { return nil },
+		UnsubscribeHandler: func(context.Context, *mcp.UnsubscribeRequest) error { return nil },
 		Capabilities: &mcp.ServerCapabilities{
 			Tools:     &mcp.ToolCapabilities{ListChanged: true},
-			Resources: &mcp.ResourceCapabilities{ListChanged: true},
+			Resources: &mcp.ResourceCapabilities{ListChanged: true, Subscribe: true},
 			Prompts:   &mcp.PromptCapabilities{ListChanged: true},
 			Logging:   &mcp.LoggingCapabilities{},
 		},
@@ -249,6 +251,13 @@ func addTools(srv *mcp.Server) {
 		}
 		want := os.Getenv("UPSTREAM_TEST_EXPECT_AUTH")
 		return textResult("expected=%v count=%d", len(got) == 1 && got[0] == want, len(got)), nil
+	})
+	tool("touch", "says that a resource changed", `"uri":{"type":"string"}`, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		uri := args(req).str("uri")
+		if err := srv.ResourceUpdated(ctx, &mcp.ResourceUpdatedNotificationParams{URI: uri}); err != nil {
+			return nil, err
+		}
+		return textResult("touched %s", uri), nil
 	})
 	tool("add_tool", "adds a tool", `"name":{"type":"string"}`, func(_ context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		name := args(req).str("name")

@@ -81,6 +81,7 @@ type Backend struct {
 	ups     []*upstream
 	byName  map[string]*upstream // by prefix, when names are prefixed
 	changes chan struct{}
+	updates chan string // URIs of subscribed resources that changed
 	scrub   *secret.Scrubber
 
 	ctx    context.Context // ends when the backend closes
@@ -109,6 +110,9 @@ type upstream struct {
 	catMu   sync.RWMutex
 	cat     rawCatalog
 	refresh chan struct{}
+
+	subsMu sync.Mutex
+	subs   map[string]bool // subscribed resource URIs
 }
 
 // rawCatalog is what an upstream lists, as it lists it.
@@ -125,7 +129,7 @@ type rawCatalog struct {
 func (sp *spec) Open(ctx context.Context, deps backend.Deps) (backend.Backend, error) {
 	bctx, cancel := context.WithCancel(context.Background())
 	b := &Backend{
-		name: sp.server.Name, log: deps.Log(), now: deps.Clock(), changes: make(chan struct{}, 1),
+		name: sp.server.Name, log: deps.Log(), now: deps.Clock(), changes: make(chan struct{}, 1), updates: make(chan string, updatesBuffer),
 		byName: map[string]*upstream{}, ctx: bctx, cancel: cancel, tokPfx: randomHex(6),
 	}
 	var secrets []secret.Secret
@@ -181,7 +185,7 @@ func newUpstream(b *Backend, src *source, deps backend.Deps, res func(where, v s
 	if src.Name != "" {
 		label = "upstream " + src.Name
 	}
-	u := &upstream{b: b, src: src, label: label, perSess: map[string]*conn{}, refresh: make(chan struct{}, 1)}
+	u := &upstream{b: b, src: src, label: label, perSess: map[string]*conn{}, refresh: make(chan struct{}, 1), subs: map[string]bool{}}
 	u.log = b.log.With("upstream", cmpOr(src.Name, b.name))
 	if src.Isolation == "" {
 		src.Isolation = PerSession
@@ -447,7 +451,8 @@ func (u *upstream) restartLater(c *conn) {
 		}
 		ctx, cancel := context.WithTimeout(u.b.ctx, u.src.StartTimeout+time.Second)
 		defer cancel()
-		if _, _, err := c.session(ctx); err == nil {
+		if cs, _, err := c.session(ctx); err == nil {
+			u.resubscribe(ctx, cs)
 			u.requestRefresh()
 		}
 	})
