@@ -33,8 +33,9 @@ var errClosed = errors.New("the upstream connection was closed")
 // shared connection of an upstream is also started again eagerly, to keep its catalog
 // and its list_changed notifications.
 type conn struct {
-	u   *upstream
-	key string // the downstream session (or stateless caller) it serves; "" when shared
+	u       *upstream
+	key     string // the downstream session (or stateless caller) it serves; "" when shared
+	version string // the protocol version to ask for ("" for the newest)
 
 	life   context.Context // ends when the connection is closed
 	cancel context.CancelFunc

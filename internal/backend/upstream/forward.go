@@ -16,17 +16,16 @@ import (
 // during a call (progress, log messages, sampling, elicitation and roots requests) to the
 // caller, and on the shared connection follows list changes.
 func (u *upstream) newClient(c *conn, n *notes) *mcp.Client {
+	// The sampling and elicitation handlers only make the client declare the
+	// capabilities: the middleware below forwards those requests.
+	refuse := errors.New("mcpbridge forwards this request before it reaches a handler")
 	opts := &mcp.ClientOptions{
 		Logger: u.log.With("sdk", "client"),
-		CreateMessageHandler: func(ctx context.Context, req *mcp.CreateMessageRequest) (*mcp.CreateMessageResult, error) {
-			return forward(ctx, c, "sampling/createMessage", func(ctx context.Context, s backend.Session) (*mcp.CreateMessageResult, error) {
-				return s.CreateMessage(ctx, req.Params)
-			})
+		CreateMessageHandler: func(context.Context, *mcp.CreateMessageRequest) (*mcp.CreateMessageResult, error) {
+			return nil, refuse
 		},
-		ElicitationHandler: func(ctx context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
-			return forward(ctx, c, "elicitation/create", func(ctx context.Context, s backend.Session) (*mcp.ElicitResult, error) {
-				return s.Elicit(ctx, req.Params)
-			})
+		ElicitationHandler: func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+			return nil, refuse
 		},
 		LoggingMessageHandler: func(_ context.Context, req *mcp.LoggingMessageRequest) {
 			f, why := c.caller()
@@ -60,19 +59,34 @@ func (u *upstream) newClient(c *conn, n *notes) *mcp.Client {
 		}
 	}
 	cl := mcp.NewClient(&mcp.Implementation{Name: "mcpbridge", Title: "mcpbridge gateway", Version: "1"}, opts)
-	// roots/list has no handler option: the client answers it from its own roots. Send it
-	// to the caller instead.
+	// The upstream's requests are forwarded before the client handles them: roots/list
+	// has no handler option (the client answers from its own roots), and the client
+	// would check an elicitation's schema by its own rules before the handler runs — the
+	// downstream client is the one to judge it.
 	cl.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
 		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 			if forwardable(method) {
 				defer n.handledOne()
 			}
-			if method != "roots/list" {
-				return next(ctx, method, req)
+			switch p := req.GetParams().(type) {
+			case *mcp.ListRootsParams:
+				return forward(ctx, c, method, func(ctx context.Context, s backend.Session) (*mcp.ListRootsResult, error) {
+					return s.ListRoots(ctx)
+				})
+			case *mcp.ElicitParams:
+				return forward(ctx, c, method, func(ctx context.Context, s backend.Session) (*mcp.ElicitResult, error) {
+					return s.Elicit(ctx, p)
+				})
+			case *mcp.CreateMessageWithToolsParams:
+				base, err := basicSampling(p)
+				if err != nil {
+					return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: err.Error()}
+				}
+				return forward(ctx, c, method, func(ctx context.Context, s backend.Session) (*mcp.CreateMessageResult, error) {
+					return s.CreateMessage(ctx, base)
+				})
 			}
-			return forward(ctx, c, method, func(ctx context.Context, s backend.Session) (*mcp.ListRootsResult, error) {
-				return s.ListRoots(ctx)
-			})
+			return next(ctx, method, req)
 		}
 	})
 	return cl

@@ -20,6 +20,9 @@ import (
 func upstreamVariants(t *testing.T) []variant {
 	return []variant{
 		{"stdio-2026", stdioUpstream(t, nil, ""), false},
+		// One 2026-07-28 upstream session for all: mcpbridge answers the input requests
+		// of legacy clients itself.
+		{"stdio-2026-shared", stdioUpstream(t, nil, "    isolation: shared\n"), false},
 		{"stdio-2025", stdioUpstream(t, map[string]string{"UPSTREAM_TEST_LEGACY": "1"}, ""), true},
 		{"http-2026", "    url: " + startHTTPServer(t) + "\n", false},
 		{"http-2025", "    url: " + startHTTPServer(t, "UPSTREAM_TEST_LEGACY=1") + "\n", true},

@@ -69,6 +69,9 @@ import (
 // statelessKey prefixes the key of the upstream session of stateless callers.
 const statelessKey = "\x00stateless:"
 
+// legacyVersion is the protocol version of the upstream sessions of legacy clients.
+const legacyVersion = "2025-11-25"
+
 // baseEnv are the variables of the gateway's environment a child gets, besides its env.
 var baseEnv = []string{"PATH", "HOME", "USER", "LOGNAME", "LANG", "LC_ALL", "LC_CTYPE", "TZ", "TMPDIR", "SYSTEMROOT"}
 
@@ -310,7 +313,7 @@ func (t *sseTransport) Connect(ctx context.Context) (mcp.Connection, error) {
 func (u *upstream) dial(ctx context.Context, c *conn, n *notes) (*mcp.ClientSession, *process, error) {
 	client := u.newClient(c, n)
 	ctx = withNotes(ctx, n)
-	opts := &mcp.ClientSessionOptions{ProtocolVersion: u.src.ProtocolVersion}
+	opts := &mcp.ClientSessionOptions{ProtocolVersion: cmpOr(c.version, u.src.ProtocolVersion)}
 	if len(u.argv) > 0 {
 		cmd := exec.Command(u.argv[0], u.argv[1:]...)
 		cmd.Env = u.env
@@ -431,6 +434,12 @@ func (u *upstream) connFor(call *backend.Call) (*conn, error) {
 		u.b.goBackground(oldest.close)
 	}
 	c := newConn(u, key)
+	if call.Session.ID() != "" && u.src.ProtocolVersion == "" {
+		// A legacy client's upstream session speaks the legacy protocol too, so that what
+		// the upstream asks in the middle of a call (sampling, elicitation, roots) comes as
+		// requests its session can carry, whichever way the upstream asks.
+		c.version = legacyVersion
+	}
 	u.perSess[key] = c
 	return c, nil
 }
@@ -662,26 +671,26 @@ func (b *Backend) CallTool(ctx context.Context, call *backend.Call) (*mcp.CallTo
 	if u == nil {
 		return backend.ErrorResult("unknown tool %q", call.Name), nil
 	}
-	return u.callTool(ctx, call, name), nil
+	return u.callTool(ctx, call, name)
 }
 
 // maxRounds bounds the input rounds mcpbridge fulfils for a legacy client in one call.
 const maxRounds = 10
 
-func (u *upstream) callTool(ctx context.Context, call *backend.Call, name string) *mcp.CallToolResult {
+func (u *upstream) callTool(ctx context.Context, call *backend.Call, name string) (*mcp.CallToolResult, error) {
 	parent := ctx
 	ctx, cancel := context.WithTimeout(ctx, u.src.Timeout)
 	defer cancel()
 	c, err := u.connFor(call)
 	if err != nil {
-		return backend.ErrorResult("%s", u.b.scrubString(err.Error()))
+		return backend.ErrorResult("%s", u.b.scrubString(err.Error())), nil
 	}
 	cs, notes, err := c.session(ctx)
 	if err != nil {
 		if parent.Err() != nil {
-			return backend.ErrorResult("the call was cancelled")
+			return backend.ErrorResult("the call was cancelled"), nil
 		}
-		return backend.ErrorResult("%s is not available: %s. Try again later.", u.label, u.describe(err, c))
+		return backend.ErrorResult("%s is not available: %s. Try again later.", u.label, u.describe(err, c)), nil
 	}
 	f := c.begin(ctx, call.Session)
 	defer c.end(f)
@@ -696,21 +705,29 @@ func (u *upstream) callTool(ctx context.Context, call *backend.Call, name string
 			params.Meta[mcp.MetaKeyLogLevel] = "debug"
 		}
 		res, err := cs.CallTool(ctx, params)
+		var rpcErr *jsonrpc.Error
+		if err != nil && (len(params.InputResponses) > 0 || params.RequestState != "") && upstreamError(err, &rpcErr) {
+			// A retry the upstream refuses (a stale or tampered requestState) is the
+			// client's protocol error, not a tool failure for the model to read.
+			e := *rpcErr
+			e.Message = u.b.scrubString(e.Message)
+			return nil, &e
+		}
 		if err != nil {
-			return u.failure(parent, ctx, c, cs, "tools/call", err)
+			return u.failure(parent, ctx, c, cs, "tools/call", err), nil
 		}
 		notes.drain() // forward the notifications that came before the result
 		if len(res.InputRequests) == 0 || call.Session.ID() == "" || round >= maxRounds {
 			// A 2026-07-28 client gets the input requests and retries itself.
-			return u.b.scrubResult(res)
+			return u.b.scrubResult(res), nil
 		}
 		// A legacy client cannot read input requests: ask it over its session, and retry.
 		responses, err := fulfil(ctx, call.Session, res.InputRequests)
 		if err != nil {
 			if parent.Err() != nil {
-				return backend.ErrorResult("the call was cancelled")
+				return backend.ErrorResult("the call was cancelled"), nil
 			}
-			return backend.ErrorResult("%s asked the client for input, which failed: %s", u.label, u.b.scrubString(err.Error()))
+			return backend.ErrorResult("%s asked the client for input, which failed: %s", u.label, u.b.scrubString(err.Error())), nil
 		}
 		params = &mcp.CallToolParams{Name: name, Arguments: call.Arguments, InputResponses: responses, RequestState: res.RequestState}
 	}

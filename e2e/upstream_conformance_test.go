@@ -1,0 +1,125 @@
+package e2e
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// upstreamAllowed are the scored checks the conformance suite may fail through a kind: mcp
+// server, each for a reason outside the kind: what the backend seam does not carry yet.
+// An entry that matches nothing is reported as stale in the log.
+var upstreamAllowed = []struct {
+	version, scenario, check, reason string
+}{
+	{"2025-11-25", "resources-subscribe", "*", "the gateway offers no resources/subscribe: the backend seam has no subscription interface (the kind implements SubscribeResource/ResourceUpdates)"},
+	{"2025-11-25", "resources-unsubscribe", "*", "the gateway offers no resources/unsubscribe (see resources-subscribe)"},
+	{"2026-07-28", "server-stateless", "sep-2575-server-rejects-undeclared-capability", "backend.Call does not carry the client's declared capabilities, so the upstream sees the gateway's"},
+	{"2026-07-28", "server-stateless", "sep-2575-missing-capability-http-400", "follows from sep-2575-server-rejects-undeclared-capability"},
+	{"2026-07-28", "input-required-result-capability-check", "*", "backend.Call does not carry the client's declared capabilities, so the upstream sees the gateway's"},
+	{"2026-07-28", "input-required-result-non-tool-request", "*", "backend.PromptGetter gets no input responses, request state or session: prompts cannot ask for input"},
+}
+
+func upstreamAllows(version, scenario, check string) (string, bool) {
+	for _, a := range upstreamAllowed {
+		if a.version == version && a.scenario == scenario && (a.check == "*" || a.check == check) {
+			return a.reason, true
+		}
+	}
+	return "", false
+}
+
+// TestUpstreamConformance runs both requirement sets of the conformance suite against the
+// go-sdk reference "everything" server (built from the module cache) re-exposed by a kind: mcp
+// server over stdio, one child per session: everything the suite asks of a server has to
+// cross the gateway and the upstream session. Every scored scenario must pass, except the
+// checks in upstreamAllowed.
+func TestUpstreamConformance(t *testing.T) {
+	tools := requireNodeTools(t)
+	dir := t.TempDir()
+	everything := filepath.Join(dir, "everything-server")
+	build := exec.Command("go", "build", "-o", everything, "github.com/modelcontextprotocol/go-sdk/conformance/everything-server")
+	build.Dir = repoRoot
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("building the reference everything-server: %v\n%s", err, out)
+	}
+	config := filepath.Join(dir, "upstream.yaml")
+	if err := os.WriteFile(config, []byte(fmt.Sprintf(`servers:
+  everything:
+    kind: mcp
+    description: the go-sdk conformance everything-server, behind the gateway
+    command: [%q]
+`, everything)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	gw, err := startGateway(mcpbridgeBinary(t), config, dir)
+	if err != nil {
+		t.Fatalf("starting the gateway: %v", err)
+	}
+	defer gw.stop()
+	out := artifactDir(t)
+	for _, version := range []string{"2025-11-25", "2026-07-28"} {
+		t.Run(version, func(t *testing.T) {
+			results := runConformance(t, tools, gw, filepath.Join(out, version), 180*time.Second,
+				"--url", gw.MCPURL("everything"), "--requirements", version, "--timeout", "8000")
+			scored, err := scoredServerScenarios(tools, version)
+			if err != nil {
+				t.Fatal(err)
+			}
+			used := map[string]bool{}
+			var passedScenarios, scoredRun int
+			var lines []string
+			for _, r := range results {
+				passed, failed, _ := r.Counts()
+				if !scored[r.Scenario] {
+					lines = append(lines, fmt.Sprintf("  (not scored) %-45s %3d passed %3d failed", r.Scenario, passed, failed))
+					continue
+				}
+				scoredRun++
+				clean := true
+				for _, c := range r.Checks {
+					if !c.Failed() {
+						continue
+					}
+					if reason, ok := upstreamAllows(version, r.Scenario, c.ID); ok {
+						used[r.Scenario+" "+c.ID] = true
+						lines = append(lines, fmt.Sprintf("  allowed  %s %s: %s", r.Scenario, c.ID, reason))
+						continue
+					}
+					clean = false
+					t.Errorf("FAILURE %s %s at %s: %s\n    details: %s", r.Scenario, c.ID, version, c.ErrorMessage, compactJSON(c.Details, 1500))
+				}
+				if clean {
+					passedScenarios++
+				}
+				lines = append(lines, fmt.Sprintf("  scored   %-45s %3d passed %3d failed", r.Scenario, passed, failed))
+			}
+			for _, a := range upstreamAllowed {
+				if a.version != version {
+					continue
+				}
+				hit := false
+				for k := range used {
+					if strings.HasPrefix(k, a.scenario+" ") && (a.check == "*" || strings.HasSuffix(k, " "+a.check)) {
+						hit = true
+					}
+				}
+				if !hit {
+					t.Logf("stale allowance: %s %s %s did not fail", a.version, a.scenario, a.check)
+				}
+			}
+			t.Logf("requirements %s through kind: mcp: %d of %d scored scenarios without unexpected failures (%d known gaps allowed)\n%s",
+				version, passedScenarios, scoredRun, len(used), strings.Join(lines, "\n"))
+			if scoredRun < len(scored) {
+				t.Errorf("%d scored scenarios, %d ran", len(scored), scoredRun)
+			}
+			if t.Failed() {
+				t.Logf("gateway log tail:\n%s", gw.LogTail())
+			}
+		})
+	}
+}
