@@ -326,6 +326,13 @@ func (c *conn) idle(t time.Time) bool {
 	return len(c.calls) == 0 && c.starting == nil && c.lastUsed.Before(t)
 }
 
+// used returns when the connection was last used.
+func (c *conn) used() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.lastUsed
+}
+
 func (c *conn) logKey() string {
 	if c.key == "" {
 		return "shared"

@@ -422,9 +422,10 @@ func (u *upstream) connFor(call *backend.Call) (*conn, error) {
 		// Make room by closing the session idle the longest.
 		var oldest *conn
 		var oldestKey string
+		var oldestUse time.Time
 		for k, c := range u.perSess {
-			if c.idle(u.b.now()) && (oldest == nil || c.lastUsed.Before(oldest.lastUsed)) {
-				oldest, oldestKey = c, k
+			if used := c.used(); c.idle(u.b.now()) && (oldest == nil || used.Before(oldestUse)) {
+				oldest, oldestKey, oldestUse = c, k, used
 			}
 		}
 		if oldest == nil {
