@@ -62,9 +62,28 @@ type conn struct {
 // inflight is one call running on a connection: where its notifications and the
 // upstream's requests go.
 type inflight struct {
-	ctx   context.Context // the downstream call's context: it carries what the gateway needs to route to the caller
-	sess  backend.Session
-	token string // the progress token sent upstream
+	// ctx and sess are the downstream request's: ctx carries what the gateway needs to
+	// route to the caller. A call waiting for a stateless client's input moves to the
+	// client's next request (see parked); they change under the conn's lock.
+	ctx    context.Context
+	sess   backend.Session
+	token  string  // the progress token sent upstream
+	parked *parked // the call's input requests to a stateless client (nil for others)
+}
+
+// target is where a notification or request of the upstream goes: a snapshot of an
+// inflight.
+type target struct {
+	ctx    context.Context
+	sess   backend.Session
+	parked *parked
+}
+
+// moveTo points the call at the downstream request ctx of session s.
+func (c *conn) moveTo(f *inflight, ctx context.Context, s backend.Session) {
+	c.mu.Lock()
+	f.ctx, f.sess = ctx, s
+	c.mu.Unlock()
 }
 
 func newConn(u *upstream, key string) *conn {
@@ -285,19 +304,19 @@ func (c *conn) end(f *inflight) {
 	c.mu.Unlock()
 }
 
-// caller returns the call that an upstream notification or request without a progress
-// token belongs to. The protocol does not say which call a log message or a sampling,
-// elicitation or roots request is for, so it is the connection's only caller: the one call
-// in flight, or the latest of several calls that come from one client session. Otherwise
-// it says why there is none.
-func (c *conn) caller() (*inflight, string) {
+// caller returns where an upstream notification or request without a progress token
+// goes. The protocol does not say which call a log message or a sampling, elicitation or
+// roots request is for, so it is the connection's only caller: the one call in flight, or
+// the latest of several calls that come from one client session. Otherwise it says why
+// there is none.
+func (c *conn) caller() (*target, string) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	switch len(c.calls) {
 	case 0:
 		return nil, "no call is running on this upstream session, so there is no client to ask"
 	case 1:
-		return c.calls[0], ""
+		return c.calls[0].target(), ""
 	}
 	id := c.calls[0].sess.ID()
 	for _, f := range c.calls[1:] {
@@ -305,18 +324,23 @@ func (c *conn) caller() (*inflight, string) {
 			return nil, "calls of several clients are running on this shared upstream session, so mcpbridge cannot tell which client to ask; use isolation: per-session"
 		}
 	}
-	return c.calls[len(c.calls)-1], ""
+	return c.calls[len(c.calls)-1].target(), ""
 }
 
-// byToken returns the call a progress token was sent with.
-func (c *conn) byToken(tok any) *inflight {
+func (f *inflight) target() *target { return &target{ctx: f.ctx, sess: f.sess, parked: f.parked} }
+
+// byToken returns where the progress of the call with a progress token goes.
+func (c *conn) byToken(tok any) *target {
 	s, ok := tok.(string)
 	if !ok {
 		return nil
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return c.tokens[s]
+	if f := c.tokens[s]; f != nil {
+		return f.target()
+	}
+	return nil
 }
 
 // idle reports whether the connection has no calls and was last used before t.

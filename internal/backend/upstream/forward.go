@@ -72,19 +72,19 @@ func (u *upstream) newClient(c *conn, n *notes) *mcp.Client {
 			case *mcp.ListRootsParams:
 				return forward(ctx, c, method, func(ctx context.Context, s backend.Session) (*mcp.ListRootsResult, error) {
 					return s.ListRoots(ctx)
-				})
+				}, p, answerAs[*mcp.ListRootsResult])
 			case *mcp.ElicitParams:
 				return forward(ctx, c, method, func(ctx context.Context, s backend.Session) (*mcp.ElicitResult, error) {
 					return s.Elicit(ctx, p)
-				})
+				}, p, answerAs[*mcp.ElicitResult])
 			case *mcp.CreateMessageWithToolsParams:
-				base, err := basicSampling(p)
-				if err != nil {
-					return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: err.Error()}
-				}
-				return forward(ctx, c, method, func(ctx context.Context, s backend.Session) (*mcp.CreateMessageResult, error) {
+				return forward(ctx, c, method, func(ctx context.Context, s backend.Session) (mcp.Result, error) {
+					base, err := basicSampling(p)
+					if err != nil {
+						return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: err.Error()}
+					}
 					return s.CreateMessage(ctx, base)
-				})
+				}, p, samplingAnswer)
 			}
 			return next(ctx, method, req)
 		}
@@ -92,9 +92,10 @@ func (u *upstream) newClient(c *conn, n *notes) *mcp.Client {
 	return cl
 }
 
-// forward sends an upstream's request to the client of the call it belongs to. The
-// request ends when the upstream cancels it or the call ends.
-func forward[R any](ctx context.Context, c *conn, method string, ask func(context.Context, backend.Session) (R, error)) (R, error) {
+// forward sends an upstream's request to the client of the call it belongs to: over the
+// client's session, or, for a stateless client, as an input request of the call's result
+// (see parked). The request ends when the upstream cancels it or the call ends.
+func forward[R any](ctx context.Context, c *conn, method string, ask func(context.Context, backend.Session) (R, error), ir mcp.InputRequest, answer func(mcp.InputResponse) (R, error)) (R, error) {
 	var zero R
 	f, why := c.caller()
 	if f == nil {
@@ -106,10 +107,19 @@ func forward[R any](ctx context.Context, c *conn, method string, ask func(contex
 		stop()
 		cancel()
 	}()
-	if f.sess.ID() == "" {
+	var res R
+	var err error
+	switch {
+	case f.sess.ID() != "":
+		res, err = ask(fctx, f.sess)
+	case f.parked != nil:
+		var resp mcp.InputResponse
+		if resp, err = f.parked.ask(ctx, ir); err == nil {
+			res, err = answer(resp)
+		}
+	default:
 		return zero, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: fmt.Sprintf("%s sent %s, which cannot reach a client that made a stateless (2026-07-28) request; it needs a client with a session (protocol 2025-11-25 or older)", c.u.label, method)}
 	}
-	res, err := ask(fctx, f.sess)
 	if err != nil {
 		var rpcErr *jsonrpc.Error
 		if errors.As(err, &rpcErr) {
@@ -118,6 +128,30 @@ func forward[R any](ctx context.Context, c *conn, method string, ask func(contex
 		return zero, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: fmt.Sprintf("the client did not answer %s: %s", method, c.u.b.scrubString(err.Error()))}
 	}
 	return res, nil
+}
+
+// answerAs returns the input response as the result type R the upstream expects.
+func answerAs[R any](resp mcp.InputResponse) (R, error) {
+	var zero R
+	if r, ok := resp.(R); ok {
+		return r, nil
+	}
+	return zero, fmt.Errorf("the client answered with %T, not %T", resp, zero)
+}
+
+// samplingAnswer returns a sampling response in its form without tools when it has one
+// content block (what a 2025-06-18 or older upstream reads), else as it is.
+func samplingAnswer(resp mcp.InputResponse) (mcp.Result, error) {
+	switch r := resp.(type) {
+	case *mcp.CreateMessageResult:
+		return r, nil
+	case *mcp.CreateMessageWithToolsResult:
+		if len(r.Content) == 1 {
+			return &mcp.CreateMessageResult{Meta: r.Meta, Model: r.Model, Role: r.Role, StopReason: r.StopReason, Content: r.Content[0]}, nil
+		}
+		return r, nil
+	}
+	return nil, fmt.Errorf("the client answered a sampling request with %T", resp)
 }
 
 // fulfil asks a legacy client, over its session, for the input a 2026-07-28 upstream

@@ -89,6 +89,8 @@ type Backend struct {
 
 	ctx    context.Context // ends when the backend closes
 	cancel context.CancelFunc
+	parkMu sync.Mutex
+	parked map[string]*parked // calls waiting for a stateless client's input, by id
 	wg     sync.WaitGroup
 	closed atomic.Bool
 	tokens atomic.Uint64
@@ -613,6 +615,7 @@ func (b *Backend) Close() error {
 		return nil
 	}
 	b.cancel()
+	b.dropParked()
 	var wg sync.WaitGroup
 	for _, u := range b.ups {
 		u.mu.Lock()
@@ -679,6 +682,9 @@ func (b *Backend) CallTool(ctx context.Context, call *backend.Call) (*mcp.CallTo
 const maxRounds = 10
 
 func (u *upstream) callTool(ctx context.Context, call *backend.Call, name string) (*mcp.CallToolResult, error) {
+	if id, ok := isParked(call.RequestState); ok && call.Session.ID() == "" {
+		return u.b.resume(ctx, call, u, id)
+	}
 	parent := ctx
 	ctx, cancel := context.WithTimeout(ctx, u.src.Timeout)
 	defer cancel()
@@ -692,6 +698,12 @@ func (u *upstream) callTool(ctx context.Context, call *backend.Call, name string
 			return backend.ErrorResult("the call was cancelled"), nil
 		}
 		return backend.ErrorResult("%s is not available: %s. Try again later.", u.label, u.describe(err, c)), nil
+	}
+	c.mu.Lock()
+	modern := c.modern
+	c.mu.Unlock()
+	if call.Session.ID() == "" && !modern {
+		return u.callParked(parent, call, name, c, cs, notes)
 	}
 	f := c.begin(ctx, call.Session)
 	defer c.end(f)

@@ -1,0 +1,69 @@
+package upstream_test
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// A legacy upstream's elicitation reaches a stateless client as an input request; the
+// client's retry takes the waiting call up. A requestState that names no waiting call
+// (made up, already used, or expired after timeout) is refused with a JSON-RPC error.
+func TestParkedCalls(t *testing.T) {
+	srv := start(t, "servers:\n  up:\n    kind: mcp\n    description: d\n    timeout: 700ms\n"+stdioUpstream(t, map[string]string{"UPSTREAM_TEST_LEGACY": "1"}, ""))
+	mc := mcp.NewClient(&mcp.Implementation{Name: "raw", Version: "1"}, &mcp.ClientOptions{
+		MultiRoundTrip:     &mcp.MultiRoundTripOptions{Disabled: true},
+		ElicitationHandler: func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error) { return nil, errors.New("unused") },
+	})
+	ctx := context.Background()
+	cs, err := mc.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: srv.URL + "/mcp/up"}, &mcp.ClientSessionOptions{ProtocolVersion: "2026-07-28"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+
+	first, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "ask", Arguments: map[string]any{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(first.InputRequests) != 1 || !strings.HasPrefix(first.RequestState, "mcpbridge-parked:") {
+		t.Fatalf("first round = %+v, want one input request and a parked requestState", first)
+	}
+	var key string
+	for k, ir := range first.InputRequests {
+		key = k
+		if p, ok := ir.(*mcp.ElicitParams); !ok || p.Message != "Your name?" {
+			t.Errorf("input request %s = %#v", k, ir)
+		}
+	}
+	answer := mcp.InputResponseMap{key: &mcp.ElicitResult{Action: "accept", Content: map[string]any{"name": "Lin"}}}
+	r, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "ask", Arguments: map[string]any{}, InputResponses: answer, RequestState: first.RequestState})
+	if err != nil || text(r) != "hello Lin (accept, state asked)" {
+		t.Fatalf("retry = %v, %v", r, err)
+	}
+
+	refused := func(state string) {
+		t.Helper()
+		_, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "ask", Arguments: map[string]any{}, InputResponses: answer, RequestState: state})
+		// The kind refuses with -32602 "…names no call waiting for input…"; the gateway
+		// answers a backend's error as its own internal error for now.
+		var rpcErr *jsonrpc.Error
+		if !errors.As(err, &rpcErr) {
+			t.Errorf("retry with requestState %q: %v, want it refused with a JSON-RPC error", state, err)
+		}
+	}
+	refused(first.RequestState)            // already answered
+	refused("mcpbridge-parked:0123456789") // made up
+
+	again, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "ask", Arguments: map[string]any{}})
+	if err != nil || len(again.InputRequests) != 1 {
+		t.Fatalf("second call = %+v, %v", again, err)
+	}
+	time.Sleep(1200 * time.Millisecond) // past the server's timeout
+	refused(again.RequestState)
+}
