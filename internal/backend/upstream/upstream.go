@@ -185,7 +185,9 @@ func (sp *spec) Open(ctx context.Context, deps backend.Deps) (backend.Backend, e
 	return b, nil
 }
 
-func newUpstream(b *Backend, src *source, deps backend.Deps, res func(where, v string) (string, error)) (*upstream, error) {
+func newUpstream(b *Backend, spec *source, deps backend.Deps, res func(where, v string) (string, error)) (*upstream, error) {
+	src := new(source)
+	*src = *spec // the defaults below are this backend's; the spec may be opened again
 	label := "the upstream server"
 	if src.Name != "" {
 		label = "upstream " + src.Name
