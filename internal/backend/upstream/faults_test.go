@@ -4,6 +4,7 @@ import (
 	"context"
 	"io"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"sync"
 	"testing"
@@ -99,4 +100,32 @@ func TestHTTPUpstreamGone(t *testing.T) {
 	if err == nil {
 		t.Errorf("reading from a stopped upstream = %+v", rr)
 	}
+}
+
+// A hung HTTP upstream times out like a hung child, and the session goes on.
+func TestHTTPUpstreamHangs(t *testing.T) {
+	srv := start(t, "servers:\n  remote:\n    kind: mcp\n    description: d\n    timeout: 700ms\n    url: "+startHTTPServer(t)+"\n")
+	for _, era := range []string{"2025-11-25", "2026-07-28"} {
+		_, cs := connect(t, srv, "remote", era)
+		wantError(t, cs, "hang", nil, "did not answer tools/call within 700ms")
+		wantText(t, cs, "echo", map[string]any{"text": "after"}, "after")
+	}
+}
+
+// A url that answers with something that is not MCP makes the server unavailable with the
+// reason; the gateway serves the others.
+func TestNotAnMCPServer(t *testing.T) {
+	junk := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		io.WriteString(w, `{"this is": "not JSON-RPC"`)
+	}))
+	defer junk.Close()
+	srv := start(t, "servers:\n  junk:\n    kind: mcp\n    description: d\n    start_timeout: 2s\n    url: "+junk.URL+"/mcp\n"+demoServer)
+	why := srv.Entry("junk").Unavailable()
+	if why == "" || !strings.Contains(why, "cannot start") {
+		t.Errorf("a url that is not MCP: unavailable = %q", why)
+	}
+	t.Logf("reason: %s", why)
+	_, demo := connect(t, srv, "demo", "2025-11-25")
+	wantText(t, demo, "echo", map[string]any{"m": "fine"}, "fine\n")
 }

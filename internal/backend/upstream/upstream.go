@@ -562,7 +562,8 @@ func (b *Backend) signal() {
 	}
 }
 
-// Changes receives a value when an upstream's catalog changed.
+// Changes receives a value when an upstream's catalog changed. It is closed when the
+// backend is closed.
 func (b *Backend) Changes() <-chan struct{} { return b.changes }
 
 // reaper closes per-session connections idle for longer than their idle_timeout.
@@ -633,6 +634,7 @@ func (b *Backend) Close() error {
 	}
 	wg.Wait()
 	b.wg.Wait()
+	close(b.changes) // whoever follows Changes stops (nothing signals any more)
 	return nil
 }
 
