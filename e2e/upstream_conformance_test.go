@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
@@ -42,10 +43,8 @@ func TestUpstreamConformance(t *testing.T) {
 	tools := requireNodeTools(t)
 	dir := t.TempDir()
 	everything := filepath.Join(dir, "everything-server")
-	build := exec.Command("go", "build", "-o", everything, "github.com/modelcontextprotocol/go-sdk/conformance/everything-server")
-	build.Dir = repoRoot
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("building the reference everything-server: %v\n%s", err, out)
+	if err := buildEverythingServer(everything); err != nil {
+		t.Fatalf("building the reference everything-server: %v", err)
 	}
 	config := filepath.Join(dir, "upstream.yaml")
 	if err := os.WriteFile(config, []byte(fmt.Sprintf(`servers:
@@ -122,4 +121,34 @@ func TestUpstreamConformance(t *testing.T) {
 			}
 		})
 	}
+}
+
+// buildEverythingServer builds the go-sdk's conformance everything-server, at the SDK
+// version go.mod requires, from the module cache. go.mod replaces the SDK with the copy in
+// third_party (which carries no conformance directory), so the module is downloaded as
+// published and built as its own main module: the upstream is the unpatched SDK.
+func buildEverythingServer(out string) error {
+	list := exec.Command("go", "list", "-m", "-f", "{{.Path}}@{{.Version}}", "github.com/modelcontextprotocol/go-sdk")
+	list.Dir = repoRoot
+	mod, err := list.Output()
+	if err != nil {
+		return fmt.Errorf("go list -m: %w", err)
+	}
+	dl := exec.Command("go", "mod", "download", "-json", strings.TrimSpace(string(mod)))
+	dl.Dir = repoRoot
+	js, err := dl.Output()
+	if err != nil {
+		return fmt.Errorf("go mod download %s: %w", mod, err)
+	}
+	var m struct{ Dir, Error string }
+	if err := json.Unmarshal(js, &m); err != nil || m.Dir == "" {
+		return fmt.Errorf("go mod download %s: %v %s", mod, err, m.Error)
+	}
+	build := exec.Command("go", "build", "-o", out, "./conformance/everything-server")
+	build.Dir = m.Dir
+	build.Env = append(os.Environ(), "GOFLAGS=-mod=mod")
+	if b, err := build.CombinedOutput(); err != nil {
+		return fmt.Errorf("%w\n%s", err, b)
+	}
+	return nil
 }
