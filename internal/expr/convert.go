@@ -304,7 +304,7 @@ func (c *converter) fromJS(v goja.Value, depth int, stack []*goja.Object) (any, 
 		return nil, nil
 	}
 	keys := obj.Keys()
-	out := make(map[string]any, len(keys))
+	out := jsvalue.NewObject(len(keys))
 	for i, k := range keys {
 		if i&1023 == 1023 && c.e.stopped() {
 			return nil, errStopped
@@ -313,7 +313,7 @@ func (c *converter) fromJS(v goja.Value, depth int, stack []*goja.Object) (any, 
 		if err != nil {
 			return nil, at(fieldPath(k), err)
 		}
-		out[k] = item
+		out.Set(k, item)
 	}
 	return out, nil
 }

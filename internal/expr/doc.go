@@ -29,15 +29,16 @@
 //
 // Variables are copied in as plain JavaScript values: nil → null, bool, Go integers and
 // floats and json.Number → number, string, time.Time → Date, []any and other slices →
-// Array, map[string]any and other string-keyed maps → Object (keys inserted in sorted
-// order). A [Func] becomes a callable function taking and returning JSON-like values. No
+// Array, *jsvalue.Object → Object (in its order), map[string]any and other string-keyed
+// maps → Object (keys inserted in sorted order). A [Func] becomes a callable function taking and returning JSON-like values. No
 // other Go value can enter the sandbox.
 //
 // Results are copied out as JSON-like Go values: undefined and null → nil; booleans and
 // strings as is; numbers → int64 when integral and within ±2^53, else float64; NaN and
 // ±Infinity → nil (as JSON.stringify does); Date → time.Time in UTC (an invalid Date → nil);
-// Array → []any (holes → nil); a settled Promise → its value; other objects → map[string]any
-// of their own enumerable string-keyed properties (toJSON is not called). Functions, symbols,
+// Array → []any (holes → nil); a settled Promise → its value; other objects → *jsvalue.Object
+// of their own enumerable string-keyed properties in JavaScript's property order (toJSON is
+// not called). Functions, symbols,
 // BigInts, cycles, pending or rejected promises and nesting deeper than 512 levels are
 // errors of kind [KindResult].
 //

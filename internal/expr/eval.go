@@ -38,7 +38,7 @@ func (l Limits) withDefaults() Limits {
 }
 
 // Eval runs the program with vars as its variables and returns the result as a JSON-like Go
-// value (nil, bool, int64, float64, string, time.Time, []any, map[string]any).
+// value (nil, bool, int64, float64, string, time.Time, []any, *jsvalue.Object).
 //
 // vars must hold JSON-like values (nil, bool, any Go integer or float, json.Number, string,
 // time.Time, []any, map[string]any, other slices and string-keyed maps of those) or [Func]

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"github.com/mcpbridge/mcpbridge/internal/jsvalue"
 	"math"
 	"strings"
 	"testing"
@@ -59,10 +60,10 @@ func TestEvalValues(t *testing.T) {
 		{"missing property", `args.absent`, nil},
 		{"NaN becomes nil", `0/0`, nil},
 		{"Infinity becomes nil", `1/0`, nil},
-		{"object literal", `{a: 1, b: [1, 2.5, "x"], c: {d: null}}`, map[string]any{"a": int64(1), "b": []any{int64(1), 2.5, "x"}, "c": map[string]any{"d": nil}}},
+		{"object literal", `{b: [1, 2.5, "x"], a: 1, c: {d: null}, 2: 0, 1: 0}`, jsvalue.ObjectOf("1", int64(0), "2", int64(0), "b", []any{int64(1), 2.5, "x"}, "a", int64(1), "c", jsvalue.ObjectOf("d", nil))},
 		{"array methods", `args.tags.map(t => t + "!").join(",")`, "a!,b!"},
 		{"array result with hole", `[1,,3]`, []any{int64(1), nil, int64(3)}},
-		{"undefined in object", `({a: undefined})`, map[string]any{"a": nil}},
+		{"undefined in object", `({a: undefined})`, jsvalue.ObjectOf("a", nil)},
 		{"date input and output", `new Date(args.when.getTime() + 1000)`, time.Date(2024, 5, 6, 7, 8, 10, 0, time.UTC)},
 		{"date input is a Date", `args.when.toISOString()`, "2024-05-06T07:08:09.000Z"},
 		{"invalid date becomes nil", `new Date(NaN)`, nil},
@@ -144,7 +145,7 @@ func TestCompileFunction(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if diff := cmp.Diff(map[string]any{"n": int64(3), "input": nil}, got); diff != "" {
+	if diff := cmp.Diff(jsvalue.ObjectOf("n", int64(3), "input", nil), got); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)
 	}
 	// A function body's final expression is not its result: only return is.

@@ -3,6 +3,7 @@ package expr
 import (
 	"context"
 	"fmt"
+	"github.com/mcpbridge/mcpbridge/internal/jsvalue"
 	"strings"
 	"sync"
 	"testing"
@@ -118,7 +119,7 @@ func TestConcurrentEval(t *testing.T) {
 					errs <- err
 					return
 				}
-				want := map[string]any{"id": id, "title": fmt.Sprintf("T%d", id), "sum": id + 1}
+				want := jsvalue.ObjectOf("id", id, "title", fmt.Sprintf("T%d", id), "sum", id+1)
 				if diff := cmp.Diff(want, got); diff != "" {
 					errs <- fmt.Errorf("goroutine %d call %d (-want +got):\n%s", g, i, diff)
 					return

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/mcpbridge/mcpbridge/internal/jsvalue"
 	"io"
 	"net/http"
 	"net/url"
@@ -53,6 +54,7 @@ func (m *mapping) value(ctx context.Context, args map[string]any) (v any, presen
 		if err != nil {
 			return nil, false, exprFailure(m.label, err)
 		}
+		res = jsvalue.ToGo(res) // the request builder works on plain maps
 		return res, res != nil, nil
 	default:
 		return m.constant, true, nil

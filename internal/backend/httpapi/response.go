@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/mcpbridge/mcpbridge/internal/jsvalue"
 	"io"
 	"mime"
 	"net/http"
@@ -236,8 +237,9 @@ func (b *Backend) valueResult(t *tool, v any) *mcp.CallToolResult {
 // asObject wraps a value that is not a JSON object as {"result": value}: MCP's
 // structuredContent must be an object.
 func asObject(v any) any {
-	if m, ok := v.(map[string]any); ok {
-		return m
+	switch v.(type) {
+	case map[string]any, *jsvalue.Object:
+		return v
 	}
 	return map[string]any{"result": v}
 }

@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"encoding/json"
+	"github.com/mcpbridge/mcpbridge/internal/jsvalue"
 	"slices"
 	"sort"
 
@@ -103,6 +104,26 @@ func (s scrubber) value(v any) (any, bool) {
 					out = slices.Clone(x)
 				}
 				out[i] = y
+			}
+		}
+		if out == nil {
+			return x, false
+		}
+		return out, true
+	case *jsvalue.Object:
+		var out *jsvalue.Object
+		for i := range x.Len() {
+			k, e := x.At(i)
+			k2 := s.sc.String(k)
+			y, changed := s.value(e)
+			if (changed || k2 != k) && out == nil {
+				out = jsvalue.NewObject(x.Len())
+				for j := range i {
+					out.Set(x.At(j))
+				}
+			}
+			if out != nil {
+				out.Set(k2, y)
 			}
 		}
 		if out == nil {

@@ -223,7 +223,7 @@ func (n *node) toPlain(ix posIndex) any {
 }
 
 // fromPlain converts JSON-like Go data to a node placed at p, keeping the key order of
-// objects (Go maps, from the JavaScript sandbox, get their keys sorted). Unknown Go types
+// objects (Go maps get their keys sorted as jsvalue.FromGo orders them). Unknown Go types
 // become their fmt string, so that nothing a plug-in returns can make the loader panic.
 func fromPlain(v any, p position) *node {
 	switch x := v.(type) {

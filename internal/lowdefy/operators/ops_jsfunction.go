@@ -137,5 +137,5 @@ func opJS(c *call) (any, error) {
 	if err != nil {
 		return nil, fmt.Errorf("_js function execution error. %w", err)
 	}
-	return serial.Decode(res), nil // objects come back from internal/expr as Go maps: keys sorted
+	return serial.Decode(res), nil // objects come back from internal/expr in their JavaScript key order
 }

@@ -151,6 +151,11 @@ func TestJSOperator(t *testing.T) {
 	if len(errs) != 0 || got != "3,b,a|d,c" {
 		t.Fatalf("_js sees state keys as %v, %v; want them in order", got, errs)
 	}
+	// What _js returns keeps JavaScript's key order too.
+	got, errs = ordered.Parse(bg, jsvalue.ObjectOf("_json.stringify", []any{jsvalue.ObjectOf("_js", "return {z: 1, a: {y: 2, b: 3}, 10: 0, 2: 0}")}), "b", nil, nil)
+	if s, _ := got.(string); len(errs) != 0 || strings.Join(strings.Fields(s), "") != `{"2":0,"10":0,"z":1,"a":{"y":2,"b":3}}` {
+		t.Fatalf("_js result stringified as %v, %v; want JavaScript's key order", got, errs)
+	}
 	_, errs = NewClientParser(ctx).Parse(bg, jsvalue.ObjectOf("_js", "return ("), "b", nil, nil)
 	if len(errs) != 1 {
 		t.Fatalf("syntax error not reported: %v", errs)
