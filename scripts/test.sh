@@ -38,4 +38,10 @@ step "security: every attack of the hardening issue, point by point"
 scripts/security-tests.sh
 
 step "go test -race (the concurrent core)"
-go test -race -count=1 -p 2 -timeout 15m ./internal/gateway/... ./internal/backend/... ./internal/store/... ./internal/expr/... ./internal/safehttp/...
+# The race detector slows code about tenfold. Tests whose assertion is a time or throughput
+# bound (the sandbox's limits must stop built-ins within 2x the time limit; the audit writer
+# must keep up with a burst) ran above without it and in the security group; here they are
+# left out by name, so the race run checks for data races only.
+timing='^(TestBuiltinLimits|TestBuiltinsUnderTheLimits|TestOperatorLoops|TestMemoryBlameIsPerEvaluation|TestMemoryLimitIgnoresGarbage|TestAuditKeepsUpWithABurst)$'
+echo "left out under -race (timing bounds, run above): $timing"
+go test -race -count=1 -p 2 -timeout 15m -skip "$timing" ./internal/gateway/... ./internal/backend/... ./internal/store/... ./internal/expr/... ./internal/safehttp/...

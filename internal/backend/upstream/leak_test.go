@@ -39,11 +39,15 @@ func TestNoLeaksAfterLoad(t *testing.T) {
 	time.Sleep(100 * time.Millisecond)
 	baseFDs, baseG := openFDs(t), runtime.NumGoroutine()
 
+	timeout := "500ms"
+	if raceOn {
+		timeout = "5s"
+	}
 	yaml := fmt.Sprintf(`servers:
   stdio:
     kind: mcp
     description: d
-    timeout: 500ms
+    timeout: %s
     idle_timeout: 300ms
     command: [%q, -test.run=^$]
     env: {UPSTREAM_TEST_SERVER: stdio}
@@ -51,7 +55,7 @@ func TestNoLeaksAfterLoad(t *testing.T) {
     kind: mcp
     description: d
     url: %s
-`, self(t), url)
+`, timeout, self(t), url)
 	g, _, err := gatewaytest.Open(t.TempDir(), yaml, gateway.Options{})
 	if err != nil {
 		t.Fatal(err)

@@ -654,10 +654,15 @@ func (u *upstream) describe(err error, c *conn) string {
 	var msg string
 	switch {
 	case errors.Is(err, context.DeadlineExceeded):
-		msg = u.slowStart().Error()
 		c.mu.Lock()
-		if c.startErr != nil {
+		switch {
+		case c.startErr != nil:
 			msg = c.startErr.Error()
+		case c.starting != nil:
+			// The caller's time ran out while the start (bounded by start_timeout) goes on.
+			msg = "it was still starting (the MCP handshake had not finished) when the call's time ran out; the start goes on in the background"
+		default:
+			msg = u.slowStart().Error()
 		}
 		c.mu.Unlock()
 	case errors.Is(err, errClosed):
