@@ -7,7 +7,8 @@
 // `write: true`) and `options` for the client. Its request types are MongoDBFind,
 // MongoDBFindOne and MongoDBAggregation (reads; an aggregation with a $out or $merge stage
 // also needs `write: true`), and MongoDBInsertOne, MongoDBInsertMany, MongoDBUpdateOne,
-// MongoDBUpdateMany, MongoDBDeleteOne and MongoDBDeleteMany (writes).
+// MongoDBUpdateMany, MongoDBDeleteOne and MongoDBDeleteMany (writes), and MongoDBBulkWrite
+// from the later plugin (a write).
 //
 // Values follow the plugin: in requests an object {_oid: hex} is an ObjectId and a
 // {"~d": …} marker a date; in results ObjectIds become {_oid: hex}, dates are dates
@@ -17,7 +18,7 @@
 // {acknowledged, insertedId}, InsertMany {acknowledged, insertedCount}, UpdateOne
 // {acknowledged, modifiedCount, upsertedId, upsertedCount, matchedCount}, UpdateMany the
 // same without acknowledged (as in the plugin), DeleteOne and DeleteMany {acknowledged,
-// deletedCount}.
+// deletedCount}; MongoDBBulkWrite the Node driver's BulkWriteResult.
 //
 // Lowdefy opens a client per request; here clients are kept in Deps.Pools, keyed by the
 // connection string and client options, so requests reuse connections. Error messages
@@ -95,6 +96,7 @@ var requestTypes = []*requestType{
 		schema: requestSchema("MongoDBDeleteOne", req("filter", kindObject), opt("options", kindObject))},
 	{name: "MongoDBDeleteMany", write: true, run: runDeleteMany,
 		schema: requestSchema("MongoDBDeleteMany", req("filter", kindObject), opt("options", kindObject))},
+	bulkWriteType,
 }
 
 // runFunc returns the Run of the request type: it validates the connection and request

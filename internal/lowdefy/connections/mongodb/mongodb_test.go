@@ -144,6 +144,7 @@ func TestTypeMatchesPlugin(t *testing.T) {
 		"MongoDBInsertOne":   {false, true},
 		"MongoDBUpdateMany":  {false, true},
 		"MongoDBUpdateOne":   {false, true},
+		"MongoDBBulkWrite":   {false, true}, // from the later plugin (npm 6.0.0)
 	}
 	if len(typ.Requests) != len(want) {
 		t.Errorf("%d request types, want %d", len(typ.Requests), len(want))
@@ -359,6 +360,44 @@ func TestWrites(t *testing.T) {
 	}
 }
 
+func TestBulkWrite(t *testing.T) {
+	e := newEnv(t)
+	e.must("b", "MongoDBInsertOne", `{"doc": {"_id": "old", "n": 1}}`)
+	got := e.must("b", "MongoDBBulkWrite", `{"operations": [
+		{"insertOne": {"document": {"name": "x", "n": 2}}},
+		{"insertOne": {"document": {"_id": 7, "n": 3}}},
+		{"updateOne": {"filter": {"_id": "old"}, "update": {"$set": {"n": 10}}}},
+		{"updateMany": {"filter": {"n": {"$gte": 2}}, "update": {"$inc": {"n": 100}}}},
+		{"replaceOne": {"filter": {"_id": "new"}, "replacement": {"n": 0}, "upsert": true}},
+		{"deleteOne": {"filter": {"_id": 7}}}
+	], "options": {"ordered": true}}`)
+	// The generated id of the first insert is in insertedIds; check the rest exactly.
+	r := obj(t, got).(*jsvalue.Object)
+	genID, _ := r.Prop("insertedIds").(*jsvalue.Object).Prop("0").(*jsvalue.Object)
+	if genID == nil || len(js(t, genID.Prop("_oid"))) != 26 {
+		t.Fatalf("insertedIds[0] is not an {_oid}: %s", got)
+	}
+	eq(t, "BulkWrite", got, `{"insertedCount":2,"matchedCount":4,"modifiedCount":4,"deletedCount":1,"upsertedCount":1,`+
+		`"upsertedIds":{"4":"new"},"insertedIds":{"0":`+js(t, genID)+`,"1":7}}`)
+	eq(t, "after BulkWrite", e.must("b", "MongoDBFind", `{"query": {}, "options": {"sort": {"n": 1}}}`),
+		`[{"_id":"new","n":0},{"_id":`+js(t, genID)+`,"name":"x","n":102},{"_id":"old","n":110}]`)
+
+	for _, tc := range []struct{ ops, want string }{
+		{`[{"insertOne": {}}]`, `insertOne operation should have required property "document".`},
+		{`[{"updateOne": {"filter": {}}}]`, `updateOne operation should have required property "update".`},
+		{`[{"deleteMany": {"filter": 1}}]`, `deleteMany operation property "filter" should be an object.`},
+		{`[{"insertOne": {"document": {}}, "deleteOne": {"filter": {}}}]`, `MongoDBBulkWrite operation should be a write operation`},
+		{`[{"drop": {}}]`, `MongoDBBulkWrite operation should be a write operation`},
+		{`[]`, `"operations" is empty`},
+		{`[1]`, `MongoDBBulkWrite request property "operations" should be an array of write operation objects.`},
+	} {
+		_, err := e.call(e.conn("b", ""), "MongoDBBulkWrite", obj(t, `{"operations": `+tc.ops+`}`))
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("operations %s: err = %v, want %q", tc.ops, err, tc.want)
+		}
+	}
+}
+
 // TestReadWriteRules checks that Run itself refuses what the connection does not allow,
 // with Lowdefy's messages, even when a caller skips the server's checks.
 func TestReadWriteRules(t *testing.T) {
@@ -376,6 +415,7 @@ func TestReadWriteRules(t *testing.T) {
 		"MongoDBUpdateMany": `{"filter": {}, "update": {"$set": {"a": 2}}}`,
 		"MongoDBDeleteOne":  `{"filter": {}}`,
 		"MongoDBDeleteMany": `{"filter": {}}`,
+		"MongoDBBulkWrite":  `{"operations": [{"insertOne": {"document": {"a": 1}}}]}`,
 	} {
 		for _, conn := range []*jsvalue.Object{e.conn("rw", ""), e.conn("rw", `{"write": false}`), e.conn("rw", `{"write": "true"}`)} {
 			err := run(conn, typ, request)
