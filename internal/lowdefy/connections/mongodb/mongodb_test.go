@@ -278,7 +278,7 @@ func TestFindOptions(t *testing.T) {
 	eq(t, "Find limit skip desc", e.must("items", "MongoDBFind",
 		`{"query": {"n": {"$gte": 1}}, "options": {"sort": [["n", "desc"]], "skip": 1, "limit": 2, "projection": {"_id": 0, "n": 1}}}`),
 		`[{"n":3},{"n":2}]`)
-	eq(t, "Find none", e.must("items", "MongoDBFind", `{"query": {"tag": "z"}}`), `[]`)
+	eq(t, "Find none", e.must("items", "MongoDBFind", `{"query": {"tag": "z"}, "options": {"maxTimeMS": 5000}}`), `[]`)
 	eq(t, "FindOne sort", e.must("items", "MongoDBFindOne",
 		`{"query": {"tag": "x"}, "options": {"sort": {"n": -1}, "projection": {"_id": 0, "name": 1}}}`), `{"name":"c"}`)
 
@@ -500,6 +500,19 @@ func TestPools(t *testing.T) {
 			t.Errorf("%s: %v", js(t, conn), err)
 		}
 	}
+	// Concurrent requests share the pooled client.
+	errs := make(chan error, 8)
+	for range 8 {
+		go func() {
+			_, err := e.call(e.conn("p", ""), "MongoDBInsertOne", obj(t, `{"doc": {"a": 2}}`))
+			errs <- err
+		}()
+	}
+	for range 8 {
+		if err := <-errs; err != nil {
+			t.Error(err)
+		}
+	}
 	e.deps.Pools = nil
-	eq(t, "without pools", e.must("p", "MongoDBAggregation", `{"pipeline": [{"$count": "n"}]}`), `[{"n":3}]`)
+	eq(t, "without pools", e.must("p", "MongoDBAggregation", `{"pipeline": [{"$count": "n"}]}`), `[{"n":11}]`)
 }
