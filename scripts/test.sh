@@ -3,7 +3,7 @@
 # CI's .ci/run calls exactly that. Installs are idempotent and quick when already done:
 # PostgreSQL (Debian) started on a loopback port, Node 22 with the MCP conformance suite,
 # the MCP Inspector and playwright-core (npm, locked), Debian's Chromium, and the Lowdefy
-# oracles (npm, locked).
+# oracles (npm, locked), and FerretDB (Go, the tools/ferretdb module).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -26,6 +26,12 @@ for s in setup-lowdefy-oracle setup-lowdefy-build-oracle setup-jslibs-oracle; do
 		scripts/$s.sh
 	fi
 done
+
+step "setup: FerretDB (the MongoDB of the tests; built once into the user cache, ~1 min cold)"
+# tools/ferretdb is its own module (FerretDB stays out of the main module); building it here,
+# before the parallel test run, keeps test binaries from building it at the same time.
+(cd tools/ferretdb && go vet ./...)
+go test -count=1 -run '^TestServer$' ./internal/lowdefy/connections/mongodb/mongotest/
 
 step "go vet"
 go vet ./...
