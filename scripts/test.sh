@@ -20,7 +20,7 @@ step "setup: Node 22, conformance suite, Inspector, playwright-core"
 scripts/setup-node.sh
 step "setup: Chromium"
 scripts/setup-chromium.sh
-for s in setup-lowdefy-oracle setup-lowdefy-build-oracle setup-jslibs-oracle; do
+for s in setup-lowdefy-oracle setup-lowdefy-build-oracle setup-lowdefy-engine-oracle setup-jslibs-oracle; do
 	if [[ -x scripts/$s.sh ]]; then
 		step "setup: $s"
 		scripts/$s.sh
