@@ -14,13 +14,13 @@ import (
 // Page is the context of one visited page (Lowdefy's getContext result):
 // its state, request calls, event log and block tree.
 type Page struct {
-	e        *Engine
-	id       string
-	cfg      *app.Page
-	state    *jsvalue.Object
-	requests *jsvalue.Object // requestId → calls, newest first
-	eventLog []any           // event results, newest first
-	frozen   *string         // serialized state frozen after onInit
+	e                           *Engine
+	id                          string
+	cfg                         *app.Page
+	state                       *jsvalue.Object
+	requests                    *jsvalue.Object // requestId → calls, newest first
+	eventLog                    []any           // event results, newest first
+	frozen                      *string         // serialized state frozen after onInit
 	onInitDone, onInitAsyncDone bool
 
 	requestConfig map[string]*jsvalue.Object
