@@ -114,6 +114,11 @@ func (p *Page) save() (PageSnapshot, error) {
 		if b.isList() {
 			o.Set("items", float64(len(b.sub)))
 		}
+		if !b.isVisible() && b.evaluated {
+			// Hidden blocks keep their last validation (it is not re-evaluated).
+			o.Set("validation", jsvalue.ObjectOf("status", b.validation.status,
+				"errors", b.validation.errors, "warnings", b.validation.warnings))
+		}
 		if b.isInput() && jsvalue.IsUndefined(getPath(p.state, b.blockID)) {
 			o.Set("value", b.value)
 		}
@@ -254,6 +259,12 @@ func restorePage(ctx context.Context, e *Engine, cfg *app.Page, ps PageSnapshot)
 		}
 		b.showValidation = data.Prop("showValidation") == true
 		b.open = data.Prop("open") == true
+		if v, ok := data.Prop("validation").(*jsvalue.Object); ok {
+			b.evaluated = true
+			b.validation.status = v.Prop("status")
+			b.validation.errors, _ = v.Prop("errors").([]any)
+			b.validation.warnings, _ = v.Prop("warnings").([]any)
+		}
 		if v, ok := data.Get("value"); ok && b.isInput() {
 			b.value = v
 		}
