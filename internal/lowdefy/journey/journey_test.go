@@ -146,7 +146,7 @@ func TestSaveRestoreEveryStep(t *testing.T) {
 		"crud": `[{"navigate": "products"}, {"trigger": "product_list.1.container", "event": "onClick"},
 			{"setValue": "edit_product.name", "value": "Big desk"}, {"setState": {"product_list.0.name": "Stool"}},
 			{"callMethod": "edit_product_drawer", "method": "toggleOpen"}, {"trigger": "product_list.0.container", "event": "onClick"}]`,
-		"tutorial/02-creating-a-page":   `[{"navigate": "welcome"}, {"trigger": "docs_button", "event": "onClick"}, {"navigate": "missing"}, {"navigate": "welcome"}]`,
+		"tutorial/02-creating-a-page": `[{"navigate": "welcome"}, {"trigger": "docs_button", "event": "onClick"}, {"navigate": "missing"}, {"navigate": "welcome"}]`,
 	}
 	for dir, script := range journeys {
 		t.Run(dir, func(t *testing.T) {
