@@ -1,0 +1,143 @@
+package blocks
+
+import (
+	"slices"
+
+	"github.com/mcpbridge/mcpbridge/internal/jsvalue"
+)
+
+// Category is a block category: what the engine does with a block.
+type Category string
+
+// The block categories of Lowdefy v4.
+const (
+	// Container blocks have areas of child blocks and no value.
+	Container Category = "container"
+	// Display blocks have no children and no value.
+	Display Category = "display"
+	// Input blocks hold a value at state[blockId].
+	Input Category = "input"
+	// List blocks hold an array at state[blockId] and one set of child areas per item.
+	List Category = "list"
+)
+
+// Meta is what the engine knows about a block type (the component's meta in Lowdefy).
+type Meta struct {
+	// Type is the block type name, such as TextInput.
+	Type string
+	// Package is the npm package that provides the type.
+	Package string
+	// Category is the block category.
+	Category Category
+	// ValueType is the type the value is coerced to ("string", "number",
+	// "boolean", "date", "array", "object", "any"), or "" when the block has none
+	// (its value is then always null).
+	ValueType string
+	// Methods are the names of the methods the component registers for
+	// CallMethod (pushItem on lists, toggleOpen on modals, …).
+	Methods []string
+	// initValue builds the initial value when not nil.
+	initValue func() any
+}
+
+// HasInitValue reports whether the type has an initial value other than the
+// coerced null of its value type.
+func (m Meta) HasInitValue() bool { return m.initValue != nil }
+
+// InitValue returns a fresh copy of the type's initial value: its own initial
+// value when it has one (Pagination), else its value type's coerced null
+// (an empty array for arrays, false for booleans, null otherwise).
+func (m Meta) InitValue() any {
+	if m.initValue != nil {
+		return m.initValue()
+	}
+	return EnforceType(m.ValueType, nil)
+}
+
+// HasMethod reports whether the type registers the named method.
+func (m Meta) HasMethod(name string) bool { return slices.Contains(m.Methods, name) }
+
+var listMethods = []string{"moveItemDown", "moveItemUp", "pushItem", "removeItem", "unshiftItem"}
+var openMethods = []string{"toggleOpen", "setOpen"}
+var gridMethods = []string{"exportDataAsCsv", "sizeColumnsToFit", "autoSize", "setFilterModel", "setQuickFilter"}
+
+var table = map[string]Meta{}
+
+func add(pkg string, cat Category, valueType string, methods []string, types ...string) {
+	for _, t := range types {
+		table[t] = Meta{Type: t, Package: pkg, Category: cat, ValueType: valueType, Methods: methods}
+	}
+}
+
+func init() {
+	const antd, basic = "@lowdefy/blocks-antd", "@lowdefy/blocks-basic"
+	add(antd, Container, "", nil, "Affix", "Alert", "Badge", "Card", "Collapse", "Comment",
+		"Content", "Descriptions", "Footer", "Header", "Label", "Layout", "PageHeaderMenu",
+		"Result", "Tabs", "Tooltip")
+	add(antd, Container, "", []string{"goTo", "next", "prev"}, "Carousel")
+	add(antd, Container, "", []string{"open"}, "ConfirmModal")
+	add(antd, Container, "", openMethods, "Modal", "Drawer", "Sider")
+	add(antd, Container, "", []string{"toggleSiderOpen", "setSiderOpen"}, "PageSiderMenu")
+	add(antd, Display, "", nil, "Avatar", "Breadcrumb", "Button", "Divider", "Menu", "Paragraph",
+		"Progress", "Statistic", "Tag", "Title")
+	add(antd, Display, "", []string{"open"}, "Message", "Notification")
+	add(antd, Display, "", openMethods, "MobileMenu")
+	add(antd, Input, "string", nil, "AutoComplete", "ParagraphInput", "PasswordInput", "TextArea",
+		"TextInput", "TitleInput")
+	add(antd, Input, "number", nil, "NumberInput")
+	add(antd, Input, "boolean", nil, "CheckboxSwitch", "Switch")
+	add(antd, Input, "date", nil, "DateSelector", "DateTimeSelector", "MonthSelector", "WeekSelector")
+	add(antd, Input, "array", nil, "CheckboxSelector", "DateRangeSelector", "MultipleSelector")
+	add(antd, Input, "any", nil, "ButtonSelector", "RadioSelector", "RatingSlider", "Selector")
+	add(antd, Input, "object", nil, "PhoneNumberInput", "Pagination")
+	pagination := table["Pagination"]
+	pagination.initValue = func() any {
+		return jsvalue.ObjectOf("current", 0.0, "pageSize", 10.0, "skip", 0.0)
+	}
+	table["Pagination"] = pagination
+	add(antd, List, "array", listMethods, "ControlledList")
+	add(antd, List, "", nil, "TimelineList")
+
+	add(basic, Container, "", nil, "Box", "Span")
+	add(basic, Display, "", nil, "Anchor", "DangerousHtml", "Html", "Icon", "Img")
+	add(basic, List, "array", listMethods, "List")
+
+	add("@lowdefy/blocks-markdown", Container, "", nil, "Markdown", "MarkdownWithCode", "DangerousMarkdown")
+	add("@lowdefy/blocks-echarts", Display, "", nil, "EChart")
+	add("@lowdefy/blocks-aggrid", Display, "", gridMethods, "AgGridAlpine", "AgGridAlpineDark",
+		"AgGridBalham", "AgGridBalhamDark", "AgGridMaterial")
+	add("@lowdefy/blocks-aggrid", Input, "array", gridMethods, "AgGridInputAlpine",
+		"AgGridInputAlpineDark", "AgGridInputBalham", "AgGridInputBalhamDark", "AgGridInputMaterial")
+	add("@lowdefy/blocks-loaders", Display, "", nil, "ProgressBar", "Skeleton", "SkeletonAvatar",
+		"SkeletonButton", "SkeletonInput", "SkeletonParagraph", "Spinner")
+	add("@lowdefy/blocks-color-selectors", Input, "string", nil, "ColorSelector")
+	add("@lowdefy/blocks-google-maps", Container, "", nil, "GoogleMaps", "GoogleMapsHeatmap", "GoogleMapsScript")
+	add("@lowdefy/blocks-qr", Input, "object", nil, "QRScanner")
+	add("@lowdefy/blocks-algolia", Display, "", nil, "DocSearch")
+	add("@lowdefy/plugin-aws", Input, "object", nil, "S3UploadButton", "S3UploadPhoto")
+}
+
+// Lookup returns the meta of a default block type.
+func Lookup(typ string) (Meta, bool) {
+	m, ok := table[typ]
+	return m, ok
+}
+
+// Guess returns the meta the engine uses for a type that is not in the
+// table: a container when the block has areas, a display block otherwise.
+func Guess(typ string, hasAreas bool) Meta {
+	if hasAreas {
+		return Meta{Type: typ, Category: Container}
+	}
+	return Meta{Type: typ, Category: Display}
+}
+
+// Types returns the names of all default block types, sorted.
+func Types() []string {
+	names := make([]string, 0, len(table))
+	for t := range table {
+		names = append(names, t)
+	}
+	slices.Sort(names)
+	return names
+}

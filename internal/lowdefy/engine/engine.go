@@ -1,0 +1,433 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/mcpbridge/mcpbridge/internal/jsvalue"
+	"github.com/mcpbridge/mcpbridge/internal/lowdefy/app"
+	"github.com/mcpbridge/mcpbridge/internal/lowdefy/operators"
+)
+
+// Server is the server side the engine calls for the Request and CallAPI
+// actions. The payload is already evaluated on the client side, as Lowdefy
+// does; the server evaluates request properties and runs the connection.
+type Server interface {
+	// Request runs a page request and returns its response (Lowdefy's
+	// `response` field: dates may be time.Time or {"~d": ms} markers).
+	Request(ctx context.Context, c RequestCall) (response any, err error)
+	// Endpoint runs an API endpoint (CallAPI).
+	Endpoint(ctx context.Context, c EndpointCall) (EndpointResult, error)
+}
+
+// RequestCall is one call of a page request.
+type RequestCall struct {
+	PageID, RequestID, BlockID string
+	// Payload is the evaluated payload, after Lowdefy's serialize/deserialize
+	// round trip (undefined values dropped).
+	Payload any
+}
+
+// EndpointCall is one call of an API endpoint (CallAPI).
+type EndpointCall struct {
+	EndpointID, PageID, BlockID string
+	Payload                     any
+}
+
+// EndpointResult is what an endpoint returned.
+type EndpointResult struct {
+	// Response is the routine's :return value.
+	Response any
+	// Status is "success", "error" or "reject".
+	Status string
+	// Success is Status == "success".
+	Success bool
+	// Error is the error (a message or an error object), nil on success.
+	Error any
+}
+
+// Options configure an Engine. The zero value works: an anonymous user, no
+// server (Request fails), no HTTP (Fetch fails), the system clock.
+type Options struct {
+	// User is the session user (_user); nil is anonymous.
+	User *jsvalue.Object
+	// Server runs requests and endpoints; nil makes Request and CallAPI fail.
+	Server Server
+	// HTTPClient returns the client the Fetch action uses (the gateway passes
+	// an SSRF-guarded one); nil makes Fetch fail.
+	HTTPClient func() *http.Client
+	// Now is the clock (_date.now, event timestamps); time.Now if nil.
+	Now func() time.Time
+	// Sleep waits for the Wait action; a timer bounded by ctx if nil.
+	Sleep func(ctx context.Context, d time.Duration) error
+	// Logger receives warnings and errors; slog.Default() if nil.
+	Logger *slog.Logger
+	// Origin is the browser origin (_location); "http://localhost:3000" if empty.
+	Origin string
+	// Window is the browser window size (_media); 1280×800 if zero.
+	Window operators.Window
+}
+
+// Engine is one headless Lowdefy client: the `lowdefy` object of the
+// browser, with its page contexts, global, inputs and the current page.
+// An Engine is not safe for concurrent use.
+type Engine struct {
+	app    *app.App
+	opts   Options
+	log    *slog.Logger
+	global *jsvalue.Object
+	inputs map[string]*jsvalue.Object
+	pages  map[string]*Page
+	cur    *Page
+	// visited lists page ids in the order first visited; history is the
+	// navigation stack for Link back.
+	visited, history []string
+	urlQuery         *jsvalue.Object // as linked (before stringify)
+	search           string          // window.location.search without "?"
+	apiResponses     *jsvalue.Object
+	journal          []*jsvalue.Object
+	pending          *navigation
+}
+
+type navigation struct {
+	pageID   string
+	urlQuery any
+	back     bool
+}
+
+// New returns an engine for a loaded app. No page is open until Navigate.
+func New(a *app.App, opts Options) *Engine {
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	if opts.Logger == nil {
+		opts.Logger = slog.Default()
+	}
+	if opts.Origin == "" {
+		opts.Origin = "http://localhost:3000"
+	}
+	if opts.Window.InnerWidth == 0 {
+		opts.Window = operators.Window{InnerWidth: 1280, InnerHeight: 800}
+	}
+	if opts.Sleep == nil {
+		opts.Sleep = func(ctx context.Context, d time.Duration) error {
+			t := time.NewTimer(d)
+			defer t.Stop()
+			select {
+			case <-t.C:
+				return nil
+			case <-ctx.Done():
+				return ctx.Err()
+			}
+		}
+	}
+	return &Engine{
+		app:          a,
+		opts:         opts,
+		log:          opts.Logger,
+		global:       copyObject(a.Global),
+		inputs:       map[string]*jsvalue.Object{},
+		pages:        map[string]*Page{},
+		apiResponses: jsvalue.NewObject(0),
+	}
+}
+
+// App returns the engine's app.
+func (e *Engine) App() *app.App { return e.app }
+
+// Page returns the current page context, nil before the first Navigate.
+func (e *Engine) Page() *Page { return e.cur }
+
+// Global returns the _global object (live; do not modify).
+func (e *Engine) Global() *jsvalue.Object { return e.global }
+
+// Visited returns the ids of the pages visited, in first-visit order.
+func (e *Engine) Visited() []string { return append([]string(nil), e.visited...) }
+
+// Journal returns the engine's event log: DisplayMessage, Link, Login,
+// Logout, UpdateSession, Throw, error and warning entries, oldest first.
+func (e *Engine) Journal() []*jsvalue.Object { return e.journal }
+
+func (e *Engine) record(kv ...any) {
+	e.journal = append(e.journal, jsvalue.ObjectOf(kv...))
+}
+
+// recordOpt records an entry leaving out keys whose value is undefined.
+func (e *Engine) recordOpt(kv ...any) {
+	o := jsvalue.NewObject(len(kv) / 2)
+	for i := 0; i < len(kv); i += 2 {
+		if jsvalue.IsUndefined(kv[i+1]) {
+			continue
+		}
+		o.Set(kv[i].(string), kv[i+1])
+	}
+	e.journal = append(e.journal, o)
+}
+
+// HomePageID returns the home page id as Lowdefy computes it: the
+// configured config.homePageId, else the first page of the default menu,
+// else the first page.
+func (e *Engine) HomePageID() string {
+	if s, ok := e.app.Config.Prop("homePageId").(string); ok && s != "" {
+		return s
+	}
+	var menu *jsvalue.Object
+	for _, m := range e.app.Menus {
+		mo, _ := m.(*jsvalue.Object)
+		if mo == nil {
+			continue
+		}
+		if menu == nil || mo.Prop("menuId") == "default" {
+			menu = mo
+		}
+	}
+	if menu != nil {
+		if id := firstMenuPage(menu.Prop("links")); id != "" {
+			return id
+		}
+	}
+	for _, p := range e.app.Pages {
+		if p.ID != "404" {
+			return p.ID
+		}
+	}
+	return ""
+}
+
+func firstMenuPage(links any) string {
+	arr, _ := links.([]any)
+	for _, l := range arr {
+		lo, _ := l.(*jsvalue.Object)
+		if lo == nil {
+			continue
+		}
+		if id, ok := lo.Prop("pageId").(string); ok && id != "" {
+			return id
+		}
+		if id := firstMenuPage(lo.Prop("links")); id != "" {
+			return id
+		}
+	}
+	return ""
+}
+
+// authorized applies Lowdefy's authorize rule to a page for the engine's user.
+func (e *Engine) authorized(p *app.Page) bool {
+	if p.Auth.Public {
+		return true
+	}
+	if e.opts.User == nil {
+		return false
+	}
+	if len(p.Auth.Roles) == 0 {
+		return true
+	}
+	roles, _ := e.opts.User.Prop("roles").([]any)
+	for _, r := range roles {
+		for _, want := range p.Auth.Roles {
+			if r == want {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// resolvePage returns the page a navigation to id lands on: the home page
+// for "", the 404 page for unknown or unauthorised pages.
+func (e *Engine) resolvePage(id string) (*app.Page, error) {
+	if id == "" {
+		id = e.HomePageID()
+	}
+	p := e.app.Page(id)
+	if p == nil || !e.authorized(p) {
+		p = e.app.Page("404")
+	}
+	if p == nil {
+		return nil, fmt.Errorf("page %q not found and the app has no 404 page", id)
+	}
+	return p, nil
+}
+
+// Navigate opens a page the way a Link action does: the page's input is set
+// to input (an empty object when nil), the URL query to urlQuery, the page
+// context is created (or reused when visited before), and the lifecycle runs:
+// onInit and onInitAsync once per context, then onMount and onMountAsync of
+// the rendered blocks. Link actions run by these events navigate further.
+func (e *Engine) Navigate(ctx context.Context, pageID string, input *jsvalue.Object, urlQuery *jsvalue.Object) error {
+	var q any = jsvalue.Undefined
+	if urlQuery != nil {
+		q = urlQuery
+	}
+	if pageID == "" {
+		pageID = e.HomePageID()
+	}
+	if input == nil {
+		input = jsvalue.NewObject(0)
+	}
+	e.inputs[pageID] = input
+	e.pending = &navigation{pageID: pageID, urlQuery: q}
+	return e.settle(ctx)
+}
+
+// settle performs pending navigations (at most 20 in a row, as a guard
+// against pages that link to themselves on mount).
+func (e *Engine) settle(ctx context.Context) error {
+	for i := 0; e.pending != nil; i++ {
+		if i == 20 {
+			e.pending = nil
+			return fmt.Errorf("navigation loop: more than 20 page changes in one step (check Link actions in onInit/onMount events)")
+		}
+		nav := e.pending
+		e.pending = nil
+		if err := e.open(ctx, nav); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (e *Engine) open(ctx context.Context, nav *navigation) error {
+	id := nav.pageID
+	if nav.back {
+		if len(e.history) < 2 {
+			return nil
+		}
+		e.history = e.history[:len(e.history)-1]
+		id = e.history[len(e.history)-1]
+	} else {
+		e.setURLQuery(nav.urlQuery)
+	}
+	cfg, err := e.resolvePage(id)
+	if err != nil {
+		return err
+	}
+	if !nav.back {
+		e.history = append(e.history, cfg.ID)
+	}
+	p := e.pages[cfg.ID]
+	if p == nil {
+		p = newPage(e, cfg)
+		e.pages[cfg.ID] = p
+	}
+	seen := false
+	for _, v := range e.visited {
+		if v == cfg.ID {
+			seen = true
+			break
+		}
+	}
+	if !seen {
+		e.visited = append(e.visited, cfg.ID)
+	}
+	e.cur = p
+	p.update(ctx)
+	return p.mount(ctx)
+}
+
+// setURLQuery sets window.location.search the way Link does: each value
+// serialized to JSON, query-string stringified with sorted keys.
+func (e *Engine) setURLQuery(q any) {
+	o, ok := q.(*jsvalue.Object)
+	if !ok {
+		e.urlQuery, e.search = nil, ""
+		return
+	}
+	e.urlQuery = copyObject(o)
+	e.search = stringifyQuery(o)
+}
+
+// URLQuery returns the decoded URL query the current page sees (_url_query).
+func (e *Engine) URLQuery() *jsvalue.Object { return operators.ParseURLQuery(e.search) }
+
+func (e *Engine) location(p *Page) *operators.Location {
+	origin := e.opts.Origin
+	scheme, hostport, _ := strings.Cut(origin, "://")
+	host := hostport
+	hostname, port := host, ""
+	if i := strings.LastIndexByte(host, ':'); i >= 0 {
+		hostname, port = host[:i], host[i+1:]
+	}
+	base, _ := e.app.Config.Prop("basePath").(string)
+	search := ""
+	if e.search != "" {
+		search = "?" + e.search
+	}
+	path := base + "/" + p.id
+	return &operators.Location{
+		Hash: "", Host: host, Hostname: hostname, Href: origin + path + search, Origin: origin,
+		Pathname: path, Port: port, Protocol: scheme + ":", Search: search,
+	}
+}
+
+// step runs fn on the current page and then performs the navigations it
+// asked for.
+func (e *Engine) step(ctx context.Context, fn func(p *Page) error) error {
+	if e.cur == nil {
+		return fmt.Errorf("no page is open: navigate to a page first")
+	}
+	err := fn(e.cur)
+	if nerr := e.settle(ctx); err == nil {
+		err = nerr
+	}
+	return err
+}
+
+// SetValue sets an input block's value as the block's component does on a
+// change: the value is coerced to the block's value type, written to state,
+// the page updated, and the block's onChange event triggered.
+func (e *Engine) SetValue(ctx context.Context, blockID string, value any) error {
+	return e.step(ctx, func(p *Page) error {
+		b, err := p.block(blockID)
+		if err != nil {
+			return err
+		}
+		if b.meta.Category != "input" {
+			return fmt.Errorf("block %q is a %s block (%s), not an input: only input blocks take a value", blockID, b.meta.Category, b.typ)
+		}
+		p.setValue(ctx, b, deepCopy(value))
+		p.triggerEvent(ctx, b, "onChange", jsvalue.Undefined)
+		return nil
+	})
+}
+
+// Trigger triggers an event of a block (a click is "onClick") with an
+// optional event object (nil for none). A block without that event does
+// nothing, as in Lowdefy.
+func (e *Engine) Trigger(ctx context.Context, blockID, event string, args any) error {
+	return e.step(ctx, func(p *Page) error {
+		b, err := p.block(blockID)
+		if err != nil {
+			return err
+		}
+		if args == nil {
+			args = jsvalue.Undefined
+		}
+		p.triggerEvent(ctx, b, event, args)
+		return nil
+	})
+}
+
+// CallMethod calls a block method as the CallMethod action does
+// (pushItem, removeItem, toggleOpen, …).
+func (e *Engine) CallMethod(ctx context.Context, blockID, method string, args []any) error {
+	return e.step(ctx, func(p *Page) error {
+		if args == nil {
+			args = []any{}
+		}
+		_, err := p.callMethod(ctx, nil, jsvalue.ObjectOf("blockId", blockID, "method", method, "args", deepCopy(args)))
+		return err
+	})
+}
+
+// SetState sets state paths as the SetState action does.
+func (e *Engine) SetState(ctx context.Context, values *jsvalue.Object) error {
+	return e.step(ctx, func(p *Page) error {
+		p.setState(ctx, nil, copyObject(values))
+		return nil
+	})
+}
