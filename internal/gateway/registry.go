@@ -540,9 +540,16 @@ func (g *Gateway) callTool(ctx context.Context, e *Entry, name string, req *mcp.
 	res, err := st.backend.CallTool(ctx, &backend.Call{
 		Name: name, Arguments: args, Principal: auth.FromContext(ctx), Session: newCallSession(req),
 		InputResponses: req.Params.InputResponses, RequestState: req.Params.RequestState,
+		ClientInfo: req.ClientInfo(), ClientCapabilities: req.ClientCapabilities(),
 	})
 	if errors.Is(context.Cause(ctx), errShuttingDown) {
 		return nil, "shutdown", &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: fmt.Sprintf("the gateway is shutting down and stopped %s before it finished; retry the call", name)}
+	}
+	var rpcErr *jsonrpc.Error
+	if errors.As(err, &rpcErr) {
+		// A protocol error of the client's (a refused retry, an undeclared capability)
+		// reaches it as it is.
+		return nil, "refused", rpcErr
 	}
 	if err != nil {
 		id := requestID(ctx)
@@ -590,7 +597,11 @@ func (g *Gateway) promptHandler(e *Entry, name string) mcp.PromptHandler {
 		if pg == nil {
 			return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("unknown prompt %q", name)}
 		}
-		return pg.GetPrompt(ctx, auth.FromContext(ctx), name, req.Params.Arguments)
+		return pg.GetPrompt(ctx, &backend.PromptRequest{
+			Name: name, Arguments: req.Params.Arguments, Principal: auth.FromContext(ctx), Session: newPromptSession(req),
+			InputResponses: req.Params.InputResponses, RequestState: req.Params.RequestState,
+			ClientInfo: req.ClientInfo(), ClientCapabilities: req.ClientCapabilities(),
+		})
 	}
 }
 

@@ -124,8 +124,8 @@ func (b *seamBackend) ReadResource(_ context.Context, _ auth.Principal, uri stri
 	return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: uri, Text: "read " + uri}}}, nil
 }
 
-func (b *seamBackend) GetPrompt(_ context.Context, _ auth.Principal, name string, args map[string]string) (*mcp.GetPromptResult, error) {
-	return &mcp.GetPromptResult{Messages: []*mcp.PromptMessage{{Role: "user", Content: &mcp.TextContent{Text: "hello " + args["who"]}}}}, nil
+func (b *seamBackend) GetPrompt(_ context.Context, r *backend.PromptRequest) (*mcp.GetPromptResult, error) {
+	return &mcp.GetPromptResult{Messages: []*mcp.PromptMessage{{Role: "user", Content: &mcp.TextContent{Text: "hello " + r.Arguments["who"]}}}}, nil
 }
 
 func (b *seamBackend) Complete(_ context.Context, p *mcp.CompleteParams) (*mcp.CompleteResult, error) {
@@ -631,3 +631,9 @@ servers:
 		}
 	}
 }
+
+var (
+	_ backend.ResourceReader = (*seamBackend)(nil)
+	_ backend.PromptGetter   = (*seamBackend)(nil)
+	_ backend.Completer      = (*seamBackend)(nil)
+)
