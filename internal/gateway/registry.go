@@ -1,6 +1,7 @@
 package gateway
 
 import (
+	"bytes"
 	"cmp"
 	"context"
 	"encoding/json"
@@ -387,6 +388,11 @@ func (g *Gateway) applyLocked(e *Entry, st *entryState) {
 	for _, p := range st.catalog.Prompts {
 		srv.AddPrompt(p, g.promptHandler(e, p.Name))
 	}
+	// A configured resource whose content changed with the definition (a reload, an admin
+	// API write of a stored server) is announced to its subscribers.
+	for _, uri := range changedResources(old.cfg, st.cfg) {
+		_ = srv.ResourceUpdated(context.Background(), &mcp.ResourceUpdatedNotificationParams{URI: uri})
+	}
 	if old.live != nil && old.live != st.live {
 		old.live.retire(closerOf(old.backend), nil)
 	}
@@ -434,6 +440,32 @@ func (g *Gateway) watchCatalog(e *Entry, st *entryState) {
 			e.applyMu.Unlock()
 		}
 	}()
+}
+
+// changedResources returns the URIs of the configured resources that both definitions
+// serve with different content.
+func changedResources(old, cur *config.Server) []string {
+	if old == nil || cur == nil || old == cur {
+		return nil
+	}
+	before := map[string]*config.Resource{}
+	for _, r := range old.Resources {
+		if r != nil && r.URI != "" {
+			before[r.URI] = r
+		}
+	}
+	var out []string
+	for _, name := range cur.ResourceNames() {
+		r := cur.Resources[name]
+		b := before[r.URI]
+		if r.URI == "" || b == nil {
+			continue
+		}
+		if b.File != r.File || b.MimeType != r.MimeType || !bytes.Equal(b.Blob, r.Blob) || (b.Text == nil) != (r.Text == nil) || (b.Text != nil && *b.Text != *r.Text) {
+			out = append(out, r.URI)
+		}
+	}
+	return out
 }
 
 // closerOf returns b as an io.Closer, or nil.
