@@ -163,6 +163,16 @@ type Watcher interface {
 	Changes() <-chan struct{}
 }
 
+// Subscriber is implemented by backends whose resources change while they run (an upstream
+// MCP server that offers subscriptions). The gateway passes on the first client subscription
+// to a URI and the last unsubscription, and reads ResourceUpdates until the backend is
+// closed, telling the clients that subscribed to each URI received.
+type Subscriber interface {
+	SubscribeResource(ctx context.Context, uri string) error
+	UnsubscribeResource(ctx context.Context, uri string) error
+	ResourceUpdates() <-chan string
+}
+
 // SessionEnder is implemented by backends that keep state per client session (an upstream
 // connection, a work session): the gateway calls SessionEnded when a client session ends.
 type SessionEnder interface {

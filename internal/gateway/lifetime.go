@@ -45,10 +45,14 @@ func (l *live) exit() {
 	}
 }
 
-// setStop sets what retiring stops beside the calls (the catalog watcher).
+// setStop adds to what retiring stops beside the calls (the catalog and resource watchers).
 func (l *live) setStop(stop context.CancelFunc) {
 	l.mu.Lock()
-	l.stop = stop
+	if prev := l.stop; prev != nil {
+		l.stop = func() { prev(); stop() }
+	} else {
+		l.stop = stop
+	}
 	l.mu.Unlock()
 }
 

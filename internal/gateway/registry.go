@@ -182,7 +182,7 @@ func (g *Gateway) newEntry(name, title, instructions string) *Entry {
 		},
 		// A configured file resource that changes is announced to its subscribers.
 		SubscribeHandler:   g.subscribe(e),
-		UnsubscribeHandler: func(context.Context, *mcp.UnsubscribeRequest) error { return nil },
+		UnsubscribeHandler: g.unsubscribe(e),
 		// The backend learns when a client session ends.
 		InitializedHandler: func(_ context.Context, req *mcp.InitializedRequest) {
 			ss := req.Session
@@ -398,6 +398,7 @@ func (g *Gateway) applyLocked(e *Entry, st *entryState) {
 	}
 	if st.live != nil && st.live != old.live {
 		g.watchCatalog(e, st)
+		g.watchResources(e, st)
 	}
 }
 

@@ -9,6 +9,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/mcpbridge/mcpbridge/internal/backend"
 	"github.com/mcpbridge/mcpbridge/internal/config"
 )
 
@@ -40,6 +41,36 @@ type watches struct {
 	files map[*Entry]map[string]fileStamp
 	start sync.Once
 	stop  context.CancelFunc
+
+	// subs counts the client subscriptions passed on to a backend (backend.Subscriber), by
+	// server name and URI: the backend hears the first subscription and the last
+	// unsubscription, and a new backend of the server (a reload) is subscribed again.
+	// A session that ends without unsubscribing keeps its count; the SDK sends updates only
+	// to sessions that are subscribed, so that costs only the upstream's notifications.
+	subs map[string]map[string]int
+}
+
+// subscriber returns the backend of st as a backend.Subscriber when it serves uri (one of
+// its resources, or any URI when it has resource templates), else nil.
+func subscriber(st *entryState, uri string) backend.Subscriber {
+	sb, ok := st.backend.(backend.Subscriber)
+	if !ok {
+		return nil
+	}
+	switch r := st.readers[uri]; {
+	case r == nil:
+		for _, t := range st.templates {
+			if _, conf := t.(configured); !conf {
+				return sb
+			}
+		}
+		return nil
+	default:
+		if _, conf := r.(configured); conf {
+			return nil
+		}
+		return sb
+	}
 }
 
 // subscribe is the SDK's SubscribeHandler of entry e: it accepts a URI the entry serves and
@@ -48,6 +79,9 @@ func (g *Gateway) subscribe(e *Entry) func(context.Context, *mcp.SubscribeReques
 	return func(ctx context.Context, req *mcp.SubscribeRequest) error {
 		uri := req.Params.URI
 		st := e.state.Load()
+		if sb := subscriber(st, uri); sb != nil {
+			return g.watch.subscribeBackend(ctx, e.Name, sb, uri)
+		}
 		if st.readers[uri] == nil {
 			return mcp.ResourceNotFoundError(uri)
 		}
@@ -136,4 +170,91 @@ func (w *watches) stopWatching() {
 	if w.stop != nil {
 		w.stop()
 	}
+}
+
+// unsubscribe is the SDK's UnsubscribeHandler of entry e: the last unsubscription from a
+// URI a backend serves is passed on to it.
+func (g *Gateway) unsubscribe(e *Entry) func(context.Context, *mcp.UnsubscribeRequest) error {
+	return func(ctx context.Context, req *mcp.UnsubscribeRequest) error {
+		uri := req.Params.URI
+		sb := subscriber(e.state.Load(), uri)
+		w := &g.watch
+		w.mu.Lock()
+		n := w.subs[e.Name][uri]
+		last := n == 1
+		if n > 0 {
+			w.subs[e.Name][uri] = n - 1
+		}
+		if last {
+			delete(w.subs[e.Name], uri)
+		}
+		w.mu.Unlock()
+		if last && sb != nil {
+			return sb.UnsubscribeResource(ctx, uri)
+		}
+		return nil
+	}
+}
+
+// subscribeBackend counts a client subscription to uri of server and passes the first one
+// on to the backend; a refused subscription is not counted.
+func (w *watches) subscribeBackend(ctx context.Context, server string, sb backend.Subscriber, uri string) error {
+	w.mu.Lock()
+	first := w.subs[server][uri] == 0
+	w.mu.Unlock()
+	if first {
+		if err := sb.SubscribeResource(ctx, uri); err != nil {
+			return err
+		}
+	}
+	w.mu.Lock()
+	if w.subs == nil {
+		w.subs = map[string]map[string]int{}
+	}
+	if w.subs[server] == nil {
+		w.subs[server] = map[string]int{}
+	}
+	w.subs[server][uri]++
+	w.mu.Unlock()
+	return nil
+}
+
+// watchResources follows the resource updates of a backend that offers subscriptions
+// (backend.Subscriber) until it is retired, telling the subscribed clients; a backend that
+// replaces another is first subscribed to what clients are subscribed to.
+func (g *Gateway) watchResources(e *Entry, st *entryState) {
+	sb, ok := st.backend.(backend.Subscriber)
+	if !ok {
+		return
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	st.live.setStop(cancel)
+	w := &g.watch
+	w.mu.Lock()
+	var again []string
+	for uri, n := range w.subs[e.Name] {
+		if n > 0 {
+			again = append(again, uri)
+		}
+	}
+	w.mu.Unlock()
+	go func() {
+		for _, uri := range again {
+			if err := sb.SubscribeResource(ctx, uri); err != nil {
+				g.log.Warn("subscribing a new backend to a resource clients subscribed to failed", "server", e.Name, "uri", uri, "error", err)
+			}
+		}
+		ch := sb.ResourceUpdates()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case uri, open := <-ch:
+				if !open {
+					return
+				}
+				_ = e.Server.ResourceUpdated(ctx, &mcp.ResourceUpdatedNotificationParams{URI: uri})
+			}
+		}
+	}()
 }

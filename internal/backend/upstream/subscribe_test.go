@@ -3,19 +3,19 @@ package upstream_test
 import (
 	"context"
 	"encoding/json"
+	"net/http/httptest"
 	"testing"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
 	"github.com/mcpbridge/mcpbridge/internal/backend"
+	"github.com/mcpbridge/mcpbridge/internal/gateway"
+	"github.com/mcpbridge/mcpbridge/internal/gateway/gatewaytest"
 )
 
-// subscriber is what the kind offers a gateway that forwards resource subscriptions (the
-// backend seam has no such interface yet).
-type subscriber interface {
-	SubscribeResource(ctx context.Context, uri string) error
-	UnsubscribeResource(ctx context.Context, uri string) error
-	ResourceUpdates() <-chan string
-}
+// subscriber is the ability the gateway uses to forward resource subscriptions.
+type subscriber = backend.Subscriber
 
 // A subscription to an upstream resource reports its updates, in both upstream eras, and
 // stops reporting them once cancelled.
@@ -67,4 +67,81 @@ func TestResourceSubscriptions(t *testing.T) {
 			}
 		})
 	}
+}
+
+// Through the gateway: clients subscribe to an upstream resource with resources/subscribe;
+// each hears of its updates until it unsubscribes, and the upstream hears of the first
+// subscription and the last unsubscription only.
+func TestResourceSubscriptionsThroughGateway(t *testing.T) {
+	// An HTTP upstream: one process serves the gateway's upstream sessions of both eras (a
+	// stdio upstream would be one child per era, and a touch in one is not seen by the other).
+	yaml := "servers:\n  up:\n    kind: mcp\n    description: d\n    isolation: shared\n    url: " + startHTTPServer(t) + "\n"
+	g, _, err := gatewaytest.Open(t.TempDir(), yaml, gateway.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { g.Close() })
+	srv := httptest.NewServer(g.Handler())
+	t.Cleanup(srv.Close) // after the clients' sessions close (cleanups run last first)
+	ctx := context.Background()
+	type sub struct {
+		cs      *mcp.ClientSession
+		updates chan string
+	}
+	connect := func() sub {
+		s := sub{updates: make(chan string, 10)}
+		mc := mcp.NewClient(&mcp.Implementation{Name: "downstream", Version: "1"}, &mcp.ClientOptions{
+			ResourceUpdatedHandler: func(_ context.Context, req *mcp.ResourceUpdatedNotificationRequest) {
+				s.updates <- req.Params.URI
+			},
+		})
+		cs, err := mc.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: srv.URL + "/mcp/up"}, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { cs.Close() })
+		if err := cs.Subscribe(ctx, &mcp.SubscribeParams{URI: "test://static"}); err != nil {
+			t.Fatalf("subscribe: %v", err)
+		}
+		s.cs = cs
+		return s
+	}
+	a, b := connect(), connect()
+	touch := func() {
+		t.Helper()
+		wantText(t, a.cs, "touch", map[string]any{"uri": "test://static"}, "touched test://static")
+	}
+	expect := func(s sub, who string, want bool) {
+		t.Helper()
+		wait := 300 * time.Millisecond
+		if want {
+			wait = 10 * time.Second
+		}
+		select {
+		case uri := <-s.updates:
+			if !want {
+				t.Errorf("%s heard of an update of %s after unsubscribing", who, uri)
+			} else if uri != "test://static" {
+				t.Errorf("%s heard of %s", who, uri)
+			}
+		case <-time.After(wait):
+			if want {
+				t.Errorf("%s heard of no update", who)
+			}
+		}
+	}
+	touch()
+	expect(a, "client a", true)
+	expect(b, "client b", true)
+	if err := a.cs.Unsubscribe(ctx, &mcp.UnsubscribeParams{URI: "test://static"}); err != nil {
+		t.Fatal(err)
+	}
+	touch()
+	expect(b, "client b", true)
+	expect(a, "client a", false)
+	if err := b.cs.Unsubscribe(ctx, &mcp.UnsubscribeParams{URI: "test://static"}); err != nil {
+		t.Fatal(err)
+	}
+	touch()
+	expect(b, "client b", false)
 }
