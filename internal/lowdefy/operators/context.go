@@ -50,6 +50,12 @@ type Context struct {
 	Payload *jsvalue.Object
 	// Secrets are the app secrets (server: _secret).
 	Secrets *jsvalue.Object
+	// Steps are the results of the steps an API endpoint's routine has run,
+	// by step id (routine parser: _step).
+	Steps *jsvalue.Object
+	// Items are the loop variables of a routine's :for and :parallel_for, by
+	// name (routine parser: _item).
+	Items *jsvalue.Object
 	// Env is the environment seen by the build parser's _env.
 	Env *jsvalue.Object
 	// Now returns the current time (_date.now, null dates); time.Now if nil.

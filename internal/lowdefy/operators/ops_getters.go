@@ -31,6 +31,8 @@ var (
 	opUser           = getter(func(c *call) any { return orUndefined(c.ctx().User) })
 	opEventLog       = getter(func(c *call) any { return orUndefined(c.ctx().EventLog) })
 	opPayload        = getter(func(c *call) any { return orUndefined(c.ctx().Payload) })
+	opStep           = getter(func(c *call) any { return orUndefined(c.ctx().Steps) })
+	opItem           = getter(func(c *call) any { return orUndefined(c.ctx().Items) })
 	opEnv            = getter(func(c *call) any { return orUndefined(c.ctx().Env) })
 	opActions        = getter(func(c *call) any { return orUndefined(c.opts().Actions) })
 	opArgs           = getter(func(c *call) any { return orUndefined(c.opts().Args) })

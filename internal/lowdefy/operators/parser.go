@@ -72,6 +72,13 @@ func NewServerParser(ctx *Context) *Parser {
 	return newParser(ctx, serverOperators, true)
 }
 
+// NewRoutineParser returns the parser of API endpoint routines (Lowdefy 4.x):
+// the server set plus _step (Context.Steps), _item (Context.Items) and _state
+// (Context.State, the routine's state set by :set_state).
+func NewRoutineParser(ctx *Context) *Parser {
+	return newParser(ctx, routineOperators, true)
+}
+
 // NewBuildParser returns the build-time parser (Lowdefy BuildParser) with the
 // build operator set (operatorsBuild.js: the shared operators without _user
 // and plugins, plus _base64 (Node), _hash and _env, which reads

@@ -257,3 +257,28 @@ func TestConcurrentParse(t *testing.T) {
 		}
 	}
 }
+
+func TestRoutineParserGetters(t *testing.T) {
+	ctx := &Context{
+		Steps:   jsvalue.ObjectOf("get_user", jsvalue.ObjectOf("name", "Ada")),
+		Items:   jsvalue.ObjectOf("row", jsvalue.ObjectOf("id", 7.0)),
+		State:   jsvalue.ObjectOf("count", 2.0),
+		Payload: jsvalue.ObjectOf("x", 1.0),
+	}
+	in := jsvalue.ObjectOf(
+		"name", jsvalue.ObjectOf("_step", "get_user.name"),
+		"id", jsvalue.ObjectOf("_item", "row.id"),
+		"count", jsvalue.ObjectOf("_state", "count"),
+		"x", jsvalue.ObjectOf("_payload", "x"),
+	)
+	got, errs := NewRoutineParser(ctx).Parse(bg, in, "r", nil, nil)
+	want := jsvalue.ObjectOf("name", "Ada", "id", 7.0, "count", 2.0, "x", 1.0)
+	if len(errs) != 0 || !jsvalue.DeepEqual(got, want) {
+		t.Fatalf("routine parser: %v %v, want %v", got, errs, want)
+	}
+	// The request parser keeps rc.11's server set: _step is plain data there.
+	got, _ = NewServerParser(ctx).Parse(bg, jsvalue.ObjectOf("_step", "get_user"), "r", nil, nil)
+	if o, ok := got.(*jsvalue.Object); !ok || !o.Has("_step") {
+		t.Fatalf("server parser evaluated _step: %v", got)
+	}
+}

@@ -39,6 +39,14 @@ var serverOperators = func() map[string]operatorFunc {
 	return m
 }()
 
+// routineOperators is the server set with the getters Lowdefy 4.x adds for
+// API endpoint routines: _step, _item and the routine's _state.
+var routineOperators = func() map[string]operatorFunc {
+	m := maps.Clone(serverOperators)
+	maps.Copy(m, map[string]operatorFunc{"_step": opStep, "_item": opItem, "_state": opState})
+	return m
+}()
+
 // buildOperators is operatorsBuild.js.
 var buildOperators = func() map[string]operatorFunc {
 	m := map[string]operatorFunc{}
