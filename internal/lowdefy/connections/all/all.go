@@ -5,6 +5,7 @@ package all
 import (
 	"github.com/mcpbridge/mcpbridge/internal/lowdefy/connections"
 	"github.com/mcpbridge/mcpbridge/internal/lowdefy/connections/axioshttp"
+	"github.com/mcpbridge/mcpbridge/internal/lowdefy/connections/knex"
 )
 
 // Set returns a new set holding every connection type, by name.
@@ -12,6 +13,7 @@ func Set() connections.Set {
 	s := connections.Set{}
 	for _, t := range []*connections.Type{
 		axioshttp.Type(),
+		knex.Type(),
 	} {
 		s[t.Name] = t
 	}
