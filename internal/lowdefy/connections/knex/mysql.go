@@ -220,7 +220,7 @@ func mysqlValue(b sql.RawBytes, typ string) any {
 var mysqlTypes = map[string]float64{
 	"DECIMAL": 246, "TINYINT": 1, "SMALLINT": 2, "INT": 3, "FLOAT": 4, "DOUBLE": 5, "NULL": 6,
 	"TIMESTAMP": 7, "BIGINT": 8, "MEDIUMINT": 9, "DATE": 10, "TIME": 11, "DATETIME": 12, "YEAR": 13,
-	"BIT": 16, "JSON": 245, "ENUM": 247, "SET": 248, "TINYBLOB": 249, "TINYTEXT": 249,
+	"BIT": 16, "JSON": 245, "ENUM": 254, "SET": 254, // ENUM and SET travel as STRING "TINYBLOB": 249, "TINYTEXT": 249,
 	"MEDIUMBLOB": 250, "MEDIUMTEXT": 250, "LONGBLOB": 251, "LONGTEXT": 251, "BLOB": 252, "TEXT": 252,
 	"VARCHAR": 253, "VARBINARY": 253, "CHAR": 254, "BINARY": 254, "GEOMETRY": 255,
 }

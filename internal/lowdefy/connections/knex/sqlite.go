@@ -53,7 +53,7 @@ func openSQLite(props *jsvalue.Object) (string, func() (io.Closer, error), func(
 	return "sqlite3\x00" + filename, open, wrap, nil
 }
 
-func (*sqliteDialect) client() string              { return "sqlite3" }
+func (*sqliteDialect) client() string                 { return "sqlite3" }
 func (*sqliteDialect) wrapIdentifier(s string) string { return backtick(s) }
 
 // sqliteArgs converts bindings as node-sqlite3 binds them: booleans as 1 and 0, dates as

@@ -18,6 +18,7 @@ const connection = client === 'sqlite3'
 const revive = (v) => JSON.parse(JSON.stringify(v), (k, x) => (x && typeof x === 'object' && '~d' in x ? new Date(x['~d']) : x));
 const steps = revive(JSON.parse(fs.readFileSync(new URL('./scenario.json', import.meta.url))));
 for (const step of steps) {
+  if (step.only && step.only !== client) continue;
   const request = step.request;
   if (request.query && typeof request.query === 'object' && !Array.isArray(request.query)) request.query = request.query[client];
   try {
