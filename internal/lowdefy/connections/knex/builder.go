@@ -3,7 +3,6 @@ package knex
 import (
 	"errors"
 	"fmt"
-	"math"
 	"sort"
 	"strconv"
 	"strings"
@@ -875,6 +874,3 @@ func (b *builder) compileInsert(w *sqlWriter) error {
 	}
 	return nil
 }
-
-// isInt reports whether f is an integer JavaScript number.
-func isInt(f float64) bool { return f == math.Trunc(f) && !math.IsInf(f, 0) }

@@ -104,3 +104,13 @@ func mysqlDB(t *testing.T) (string, string) {
 	u.Path = "/" + name
 	return u.String(), name
 }
+
+// mustURL parses a test server URL.
+func mustURL(t *testing.T, s string) *url.URL {
+	t.Helper()
+	u, err := url.Parse(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return u
+}
