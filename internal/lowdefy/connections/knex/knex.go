@@ -9,9 +9,12 @@
 // # Connection
 //
 //	client:     sqlite3 | sqlite | better-sqlite3 | pg | postgres | postgresql | mysql | mysql2
+//	            (better-sqlite3 and mysql2 behave as sqlite3 and mysql: Lowdefy's package ships
+//	            only the sqlite3, pg and mysql drivers)
 //	connection: sqlite: {filename} (or the file name as a string);
 //	            pg: a postgres:// URL or {host, port, user, password, database, ssl};
-//	            mysql: a mysql:// URL or {host, port, user, password, database}
+//	            mysql: a mysql:// URL or {host, port, user, password, database, socketPath}
+//	            (a relative sqlite file name is relative to the process's working directory)
 //	searchPath: PostgreSQL schema search path ("a,b"), set on every pooled connection
 //	useNullAsDefault: SQLite only, as in knex (missing insert values become NULL)
 //
@@ -72,7 +75,21 @@
 // changedRows are not known to go-sql-driver: they are 2, 0, "" and affectedRows. node-
 // postgres' internal _types are not in a pg Result returned by KnexBuilder. MySQL raw
 // queries are sent as text (values escaped as mysqljs escapes them); whether a raw
-// statement returns rows is decided by its first keyword (SELECT, SHOW, WITH, …).
+// statement returns rows is decided by its first keyword (SELECT, SHOW, WITH, …), so a
+// MariaDB INSERT … RETURNING gives its OkPacket, not its rows. SQLite text in columns
+// declared DATE, DATETIME or TIMESTAMP is parsed by modernc.org/sqlite and written back in
+// SQLite's canonical form (YYYY-MM-DD HH:MM:SS[.SSS]); node-sqlite3 returns the stored
+// text, which differs only when it was stored in another form (such as an ISO string
+// with T and Z). mysql connections use mysqljs' utf8 (utf8_general_ci) character set,
+// as Lowdefy does.
+//
+// # Tests
+//
+// The tests run testdata/scenario.json on a SQLite file, on PostgreSQL
+// (MCPBRIDGE_TEST_POSTGRES, from scripts/setup-postgres.sh) and on MariaDB
+// (MCPBRIDGE_TEST_MYSQL, from scripts/setup-mysql.sh) and compare every step with what
+// Lowdefy's own connection returned in Node (testdata/oracle.mjs writes
+// testdata/want-<client>.txt).
 package knex
 
 import (
@@ -82,6 +99,7 @@ import (
 	"io"
 	"log/slog"
 	"strings"
+	"time"
 
 	"github.com/mcpbridge/mcpbridge/internal/jsvalue"
 	"github.com/mcpbridge/mcpbridge/internal/lowdefy/connections"
@@ -112,6 +130,21 @@ type dialect interface {
 	run(ctx context.Context, q *compiled) (any, error)
 }
 
+// logger returns the call's logger, or slog.Default.
+func logger(c *connections.Call) *slog.Logger {
+	if c.Deps != nil && c.Deps.Logger != nil {
+		return c.Deps.Logger
+	}
+	return slog.Default()
+}
+
+// logDone logs a finished request at debug level: which one, how long, whether it failed.
+// The SQL and its values are not logged (they may hold user data).
+func logDone(c *connections.Call, typ string, start time.Time, err error) {
+	logger(c).Debug("Knex request", "type", typ, "connection", c.ConnectionID, "request", c.RequestID,
+		"duration", time.Since(start), "error", err)
+}
+
 // open returns the dialect of a connection, opening its database handle (or taking it
 // from the pools) and a function to call when the request is done.
 func open(c *connections.Call) (dialect, func(), error) {
@@ -121,10 +154,7 @@ func open(c *connections.Call) (dialect, func(), error) {
 	if c.Deps != nil {
 		deps = *c.Deps
 	}
-	log := deps.Logger
-	if log == nil {
-		log = slog.Default()
-	}
+	log := logger(c)
 	var (
 		key    string
 		opener func() (io.Closer, error)
@@ -160,7 +190,8 @@ func open(c *connections.Call) (dialect, func(), error) {
 }
 
 // runRaw is the KnexRaw request.
-func runRaw(ctx context.Context, c *connections.Call) (any, error) {
+func runRaw(ctx context.Context, c *connections.Call) (res any, err error) {
+	defer func(start time.Time) { logDone(c, "KnexRaw", start, err) }(time.Now())
 	req, _ := c.Request.(*jsvalue.Object)
 	query, _ := req.Prop("query").(string)
 	d, done, err := open(c)
@@ -176,7 +207,7 @@ func runRaw(ctx context.Context, c *connections.Call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	res, err := d.raw(ctx, sql, bindings)
+	res, err = d.raw(ctx, sql, bindings)
 	if err != nil {
 		return nil, err
 	}
@@ -199,7 +230,8 @@ func stripUnderscore(v any) any {
 }
 
 // runBuilder is the KnexBuilder request.
-func runBuilder(ctx context.Context, c *connections.Call) (any, error) {
+func runBuilder(ctx context.Context, c *connections.Call) (res any, err error) {
+	defer func(start time.Time) { logDone(c, "KnexBuilder", start, err) }(time.Now())
 	req, _ := c.Request.(*jsvalue.Object)
 	d, done, err := open(c)
 	if err != nil {
