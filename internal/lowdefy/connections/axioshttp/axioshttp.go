@@ -15,8 +15,10 @@
 //   - params: added to the query string with axios's serializer (`a[]=1&a[]=2`,
 //     `o[k]=v`, dates as ISO strings, `:$,[]` left unescaped, spaces as `+`).
 //   - data: objects, arrays and dates go as JSON (Content-Type application/json unless
-//     set), strings as they are (application/x-www-form-urlencoded unless set), null as an
-//     empty body; numbers and booleans are refused as axios refuses them.
+//     set), or as a form (`a=1&b%5B%5D=2`) when the Content-Type is
+//     application/x-www-form-urlencoded; strings go as they are; null, "", 0 and false
+//     send no body; other numbers and booleans are refused as axios refuses them. post,
+//     put and patch default to Content-Type application/x-www-form-urlencoded.
 //   - timeout (ms, 0 = none), auth ({username, password}: Basic, replacing any
 //     Authorization header), maxRedirects (default 21 as in axios; 0 follows none),
 //     maxContentLength (bytes; -1 or unset = axios's unlimited, capped here by
@@ -37,6 +39,9 @@
 // 127.0.0.1:1", "getaddrinfo ENOTFOUND host", "timeout of 50ms exceeded", "Maximum number
 // of redirects exceeded", "maxContentLength size of 3 exceeded"). No error includes a
 // header value or the request URL, which may carry secrets.
+//
+// TestOracle checks all this step by step against Lowdefy's own connection run in Node
+// (testdata/oracle.mjs, testdata/want.txt).
 //
 // # Differences from Lowdefy
 //
@@ -237,23 +242,28 @@ func newRequest(ctx context.Context, config *jsvalue.Object, log *slog.Logger) (
 		return nil, opts, errors.New("AxiosHttp: the url has no host; check baseURL and url")
 	}
 
-	// Body.
+	// Body: axios's transformRequest and http adapter.
 	var body []byte
 	hasBody := false
 	contentType := ""
-	if data, ok := config.Get("data"); ok {
+	userType := headerValue(config.Prop("headers"), method, "content-type")
+	if data, ok := config.Get("data"); ok && jsvalue.Truthy(data) {
 		switch d := data.(type) {
-		case jsvalue.UndefinedType:
-		case nil:
-			hasBody, contentType = true, "application/x-www-form-urlencoded"
 		case string:
-			body, hasBody, contentType = []byte(d), true, "application/x-www-form-urlencoded"
+			body, hasBody = []byte(d), true
 		case *jsvalue.Object, []any, time.Time:
+			if o, isObj := d.(*jsvalue.Object); isObj && strings.Contains(userType, "application/x-www-form-urlencoded") {
+				body, hasBody = []byte(serialize(o, encodeForm)), true
+				break
+			}
 			s, _ := jsvalue.Stringify(d, "")
 			body, hasBody, contentType = []byte(s), true, "application/json"
 		default:
 			return nil, opts, errors.New("Data after transformation must be a string, an ArrayBuffer, a Buffer, or a Stream")
 		}
+	}
+	if contentType == "" && (method == "post" || method == "put" || method == "patch") {
+		contentType = "application/x-www-form-urlencoded"
 	}
 	var rd io.Reader
 	if hasBody {
@@ -265,9 +275,6 @@ func newRequest(ctx context.Context, config *jsvalue.Object, log *slog.Logger) (
 	}
 	if hasBody {
 		req.ContentLength = int64(len(body))
-		if len(body) == 0 {
-			req.Body = http.NoBody
-		}
 	}
 
 	// Headers: defaults, then headers.common and headers[method], then the rest.
@@ -304,6 +311,34 @@ func newRequest(ctx context.Context, config *jsvalue.Object, log *slog.Logger) (
 		}
 	}
 	return req, opts, nil
+}
+
+// headerValue finds a header (any case) in axios headers as sent for method: the plain
+// key, else headers[method], else headers.common; "" when absent.
+func headerValue(headers any, method, name string) string {
+	h, ok := asObject(headers)
+	if !ok {
+		return ""
+	}
+	find := func(o *jsvalue.Object) (string, bool) {
+		for k, v := range o.Range {
+			if strings.EqualFold(k, name) && !jsvalue.IsNullish(v) && v != false {
+				return jsvalue.ToString(v), true
+			}
+		}
+		return "", false
+	}
+	if v, ok := find(h); ok {
+		return v
+	}
+	for _, sub := range []string{method, "common"} {
+		if o, ok := asObject(h.Prop(sub)); ok {
+			if v, ok := find(o); ok {
+				return v
+			}
+		}
+	}
+	return ""
 }
 
 // methodKeys are the keys of axios headers that hold per-method headers, not headers.

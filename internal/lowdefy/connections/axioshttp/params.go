@@ -19,15 +19,19 @@ import (
 //   - dates are sent as their ISO string, other values as JavaScript strings;
 //   - names and values are percent-encoded like encodeURIComponent, then `:`, `$`,
 //     `,`, `[`, `]` are put back and spaces become `+`.
-func serializeParams(params *jsvalue.Object) string {
+func serializeParams(params *jsvalue.Object) string { return serialize(params, encodeParam) }
+
+// serialize writes an object with axios's toFormData visitor, encoding names and values
+// with enc: encodeParam for params, encodeForm for an urlencoded body.
+func serialize(params *jsvalue.Object, enc func(string) string) string {
 	var b strings.Builder
 	appendPair := func(name string, v any) {
 		if b.Len() > 0 {
 			b.WriteByte('&')
 		}
-		b.WriteString(encodeParam(name))
+		b.WriteString(enc(name))
 		b.WriteByte('=')
-		b.WriteString(encodeParam(paramString(v)))
+		b.WriteString(enc(paramString(v)))
 	}
 	var build func(v any, path []string)
 	visit := func(el any, key string, path []string) bool {
@@ -146,6 +150,28 @@ func encodeParam(s string) string {
 			b.WriteByte(hex[s[i+j]&15])
 		}
 		i += n
+	}
+	return b.String()
+}
+
+// encodeForm is URLSearchParams' application/x-www-form-urlencoded serializer, which
+// axios uses for an object body sent as a form: everything but *-._ and alphanumerics
+// percent-encoded, spaces as `+`.
+func encodeForm(s string) string {
+	const hex = "0123456789ABCDEF"
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c == ' ':
+			b.WriteByte('+')
+		case 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || strings.IndexByte("*-._", c) >= 0:
+			b.WriteByte(c)
+		default:
+			b.WriteByte('%')
+			b.WriteByte(hex[c>>4])
+			b.WriteByte(hex[c&15])
+		}
 	}
 	return b.String()
 }
