@@ -73,7 +73,9 @@
 // db, table, orgTable and orgName are empty and charsetNr, length, flags and decimals
 // are approximations. A mysql OkPacket's serverStatus, warningCount, message and
 // changedRows are not known to go-sql-driver: they are 2, 0, "" and affectedRows. node-
-// postgres' internal _types are not in a pg Result returned by KnexBuilder. MySQL raw
+// postgres' internals (_types, _parsers, …) are not in a pg Result returned by
+// KnexBuilder, nor in the Results of a raw query with several statements (KnexRaw strips
+// only the top level). MySQL raw
 // queries are sent as text (values escaped as mysqljs escapes them); whether a raw
 // statement returns rows is decided by its first keyword (SELECT, SHOW, WITH, …), so a
 // MariaDB INSERT … RETURNING gives its OkPacket, not its rows. SQLite text in columns
@@ -207,12 +209,18 @@ func runRaw(ctx context.Context, c *connections.Call) (res any, err error) {
 	if err != nil {
 		return nil, err
 	}
+	if sql == "" {
+		return nil, errEmptyQuery
+	}
 	res, err = d.raw(ctx, sql, bindings)
 	if err != nil {
 		return nil, err
 	}
 	return stripUnderscore(res), nil
 }
+
+// errEmptyQuery is knex's error for an empty query.
+var errEmptyQuery = errors.New("The query is empty")
 
 // stripUnderscore removes the keys starting with "_" from an object result, as KnexRaw
 // does.
@@ -265,6 +273,9 @@ func runBuilder(ctx context.Context, c *connections.Call) (res any, err error) {
 	q, err := b.compile()
 	if err != nil {
 		return nil, err
+	}
+	if q.sql == "" {
+		return nil, errEmptyQuery
 	}
 	return d.run(ctx, q)
 }

@@ -135,6 +135,7 @@ func TestErrors(t *testing.T) {
 		typ, req, want string
 	}{
 		{"KnexRaw", `{"query":"select :a","parameters":{"a":1,"b":null}}`, ""},
+		{"KnexRaw", `{"query":""}`, "The query is empty"},
 		{"KnexBuilder", `{"tableName":"t","query":[{"union":[]}]}`, `KnexBuilder: query builder method "union" is not supported by mcpbridge; write this query with KnexRaw`},
 		{"KnexBuilder", `{"tableName":"t","query":[{"selectt":["a"]}]}`, `Invalid query builder method "selectt".`},
 		{"KnexBuilder", `{"tableName":"t","query":[{"whereBetween":["a",[1]]}]}`, `You must specify 2 values for the whereBetween clause`},
