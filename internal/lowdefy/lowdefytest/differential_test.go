@@ -1,0 +1,172 @@
+package lowdefytest_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"testing"
+	"time"
+
+	"github.com/mcpbridge/mcpbridge/internal/jsvalue"
+	"github.com/mcpbridge/mcpbridge/internal/lowdefy/app"
+	"github.com/mcpbridge/mcpbridge/internal/lowdefy/engine"
+	"github.com/mcpbridge/mcpbridge/internal/lowdefy/journey"
+	"github.com/mcpbridge/mcpbridge/internal/lowdefy/lowdefytest"
+	"github.com/mcpbridge/mcpbridge/internal/lowdefy/serial"
+)
+
+// diffNow is the frozen clock of both sides (milliseconds since the epoch).
+const diffNow = 1700000000000
+
+// replayServer answers the Go engine's requests with the responses the oracle's server gave
+// in the same step (or, for a request whose result the oracle's line does not show because
+// the journey left the page, in the nearest line that shows it). It isolates the client
+// engine from the server side: differences are the engine's.
+type replayServer struct {
+	lines []map[string]replayResult // per step: request id → result
+	step  int                       // 0-based index of the step running
+}
+
+type replayResult struct {
+	Response json.RawMessage `json:"response"`
+	Error    *string         `json:"error"`
+}
+
+func newReplay(t *testing.T, lines []json.RawMessage) *replayServer {
+	r := &replayServer{}
+	for _, l := range lines {
+		var x struct {
+			Requests map[string]replayResult `json:"requests"`
+		}
+		if err := json.Unmarshal(l, &x); err != nil {
+			t.Fatal(err)
+		}
+		r.lines = append(r.lines, x.Requests)
+	}
+	return r
+}
+
+func (r *replayServer) Request(ctx context.Context, c engine.RequestCall) (any, error) {
+	for d := 0; d < len(r.lines); d++ {
+		for _, i := range []int{r.step + d, r.step - d} {
+			if i < 0 || i >= len(r.lines) {
+				continue
+			}
+			if res, ok := r.lines[i][c.RequestID]; ok {
+				if res.Error != nil {
+					return nil, errors.New(*res.Error)
+				}
+				return serial.Unmarshal(res.Response)
+			}
+		}
+	}
+	return nil, fmt.Errorf("the oracle never called request %q", c.RequestID)
+}
+
+func (r *replayServer) Endpoint(ctx context.Context, c engine.EndpointCall) (engine.EndpointResult, error) {
+	return engine.EndpointResult{}, fmt.Errorf("endpoints do not exist in Lowdefy 4.0.0-rc.11")
+}
+
+// stepper is told the index of the step about to run.
+type stepper interface{ setStep(i int) }
+
+func (r *replayServer) setStep(i int) { r.step = i }
+
+// runEngine runs a journey script on the Go engine with the oracle's headless choices.
+func runEngine(t *testing.T, a *lowdefytest.App, scriptPath string, user *jsvalue.Object, srv engine.Server) []json.RawMessage {
+	t.Helper()
+	env := map[string]string{}
+	for k, v := range a.Secrets {
+		env["LOWDEFY_SECRET_"+k] = v
+	}
+	loaded, err := app.Load(a.Dir, app.Options{Env: env})
+	if err != nil {
+		t.Fatalf("load %s: %v", a.Dir, err)
+	}
+	data, err := os.ReadFile(scriptPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	steps, err := journey.Parse(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	now := time.UnixMilli(diffNow).UTC()
+	e := engine.New(loaded, engine.Options{
+		User:   user,
+		Server: srv,
+		Now:    func() time.Time { return now },
+		Origin: "http://localhost:3000",
+	})
+	ctx := context.Background()
+	var lines []json.RawMessage
+	for i, s := range steps {
+		if st, ok := srv.(stepper); ok {
+			st.setStep(i)
+		}
+		from := len(e.Journal())
+		err := journey.RunStep(ctx, e, s)
+		b, merr := serial.Marshal(journey.Line(e, i+1, from, err))
+		if merr != nil {
+			t.Fatalf("step %d: %v", i+1, merr)
+		}
+		lines = append(lines, json.RawMessage(b))
+	}
+	return lines
+}
+
+// normalize replaces a step's error message by true: the messages of failed steps (unknown
+// block, not an input, no such method) are the runners' own wording, not Lowdefy's.
+func normalize(t *testing.T, lines []json.RawMessage) []json.RawMessage {
+	out := make([]json.RawMessage, len(lines))
+	for i, l := range lines {
+		v, err := serial.Unmarshal(l)
+		if err != nil {
+			t.Fatal(err)
+		}
+		o := v.(*jsvalue.Object)
+		if o.Prop("error") != nil {
+			o.Set("error", true)
+		}
+		b, err := serial.Marshal(o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out[i] = b
+	}
+	return out
+}
+
+// compareJourney compares the Go engine's lines with the oracle's and reports the first
+// difference with both lines.
+func compareJourney(t *testing.T, want, got []json.RawMessage, opts ...lowdefytest.CompareOptions) {
+	t.Helper()
+	want, got = normalize(t, want), normalize(t, got)
+	if d := lowdefytest.Compare(want, got, opts...); d != nil {
+		if d.Step > 0 {
+			t.Errorf("%v\nwant %s\n got %s", d, want[d.Step-1], got[d.Step-1])
+		} else {
+			t.Errorf("%v", d)
+		}
+		return
+	}
+	t.Logf("%d steps agree", len(want))
+}
+
+// The Go engine against Lowdefy's engine on the tutorial journeys, with the server side
+// replayed from the oracle's responses.
+func TestDifferentialTutorialEngine(t *testing.T) {
+	dummy := lowdefytest.StartDummyJSON(t)
+	for _, step := range lowdefytest.TutorialSteps {
+		t.Run(step, func(t *testing.T) {
+			script := lowdefytest.Journey(t, step)
+			oa := lowdefytest.Tutorial(t, step, dummy)
+			want := lowdefytest.RunOracleWith(t, oa.Dir, script, lowdefytest.OracleOptions{Now: diffNow})
+			ga := lowdefytest.Tutorial(t, step, dummy)
+			got := runEngine(t, ga, script, nil, newReplay(t, want))
+			compareJourney(t, want, got)
+		})
+	}
+}
