@@ -26,10 +26,7 @@ func init() {
 		"CopyToClipboard": browserOnly("CopyToClipboard"),
 		"DisplayMessage":  actDisplayMessage,
 		"Fetch":           actFetch,
-		"GeolocationCurrentPosition": func(ctx context.Context, p *Page, run *actionRun, params any) (any, error) {
-			p.e.record("type", "warning", "action", "GeolocationCurrentPosition", "message", "GeolocationCurrentPosition has no effect headlessly: the position is unavailable.")
-			return jsvalue.ObjectOf("code", 2.0, "error", "POSITION_UNAVAILABLE", "message", "Position unavailable: there is no browser."), nil
-		},
+		"GeolocationCurrentPosition": browserOnly("GeolocationCurrentPosition"),
 		"Link":            actLink,
 		"Login":           recordAuth("Login"),
 		"Logout":          recordAuth("Logout"),
@@ -72,18 +69,19 @@ func stringify(v any) string {
 
 func browserOnly(name string) actionFunc {
 	return func(ctx context.Context, p *Page, run *actionRun, params any) (any, error) {
-		p.e.record("type", "warning", "action", name, "message", name+" has no effect headlessly: it needs a browser.")
+		p.e.record("type", "warning", "action", name, "message", name+" is a browser-only action; it has no effect headless.")
 		return jsvalue.Undefined, nil
 	}
 }
 
+// recordAuth records Login, Logout and UpdateSession with their params
+// (null when none; UpdateSession takes none).
 func recordAuth(name string) actionFunc {
 	return func(ctx context.Context, p *Page, run *actionRun, params any) (any, error) {
-		if name == "UpdateSession" {
-			p.e.record("type", name)
-		} else {
-			p.e.recordOpt("type", name, "params", params)
+		if name == "UpdateSession" || jsvalue.IsUndefined(params) {
+			params = nil
 		}
+		p.e.record("type", name, "params", params)
 		return jsvalue.Undefined, nil
 	}
 }

@@ -60,8 +60,9 @@
 //     as router.push does); newTab, url and href links are only recorded;
 //     back goes to the previous page of the engine's history.
 //   - Browser-only actions (ScrollTo, SetFocus, CopyToClipboard,
-//     GeolocationCurrentPosition) do nothing and log a warning entry;
-//     GeolocationCurrentPosition returns Lowdefy's POSITION_UNAVAILABLE shape.
+//     GeolocationCurrentPosition) do nothing and log a warning entry
+//     {"type":"warning","action":T,"message":"T is a browser-only action; it
+//     has no effect headless."}.
 //     Login, Logout and UpdateSession are recorded and change nothing.
 //   - Fetch uses Options.HTTPClient; responseFunction "json" and "text" are
 //     supported, without one the response is {ok, redirected, status,
