@@ -71,4 +71,3 @@ func sameAsOracle(t *testing.T, ts *testscript.TestScript, args []string) {
 		ts.Fatalf("app run differs from Lowdefy's engine: %v", d)
 	}
 }
-

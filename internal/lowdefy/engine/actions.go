@@ -21,18 +21,18 @@ var actionFuncs map[string]actionFunc
 
 func init() {
 	actionFuncs = map[string]actionFunc{
-		"CallAPI":         actCallAPI,
-		"CallMethod":      actCallMethod,
-		"CopyToClipboard": browserOnly("CopyToClipboard"),
-		"DisplayMessage":  actDisplayMessage,
-		"Fetch":           actFetch,
+		"CallAPI":                    actCallAPI,
+		"CallMethod":                 actCallMethod,
+		"CopyToClipboard":            browserOnly("CopyToClipboard"),
+		"DisplayMessage":             actDisplayMessage,
+		"Fetch":                      actFetch,
 		"GeolocationCurrentPosition": browserOnly("GeolocationCurrentPosition"),
-		"Link":            actLink,
-		"Login":           recordAuth("Login"),
-		"Logout":          recordAuth("Logout"),
-		"Request":         actRequest,
-		"Reset":           actReset,
-		"ResetValidation": actResetValidation,
+		"Link":                       actLink,
+		"Login":                      recordAuth("Login"),
+		"Logout":                     recordAuth("Logout"),
+		"Request":                    actRequest,
+		"Reset":                      actReset,
+		"ResetValidation":            actResetValidation,
 		"ScrollTo": func(ctx context.Context, p *Page, run *actionRun, params any) (any, error) {
 			if _, ok := params.(*jsvalue.Object); !ok {
 				return nil, fmt.Errorf("Invalid ScrollTo, check action params. Received %q.", stringify(params))

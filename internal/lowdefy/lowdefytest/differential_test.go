@@ -1,12 +1,14 @@
 package lowdefytest_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -19,6 +21,7 @@ import (
 	"github.com/mcpbridge/mcpbridge/internal/lowdefy/engine"
 	"github.com/mcpbridge/mcpbridge/internal/lowdefy/journey"
 	"github.com/mcpbridge/mcpbridge/internal/lowdefy/lowdefytest"
+	"github.com/mcpbridge/mcpbridge/internal/lowdefy/operators"
 	"github.com/mcpbridge/mcpbridge/internal/lowdefy/serial"
 )
 
@@ -268,4 +271,132 @@ func TestDifferentialEngineFeatures(t *testing.T) {
 	want := lowdefytest.RunOracleWith(t, dir, script, lowdefytest.OracleOptions{Now: diffNow})
 	got := runEngine(t, &lowdefytest.App{Dir: dir}, script, nil, newReplay(t, want))
 	compareJourney(t, want, got)
+}
+
+// connServer runs requests the way @lowdefy/api's callRequest does, on the Go connections:
+// the connection's and the request's properties evaluated with the server parser over the
+// payload, secrets and user, the read/write rules and the type checks, then the request
+// type's Run. It stands in for internal/lowdefy/server (page authorisation aside) until that
+// lands; only the connection types on this branch are in set.
+type connServer struct {
+	app     *app.App
+	set     connections.Set
+	secrets *jsvalue.Object
+	user    *jsvalue.Object
+	now     func() time.Time
+	deps    *connections.Deps
+}
+
+func (s *connServer) Request(ctx context.Context, c engine.RequestCall) (any, error) {
+	page := s.app.Page(c.PageID)
+	if page == nil {
+		return nil, fmt.Errorf("page %q not found", c.PageID)
+	}
+	r := page.Request(c.RequestID)
+	if r == nil {
+		return nil, fmt.Errorf("request %q not found on page %q", c.RequestID, c.PageID)
+	}
+	cn := s.app.Connection(r.ConnectionID)
+	if cn == nil {
+		return nil, fmt.Errorf("connection %q not found", r.ConnectionID)
+	}
+	typ, rt, err := s.set.Lookup(cn.Type, r.Type)
+	if err != nil {
+		return nil, err
+	}
+	payload, _ := c.Payload.(*jsvalue.Object)
+	if payload == nil {
+		payload = jsvalue.NewObject(0)
+	}
+	p := operators.NewServerParser(&operators.Context{Secrets: s.secrets, Payload: payload, User: s.user, Now: s.now})
+	connProps, errs := p.Parse(ctx, cn.Properties, r.ConnectionID, nil, nil)
+	if len(errs) > 0 {
+		return nil, errs[0]
+	}
+	reqProps, errs := p.Parse(ctx, r.Config.Prop("properties"), c.RequestID, nil, nil)
+	if len(errs) > 0 {
+		return nil, errs[0]
+	}
+	props, _ := connProps.(*jsvalue.Object)
+	if rt.CheckRead && props.Prop("read") == false {
+		return nil, fmt.Errorf("connection %q does not allow reads", r.ConnectionID)
+	}
+	if rt.CheckWrite && props.Prop("write") != true {
+		return nil, fmt.Errorf("connection %q does not allow writes", r.ConnectionID)
+	}
+	if typ.Check != nil {
+		if err := typ.Check(props); err != nil {
+			return nil, err
+		}
+	}
+	if rt.Check != nil {
+		if err := rt.Check(reqProps); err != nil {
+			return nil, err
+		}
+	}
+	res, err := rt.Run(ctx, &connections.Call{PageID: c.PageID, RequestID: c.RequestID, BlockID: c.BlockID,
+		ConnectionID: r.ConnectionID, Connection: props, Request: reqProps, Deps: s.deps})
+	if err != nil {
+		return nil, err
+	}
+	// As over HTTP: serialized, through JSON, deserialized.
+	b, err := serial.Marshal(res)
+	if err != nil {
+		return nil, err
+	}
+	return serial.Unmarshal(b)
+}
+
+func (s *connServer) Endpoint(ctx context.Context, c engine.EndpointCall) (engine.EndpointResult, error) {
+	return engine.EndpointResult{}, fmt.Errorf("endpoints do not exist in Lowdefy 4.0.0-rc.11")
+}
+
+// The crud journey end to end: the Go engine with requests run by the Go MongoDB connection
+// on its own FerretDB database, against Lowdefy's engine, api and MongoDB connection on
+// another. Ids MongoDB makes for inserted documents are random on both sides.
+func TestDifferentialCrudMongoDB(t *testing.T) {
+	script := lowdefytest.Journey(t, "crud")
+	oa := crudFixture(t, "oracle")
+	want := lowdefytest.RunOracleWith(t, oa.Dir, script, lowdefytest.OracleOptions{Now: diffNow})
+	ga := crudFixture(t, "go")
+	loaded, err := app.Load(ga.Dir, app.Options{Env: map[string]string{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	secrets := jsvalue.NewObject(0)
+	for k, v := range ga.Secrets {
+		secrets.Set(k, v)
+	}
+	now := time.UnixMilli(diffNow).UTC()
+	srv := &connServer{app: loaded, secrets: secrets, now: func() time.Time { return now },
+		set: connections.Set{mongodb.Name: mongodb.Type()}, deps: &connections.Deps{Pools: &connections.Pools{}}}
+	t.Cleanup(func() { srv.deps.Pools.Close() })
+	got := runEngine(t, ga, script, nil, srv)
+	want, got = randomIDs(want), randomIDs(got)
+	if all, _ := json.Marshal(want); !bytes.Contains(all, []byte(`inserted-1`)) {
+		t.Error("the journey shows no inserted document")
+	}
+	compareJourney(t, want, got)
+}
+
+var objectID = regexp.MustCompile(`\{"_oid":"[0-9a-f]{24}"\}`)
+
+// randomIDs replaces the ObjectIds that are not in the seed (those MongoDB made for inserted
+// documents) by a placeholder numbered in order of appearance in the journey.
+func randomIDs(lines []json.RawMessage) []json.RawMessage {
+	seen := map[string]string{}
+	out := make([]json.RawMessage, len(lines))
+	for i, l := range lines {
+		out[i] = objectID.ReplaceAllFunc(l, func(m []byte) []byte {
+			id := string(m)
+			if strings.Contains(id, `"650000`) || strings.Contains(id, `"660000`) {
+				return m // seeded
+			}
+			if _, ok := seen[id]; !ok {
+				seen[id] = fmt.Sprintf(`{"_oid":"inserted-%d"}`, len(seen)+1)
+			}
+			return []byte(seen[id])
+		})
+	}
+	return out
 }
