@@ -110,6 +110,17 @@ func copyConfig(src, dir string) (string, error) {
 	if err := os.WriteFile(dst, data, 0o644); err != nil {
 		return "", fmt.Errorf("copying config to %s: %w", dst, err)
 	}
+	// The files a config names (prompt images) lie next to it.
+	pngs, _ := filepath.Glob(filepath.Join(filepath.Dir(src), "*.png"))
+	for _, p := range pngs {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return "", fmt.Errorf("reading %s: %w", p, err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, filepath.Base(p)), b, 0o644); err != nil {
+			return "", fmt.Errorf("copying %s: %w", p, err)
+		}
+	}
 	return dst, nil
 }
 

@@ -42,9 +42,11 @@ type Backend interface {
 	// Catalog returns what the backend offers now.
 	Catalog(ctx context.Context) (*Catalog, error)
 	// CallTool runs a tool. Arguments have already been validated against the tool's
-	// input schema. A failure the model can act on is a result with IsError set; a returned
-	// error means the gateway itself failed. ctx ends when the client cancels the call or
-	// goes away.
+	// input schema. A failure the model can act on is a result with IsError set. A returned
+	// *jsonrpc.Error is a protocol error the client made (a retry with a stale
+	// requestState, a capability it did not declare): it reaches the client as it is. Any
+	// other returned error means the gateway itself failed. ctx ends when the client
+	// cancels the call or goes away.
 	CallTool(ctx context.Context, c *Call) (*mcp.CallToolResult, error)
 }
 
@@ -64,6 +66,29 @@ type Call struct {
 	// previous result of this call asked for (the 2026-07-28 multi-round-trip flow).
 	InputResponses mcp.InputResponseMap
 	RequestState   string
+	// ClientInfo and ClientCapabilities are what the client declared about itself: in
+	// its initialize request (legacy era) or in the request's _meta (2026-07-28). A
+	// backend must not ask the client for what it did not declare (sampling,
+	// elicitation, roots). Both are nil when unknown (an internal call).
+	ClientInfo         *mcp.Implementation
+	ClientCapabilities *mcp.ClientCapabilities
+}
+
+// A PromptRequest is one prompts/get and its caller. Like a tool call, a prompt may ask
+// the client for input (2026-07-28 input_required results) and be retried with the
+// answers.
+type PromptRequest struct {
+	// Name is the prompt's name, Arguments the values the client gave.
+	Name      string
+	Arguments map[string]string
+	// Principal, Session, InputResponses, RequestState, ClientInfo and
+	// ClientCapabilities are as in Call.
+	Principal          auth.Principal
+	Session            Session
+	InputResponses     mcp.InputResponseMap
+	RequestState       string
+	ClientInfo         *mcp.Implementation
+	ClientCapabilities *mcp.ClientCapabilities
 }
 
 // Session is a handle on the caller's MCP session, for a backend that forwards what an
@@ -118,9 +143,10 @@ type ResourceReader interface {
 	ReadResource(ctx context.Context, p auth.Principal, uri string) (*mcp.ReadResourceResult, error)
 }
 
-// PromptGetter is implemented by backends with prompts of their own.
+// PromptGetter is implemented by backends with prompts of their own. A returned
+// *jsonrpc.Error reaches the client as it is.
 type PromptGetter interface {
-	GetPrompt(ctx context.Context, p auth.Principal, name string, args map[string]string) (*mcp.GetPromptResult, error)
+	GetPrompt(ctx context.Context, r *PromptRequest) (*mcp.GetPromptResult, error)
 }
 
 // Completer is implemented by backends that complete prompt or resource template

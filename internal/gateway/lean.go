@@ -46,11 +46,13 @@ func (g *Gateway) serveLean(w http.ResponseWriter, r *http.Request, e *Entry, bo
 	}
 	res, err := g.toolHandler(e, p.Name)(r.Context(), &mcp.CallToolRequest{Params: p})
 	var out []byte
+	status := http.StatusOK
 	if err != nil {
 		je, ok := err.(*jsonrpc.Error)
 		if !ok {
 			je = &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: err.Error()}
 		}
+		status = errorStatus(je.Code)
 		b, _ := json.Marshal(je)
 		out = leanEnvelope(req.ID, "error", b)
 	} else {
@@ -84,9 +86,23 @@ func (g *Gateway) serveLean(w http.ResponseWriter, r *http.Request, e *Entry, bo
 	h := w.Header()
 	h.Set("Content-Type", "application/json")
 	h.Set("Content-Length", strconv.Itoa(len(out)))
-	w.WriteHeader(http.StatusOK)
+	w.WriteHeader(status)
 	w.Write(out)
 	return true
+}
+
+// errorStatus is the HTTP status of a 2026-07-28 JSON-RPC error response, as the SDK
+// writes it (SEP-2575): 404 for an unknown method, 400 for invalid params, an unsupported
+// protocol version or a client capability the request needs and the client did not
+// declare; 200 for the others.
+func errorStatus(code int64) int {
+	switch code {
+	case jsonrpc.CodeMethodNotFound:
+		return http.StatusNotFound
+	case jsonrpc.CodeInvalidParams, mcp.CodeUnsupportedProtocolVersion, mcp.CodeMissingRequiredClientCapabilities:
+		return http.StatusBadRequest
+	}
+	return http.StatusOK
 }
 
 // leanEnvelope writes {"jsonrpc":"2.0","id":ID,"KEY":VALUE} in one allocation.

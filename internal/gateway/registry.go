@@ -1,6 +1,7 @@
 package gateway
 
 import (
+	"bytes"
 	"cmp"
 	"context"
 	"encoding/json"
@@ -387,6 +388,11 @@ func (g *Gateway) applyLocked(e *Entry, st *entryState) {
 	for _, p := range st.catalog.Prompts {
 		srv.AddPrompt(p, g.promptHandler(e, p.Name))
 	}
+	// A configured resource whose content changed with the definition (a reload, an admin
+	// API write of a stored server) is announced to its subscribers.
+	for _, uri := range changedResources(old.cfg, st.cfg) {
+		_ = srv.ResourceUpdated(context.Background(), &mcp.ResourceUpdatedNotificationParams{URI: uri})
+	}
 	if old.live != nil && old.live != st.live {
 		old.live.retire(closerOf(old.backend), nil)
 	}
@@ -434,6 +440,32 @@ func (g *Gateway) watchCatalog(e *Entry, st *entryState) {
 			e.applyMu.Unlock()
 		}
 	}()
+}
+
+// changedResources returns the URIs of the configured resources that both definitions
+// serve with different content.
+func changedResources(old, cur *config.Server) []string {
+	if old == nil || cur == nil || old == cur {
+		return nil
+	}
+	before := map[string]*config.Resource{}
+	for _, r := range old.Resources {
+		if r != nil && r.URI != "" {
+			before[r.URI] = r
+		}
+	}
+	var out []string
+	for _, name := range cur.ResourceNames() {
+		r := cur.Resources[name]
+		b := before[r.URI]
+		if r.URI == "" || b == nil {
+			continue
+		}
+		if b.File != r.File || b.MimeType != r.MimeType || !bytes.Equal(b.Blob, r.Blob) || (b.Text == nil) != (r.Text == nil) || (b.Text != nil && *b.Text != *r.Text) {
+			out = append(out, r.URI)
+		}
+	}
+	return out
 }
 
 // closerOf returns b as an io.Closer, or nil.
@@ -540,9 +572,16 @@ func (g *Gateway) callTool(ctx context.Context, e *Entry, name string, req *mcp.
 	res, err := st.backend.CallTool(ctx, &backend.Call{
 		Name: name, Arguments: args, Principal: auth.FromContext(ctx), Session: newCallSession(req),
 		InputResponses: req.Params.InputResponses, RequestState: req.Params.RequestState,
+		ClientInfo: req.ClientInfo(), ClientCapabilities: req.ClientCapabilities(),
 	})
 	if errors.Is(context.Cause(ctx), errShuttingDown) {
 		return nil, "shutdown", &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: fmt.Sprintf("the gateway is shutting down and stopped %s before it finished; retry the call", name)}
+	}
+	var rpcErr *jsonrpc.Error
+	if errors.As(err, &rpcErr) {
+		// A protocol error of the client's (a refused retry, an undeclared capability)
+		// reaches it as it is.
+		return nil, "refused", rpcErr
 	}
 	if err != nil {
 		id := requestID(ctx)
@@ -590,7 +629,11 @@ func (g *Gateway) promptHandler(e *Entry, name string) mcp.PromptHandler {
 		if pg == nil {
 			return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("unknown prompt %q", name)}
 		}
-		return pg.GetPrompt(ctx, auth.FromContext(ctx), name, req.Params.Arguments)
+		return pg.GetPrompt(ctx, &backend.PromptRequest{
+			Name: name, Arguments: req.Params.Arguments, Principal: auth.FromContext(ctx), Session: newPromptSession(req),
+			InputResponses: req.Params.InputResponses, RequestState: req.Params.RequestState,
+			ClientInfo: req.ClientInfo(), ClientCapabilities: req.ClientCapabilities(),
+		})
 	}
 }
 

@@ -178,7 +178,8 @@ func (c configured) Complete(_ context.Context, p *mcp.CompleteParams) (*mcp.Com
 }
 
 // GetPrompt expands a configured prompt's messages with the arguments.
-func (c configured) GetPrompt(ctx context.Context, _ auth.Principal, name string, args map[string]string) (*mcp.GetPromptResult, error) {
+func (c configured) GetPrompt(ctx context.Context, r *backend.PromptRequest) (*mcp.GetPromptResult, error) {
+	name, args := r.Name, r.Arguments
 	p := c.s.Prompts[name]
 	if p == nil {
 		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("unknown prompt %q", name)}

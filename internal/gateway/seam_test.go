@@ -124,8 +124,8 @@ func (b *seamBackend) ReadResource(_ context.Context, _ auth.Principal, uri stri
 	return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: uri, Text: "read " + uri}}}, nil
 }
 
-func (b *seamBackend) GetPrompt(_ context.Context, _ auth.Principal, name string, args map[string]string) (*mcp.GetPromptResult, error) {
-	return &mcp.GetPromptResult{Messages: []*mcp.PromptMessage{{Role: "user", Content: &mcp.TextContent{Text: "hello " + args["who"]}}}}, nil
+func (b *seamBackend) GetPrompt(_ context.Context, r *backend.PromptRequest) (*mcp.GetPromptResult, error) {
+	return &mcp.GetPromptResult{Messages: []*mcp.PromptMessage{{Role: "user", Content: &mcp.TextContent{Text: "hello " + r.Arguments["who"]}}}}, nil
 }
 
 func (b *seamBackend) Complete(_ context.Context, p *mcp.CompleteParams) (*mcp.CompleteResult, error) {
@@ -629,5 +629,65 @@ servers:
 		if rr, err := cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: uri}); err == nil {
 			t.Errorf("read %s succeeded: %+v", uri, rr.Contents[0])
 		}
+	}
+}
+
+var (
+	_ backend.ResourceReader = (*seamBackend)(nil)
+	_ backend.PromptGetter   = (*seamBackend)(nil)
+	_ backend.Completer      = (*seamBackend)(nil)
+)
+
+// A client subscribed to a configured resource hears when a new definition of its server
+// (a reload, an admin API write of a stored server) changes the resource's content, and
+// not when it keeps it.
+func TestSubscribeDefinitionChange(t *testing.T) {
+	def := func(notes string) string {
+		return `
+servers:
+  docs:
+    kind: command
+    description: d
+    resources:
+      notes: {uri: "docs://notes", text: "` + notes + `"}
+      fixed: {uri: "docs://fixed", text: "never changes"}
+`
+	}
+	srv := gatewaytest.Start(t, def("v1"), gateway.Options{})
+	updated := make(chan string, 4)
+	c := mcp.NewClient(&mcp.Implementation{Name: "sub-test", Version: "1"}, &mcp.ClientOptions{
+		ResourceUpdatedHandler: func(_ context.Context, req *mcp.ResourceUpdatedNotificationRequest) { updated <- req.Params.URI },
+	})
+	cs, err := c.Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: srv.URL + "/mcp/docs"}, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	for _, uri := range []string{"docs://notes", "docs://fixed"} {
+		if err := cs.Subscribe(context.Background(), &mcp.SubscribeParams{URI: uri}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	next, err := config.Parse("test.yaml", t.TempDir(), []byte(def("v2")), backend.Kinds())
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv.Gateway.Reload(context.Background(), next)
+	select {
+	case uri := <-updated:
+		if uri != "docs://notes" {
+			t.Errorf("updated %q, want docs://notes", uri)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("no notifications/resources/updated after the definition changed the resource")
+	}
+	select {
+	case uri := <-updated:
+		t.Errorf("also updated %q, which did not change", uri)
+	case <-time.After(300 * time.Millisecond):
+	}
+	rr, err := cs.ReadResource(context.Background(), &mcp.ReadResourceParams{URI: "docs://notes"})
+	if err != nil || rr.Contents[0].Text != "v2" {
+		t.Errorf("read after the change = %+v, %v", rr, err)
 	}
 }

@@ -26,6 +26,18 @@ func newCallSession(req *mcp.CallToolRequest) backend.Session {
 	return &callSession{ss: req.Session, token: tok}
 }
 
+// newPromptSession is the backend's handle on the MCP session of a prompts/get.
+func newPromptSession(req *mcp.GetPromptRequest) backend.Session {
+	if req == nil || req.Session == nil {
+		return backend.NoSession{}
+	}
+	var tok any
+	if req.Params != nil {
+		tok = req.Params.GetProgressToken()
+	}
+	return &callSession{ss: req.Session, token: tok}
+}
+
 func (s *callSession) ID() string { return s.ss.ID() }
 
 func (s *callSession) Progress(ctx context.Context, progress, total float64, message string) {

@@ -60,7 +60,9 @@ type tool struct {
 	workdir   string
 	timeout   time.Duration
 	maxOutput int64
-	extraArgs bool // auto-discovered: append the "args" array
+	output    string // what stdout is (backend.CheckOutput); "" to sniff
+	logStderr string // the level of stderr lines sent as log notifications, or "off"
+	extraArgs bool   // auto-discovered: append the "args" array
 	// extraOptions lets the auto-discovered args start with "-" (server allow_options).
 	extraOptions bool
 }
@@ -77,6 +79,8 @@ func (sp *spec) Open(_ context.Context, deps backend.Deps) (backend.Backend, err
 			workdir:   cmp.Or(t.Workdir, sp.conf.Workdir),
 			timeout:   cmp.Or(t.Timeout, sp.conf.Timeout, config.DefaultTimeout),
 			maxOutput: cmp.Or(t.MaxOutput, config.DefaultMaxOutput),
+			output:    t.Output,
+			logStderr: cmp.Or(t.LogStderr, "info"),
 		}
 		b.list = append(b.list, backend.ToolFromConfig(name, s.Tools[name]))
 	}
@@ -90,6 +94,7 @@ func (sp *spec) Open(_ context.Context, deps backend.Deps) (backend.Backend, err
 			name: s.Name, server: s.Name, argv: sp.conf.Argv, env: sp.conf.Env, workdir: sp.conf.Workdir, programs: sp.programs,
 			timeout:   cmp.Or(sp.conf.Timeout, config.DefaultTimeout),
 			maxOutput: config.DefaultMaxOutput, extraArgs: true, extraOptions: sp.conf.AllowOptions,
+			logStderr: "info",
 		}
 		b.list = append(b.list, &mcp.Tool{
 			Name:        s.Name,
@@ -383,7 +388,13 @@ func (b *Backend) run(ctx context.Context, sess backend.Session, t *tool, argv [
 	}
 	stdout := &capBuffer{max: t.maxOutput}
 	stderr := &tailBuffer{max: stderrTail}
-	pipes, err := newOutputs(stdout, stderr)
+	var errOut io.Writer = stderr
+	var lines *lineLogger
+	if t.logStderr != "off" {
+		lines = &lineLogger{ctx: ctx, sess: sess, level: mcp.LoggingLevel(t.logStderr), logger: b.name + "/" + t.name, scrub: b.scrub}
+		errOut = io.MultiWriter(stderr, lines)
+	}
+	pipes, err := newOutputs(stdout, errOut)
 	if err != nil {
 		return backend.ErrorResult("cannot start %q: %v", argv[0], err)
 	}
@@ -412,7 +423,8 @@ wait:
 			break wait
 		case <-tick:
 			el := time.Since(start)
-			sess.Progress(ctx, el.Seconds(), t.timeout.Seconds(), fmt.Sprintf("%s running for %s", t.name, el.Round(time.Second)))
+			// The total is unknown: a command says nothing of how far it got.
+			sess.Progress(ctx, el.Seconds(), 0, fmt.Sprintf("%s running for %s", t.name, el.Round(time.Second)))
 		case <-ctx.Done():
 			timedOut = errors.Is(ctx.Err(), context.DeadlineExceeded)
 			// Kill the whole process group so children die too; the rest goes in Done.
@@ -423,6 +435,9 @@ wait:
 		}
 	}
 	pipes.await(ctx, job, killed)
+	if lines != nil {
+		lines.flush()
+	}
 	if errors.Is(err, exec.ErrWaitDelay) {
 		// The command exited 0; something it started kept its stdin open.
 		err = nil
@@ -454,17 +469,43 @@ wait:
 		}
 		return backend.ErrorResult("%s", msg)
 	}
-	if !utf8.Valid(data) {
-		blob := []byte(b.scrub.ScrubCut(string(data), false, cut > 0))
-		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.EmbeddedResource{Resource: &mcp.ResourceContents{
-			URI: "mcpbridge://" + b.name + "/" + t.name + "/output", MIMEType: "application/octet-stream", Blob: blob,
-		}}}}
+	if res := b.mediaResult(t, data, cut); res != nil {
+		return res
 	}
 	out = b.scrub.ScrubCut(out, false, cut > 0)
 	if cut > 0 {
 		out += fmt.Sprintf("\n[output truncated: %d more bytes not shown; max_output is %d bytes]", cut, t.maxOutput)
 	}
 	return backend.TextResult(out)
+}
+
+// mediaResult returns the result of an output that is not text: an image or audio (sniffed,
+// or as the tool's output: declares) as image or audio content, other binary output as an
+// embedded blob. It returns nil for text.
+func (b *Backend) mediaResult(t *tool, data []byte, cut int64) *mcp.CallToolResult {
+	switch t.output {
+	case "", backend.OutputAuto:
+		mt := backend.SniffMediaType(data)
+		if utf8.Valid(data) && !strings.HasPrefix(mt, "image/") && !strings.HasPrefix(mt, "audio/") {
+			return nil
+		}
+	case backend.OutputText:
+		if utf8.Valid(data) {
+			return nil
+		}
+	}
+	uri := "mcpbridge://" + b.name + "/" + t.name + "/output"
+	c, msg := backend.MediaResult([]byte(b.scrub.ScrubCut(string(data), false, cut > 0)), t.output, "", uri)
+	if msg != "" {
+		return backend.ErrorResult("%s: %s", t.name, msg)
+	}
+	switch c.(type) {
+	case *mcp.ImageContent, *mcp.AudioContent:
+		if cut > 0 {
+			return backend.ErrorResult("%s: the output is longer than max_output (%d bytes), so it cannot be returned whole; raise max_output on the tool", t.name, t.maxOutput)
+		}
+	}
+	return &mcp.CallToolResult{Content: []mcp.Content{c}}
 }
 
 // outputs reads a command's stdout and stderr through pipes of our own, so that the

@@ -18,7 +18,7 @@ func init() {
 	backend.Register(backend.Kind{
 		Name:         "command",
 		ServerFields: []string{"auto_discover", "argv", "env", "workdir", "timeout", "allow_options"},
-		ToolFields:   []string{"argv", "stdin", "env", "workdir", "timeout", "max_output"},
+		ToolFields:   []string{"argv", "stdin", "env", "workdir", "timeout", "max_output", "output", "log_stderr"},
 		Decode:       decode,
 	})
 }
@@ -44,6 +44,12 @@ type toolSection struct {
 	Workdir   string         `yaml:"workdir"`
 	Timeout   time.Duration  `yaml:"timeout"`
 	MaxOutput int64          `yaml:"max_output"`
+	// Output declares what stdout is: auto (sniffed, the default), text, image, audio,
+	// binary, or a MIME type.
+	Output string `yaml:"output"`
+	// LogStderr is the level at which stderr lines are sent to the client as log
+	// notifications (info by default), or off.
+	LogStderr string `yaml:"log_stderr"`
 }
 
 // spec is a decoded and checked command server, ready to open.
@@ -54,6 +60,9 @@ type spec struct {
 	// programs are the compiled {expression: ...} elements, by source.
 	programs map[string]*expr.Program
 }
+
+// logLevels are the MCP log levels.
+var logLevels = map[string]bool{"debug": true, "info": true, "notice": true, "warning": true, "error": true, "critical": true, "alert": true, "emergency": true}
 
 var envName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 
@@ -116,6 +125,12 @@ func decode(s *config.Server) (backend.Spec, config.Problems) {
 		}
 		if ts.MaxOutput < 0 {
 			ps = append(ps, tsec.Problem("max_output", "must not be negative"))
+		}
+		if msg := backend.CheckOutput(ts.Output); msg != "" {
+			ps = append(ps, tsec.Problem("output", "%s", msg))
+		}
+		if ts.LogStderr != "" && ts.LogStderr != "off" && !logLevels[ts.LogStderr] {
+			ps = append(ps, tsec.Problem("log_stderr", "log_stderr %q is neither off nor a log level (debug, info, notice, warning, error, critical, alert, emergency)", ts.LogStderr))
 		}
 		sp.tools[name] = ts
 	}

@@ -277,14 +277,11 @@ func headerVars(h http.Header) map[string]any {
 }
 
 // binaryResult returns a binary body: image/* as image content, audio/* as audio content,
-// anything else as an
-// embedded resource blob, each with a short text saying what it is.
+// anything else as an embedded resource blob, each with a short text saying what it is. A
+// body without a type, or typed application/octet-stream, is sniffed.
 func (b *Backend) binaryResult(t *tool, display, status string, resp *http.Response, mt string, data []byte, truncated bool) *mcp.CallToolResult {
-	if mt == "" {
-		mt = http.DetectContentType(data)
-		if i := strings.IndexByte(mt, ';'); i >= 0 {
-			mt = mt[:i]
-		}
+	if mt == "" || mt == "application/octet-stream" {
+		mt = backend.SniffMediaType(data) // with the audio formats DetectContentType misses
 	}
 	if truncated {
 		return backend.ErrorResult("%s: the response is binary (%s) and longer than max_output (%d bytes), so it cannot be returned; raise max_output on the tool", display, mt, t.maxOutput)

@@ -57,6 +57,7 @@ tools:
   empty:    {description: 204, method: GET, path: /empty}
   image:    {description: png, method: GET, path: /image}
   audio:    {description: wav, method: GET, path: /audio}
+  flac:     {description: flac sent as octet-stream, method: GET, path: /flac}
   binary:   {description: pdf, method: GET, path: /binary}
   notutf8:  {description: invalid UTF-8 labelled text, method: GET, path: /notutf8}
   big:      {description: long text, method: GET, path: /big, max_output: 100}
@@ -173,6 +174,18 @@ func TestResponses(t *testing.T) {
 			}
 		}
 		if res.IsError || au == nil || au.MIMEType != "audio/wav" || !strings.HasPrefix(string(au.Data), "RIFF") {
+			t.Fatalf("got %s", resultJSON(t, res))
+		}
+	})
+	t.Run("untyped audio is sniffed", func(t *testing.T) {
+		res := callTool(t, b, "flac", nil)
+		var au *mcp.AudioContent
+		for _, c := range res.Content {
+			if a, ok := c.(*mcp.AudioContent); ok {
+				au = a
+			}
+		}
+		if res.IsError || au == nil || au.MIMEType != "audio/flac" {
 			t.Fatalf("got %s", resultJSON(t, res))
 		}
 	})

@@ -76,6 +76,10 @@ func newUpstream(t testing.TB) *upstream {
 		w.Header().Set("Content-Type", "audio/wav")
 		w.Write([]byte("RIFF\x24\x00\x00\x00WAVEfmt "))
 	})
+	mux.HandleFunc("/flac", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/octet-stream") // untyped: sniffed
+		w.Write([]byte("fLaC\x00\x00\x00\x22\x10\x00\x10\x00"))
+	})
 	mux.HandleFunc("/binary", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/pdf")
 		w.Write([]byte("%PDF-1.4\x00\xff\xfe binary"))

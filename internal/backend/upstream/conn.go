@@ -36,6 +36,10 @@ type conn struct {
 	u       *upstream
 	key     string // the downstream session (or stateless caller) it serves; "" when shared
 	version string // the protocol version to ask for ("" for the newest)
+	// info and caps are what the one downstream legacy session this connection serves
+	// declared at initialize; nil for a connection of several callers (see present).
+	info *mcp.Implementation
+	caps *mcp.ClientCapabilities
 
 	life   context.Context // ends when the connection is closed
 	cancel context.CancelFunc
@@ -358,8 +362,11 @@ func (c *conn) used() time.Time {
 }
 
 func (c *conn) logKey() string {
-	if c.key == "" {
+	switch c.key {
+	case "":
 		return "shared"
+	case sharedLegacyKey:
+		return "shared, legacy clients"
 	}
 	if strings.HasPrefix(c.key, statelessKey) {
 		return "stateless"

@@ -21,12 +21,6 @@ func (u *upstream) newClient(c *conn, n *notes) *mcp.Client {
 	refuse := errors.New("mcpbridge forwards this request before it reaches a handler")
 	opts := &mcp.ClientOptions{
 		Logger: u.log.With("sdk", "client"),
-		CreateMessageHandler: func(context.Context, *mcp.CreateMessageRequest) (*mcp.CreateMessageResult, error) {
-			return nil, refuse
-		},
-		ElicitationHandler: func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
-			return nil, refuse
-		},
 		LoggingMessageHandler: func(_ context.Context, req *mcp.LoggingMessageRequest) {
 			f, why := c.caller()
 			if f == nil {
@@ -44,21 +38,34 @@ func (u *upstream) newClient(c *conn, n *notes) *mcp.Client {
 		},
 		// Input requests of a 2026-07-28 upstream are passed to the caller, not answered here.
 		MultiRoundTrip: &mcp.MultiRoundTripOptions{Disabled: true},
-		Capabilities: &mcp.ClientCapabilities{
-			RootsV2:     &mcp.RootCapabilities{},
-			Elicitation: &mcp.ElicitationCapabilities{Form: &mcp.FormElicitationCapabilities{}, URL: &mcp.URLElicitationCapabilities{}},
-		},
 	}
-	if c.key == "" {
-		changed := func() { u.requestRefresh() }
+	clientOptionsFor(c, opts, func() {
+		opts.CreateMessageHandler = func(context.Context, *mcp.CreateMessageRequest) (*mcp.CreateMessageResult, error) {
+			return nil, refuse
+		}
+	}, func() {
+		opts.ElicitationHandler = func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+			return nil, refuse
+		}
+	})
+	if c.key == "" || c.key == sharedLegacyKey {
+		// The shared sessions follow the catalog: it is listed again through the session
+		// that says it changed.
+		changed := func() { u.requestRefresh(c) }
 		opts.ToolListChangedHandler = func(context.Context, *mcp.ToolListChangedRequest) { changed() }
 		opts.PromptListChangedHandler = func(context.Context, *mcp.PromptListChangedRequest) { changed() }
 		opts.ResourceListChangedHandler = func(context.Context, *mcp.ResourceListChangedRequest) { changed() }
+	}
+	if c.key == "" {
 		opts.ResourceUpdatedHandler = func(_ context.Context, req *mcp.ResourceUpdatedNotificationRequest) {
 			u.resourceUpdated(req.Params.URI)
 		}
 	}
-	cl := mcp.NewClient(&mcp.Implementation{Name: "mcpbridge", Title: "mcpbridge gateway", Version: "1"}, opts)
+	impl := &mcp.Implementation{Name: "mcpbridge", Title: "mcpbridge gateway", Version: "1"}
+	if c.info != nil {
+		impl = c.info
+	}
+	cl := mcp.NewClient(impl, opts)
 	// The upstream's requests are forwarded before the client handles them: roots/list
 	// has no handler option (the client answers from its own roots), and the client
 	// would check an elicitation's schema by its own rules before the handler runs — the

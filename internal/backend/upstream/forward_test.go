@@ -79,7 +79,7 @@ func testForwarding(t *testing.T, url, era string) {
 		t.Errorf("templates = %+v, %v", tmpls, err)
 	}
 	prompts, err := cs.ListPrompts(ctx, nil)
-	if err != nil || len(prompts.Prompts) != 1 || prompts.Prompts[0].Name != "greet" {
+	if err != nil || len(prompts.Prompts) != 2 || !slices.ContainsFunc(prompts.Prompts, func(p *mcp.Prompt) bool { return p.Name == "greet" }) {
 		t.Errorf("prompts = %+v, %v", prompts, err)
 	}
 

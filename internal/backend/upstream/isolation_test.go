@@ -79,20 +79,32 @@ func TestPerSessionIsolation(t *testing.T) {
 	wantText(t, b, "count", nil, "1")
 }
 
-// With isolation: shared every caller uses one upstream session.
+// With isolation: shared every caller of an era uses one upstream session: legacy clients
+// share a 2025-11-25 session (what the upstream asks in the middle of a call reaches them
+// as requests), 2026-07-28 callers the 2026-07-28 one. An upstream that speaks only
+// 2025-11-25 has one session for everybody.
 func TestSharedIsolation(t *testing.T) {
 	srv := start(t, "servers:\n  up:\n    kind: mcp\n    description: d\n    isolation: shared\n"+stdioUpstream(t, nil, ""))
 	_, a := connect(t, srv, "up", "2025-11-25")
 	_, b := connect(t, srv, "up", "2025-11-25")
 	_, m := connect(t, srv, "up", "2026-07-28")
-	if pa, pb, pm := pidOf(t, a, "pid"), pidOf(t, b, "pid"), pidOf(t, m, "pid"); pa != pb || pa != pm {
-		t.Errorf("pids %d %d %d, want one child", pa, pb, pm)
+	_, m2 := connect(t, srv, "up", "2026-07-28")
+	pa, pb, pm, pm2 := pidOf(t, a, "pid"), pidOf(t, b, "pid"), pidOf(t, m, "pid"), pidOf(t, m2, "pid")
+	if pa != pb || pm != pm2 || pa == pm {
+		t.Errorf("pids: legacy %d %d, 2026-07-28 %d %d; want one child per era", pa, pb, pm, pm2)
 	}
 	wantText(t, a, "count", nil, "1")
 	wantText(t, b, "count", nil, "2")
 	a.Close()
 	time.Sleep(100 * time.Millisecond)
 	wantText(t, b, "count", nil, "3") // the end of one session does not end the shared one
+
+	legacy := start(t, "servers:\n  up:\n    kind: mcp\n    description: d\n    isolation: shared\n"+stdioUpstream(t, map[string]string{"UPSTREAM_TEST_LEGACY": "1"}, ""))
+	_, la := connect(t, legacy, "up", "2025-11-25")
+	_, lm := connect(t, legacy, "up", "2026-07-28")
+	if p1, p2 := pidOf(t, la, "pid"), pidOf(t, lm, "pid"); p1 != p2 {
+		t.Errorf("a legacy upstream: pids %d %d, want one child", p1, p2)
+	}
 }
 
 // Per-session isolation over Streamable HTTP: each downstream session has its own

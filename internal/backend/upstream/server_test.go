@@ -13,6 +13,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -61,6 +62,16 @@ func runTestServer(mode string) {
 	srv.AddPrompt(&mcp.Prompt{Name: "greet", Description: "greets", Arguments: []*mcp.PromptArgument{{Name: "who", Required: true}}},
 		func(_ context.Context, req *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
 			return &mcp.GetPromptResult{Messages: []*mcp.PromptMessage{{Role: "user", Content: &mcp.TextContent{Text: "hello " + req.Params.Arguments["who"]}}}}, nil
+		})
+	srv.AddPrompt(&mcp.Prompt{Name: "ask_prompt", Description: "asks the user for context"},
+		func(_ context.Context, req *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
+			if r, ok := req.Params.InputResponses["context"].(*mcp.ElicitResult); ok {
+				return &mcp.GetPromptResult{Messages: []*mcp.PromptMessage{{Role: "user", Content: &mcp.TextContent{Text: fmt.Sprintf("context %v (state %s)", r.Content["name"], req.Params.RequestState)}}}}, nil
+			}
+			return &mcp.GetPromptResult{RequestState: "prompted", InputRequests: mcp.InputRequestMap{"context": &mcp.ElicitParams{
+				Message:         "Which context?",
+				RequestedSchema: map[string]any{"type": "object", "properties": map[string]any{"name": map[string]any{"type": "string"}}},
+			}}}, nil
 		})
 	switch mode {
 	case "stdio":
@@ -258,6 +269,32 @@ func addTools(srv *mcp.Server) {
 			return nil, err
 		}
 		return textResult("touched %s", uri), nil
+	})
+	tool("whoami", "says what the client declared about itself", ``, func(_ context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		var declared []string
+		if caps := req.ClientCapabilities(); caps != nil {
+			if caps.Sampling != nil {
+				declared = append(declared, "sampling")
+			}
+			if caps.Elicitation != nil {
+				declared = append(declared, "elicitation")
+			}
+			if caps.RootsV2 != nil {
+				declared = append(declared, "roots")
+			}
+		}
+		name := ""
+		if info := req.ClientInfo(); info != nil {
+			name = info.Name
+		}
+		return textResult("%s [%s]", name, strings.Join(declared, " ")), nil
+	})
+	tool("needs_sampling", "refuses a client that cannot sample", ``, func(_ context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		if caps := req.ClientCapabilities(); caps == nil || caps.Sampling == nil {
+			data, _ := json.Marshal(map[string]any{"requiredCapabilities": map[string]any{"sampling": map[string]any{}}})
+			return nil, &jsonrpc.Error{Code: mcp.CodeMissingRequiredClientCapabilities, Message: "this tool needs sampling", Data: data}
+		}
+		return textResult("can sample"), nil
 	})
 	tool("add_tool", "adds a tool", `"name":{"type":"string"}`, func(_ context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		name := args(req).str("name")

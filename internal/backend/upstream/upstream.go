@@ -69,6 +69,9 @@ import (
 // statelessKey prefixes the key of the upstream session of stateless callers.
 const statelessKey = "\x00stateless:"
 
+// sharedLegacyKey is the key of the shared upstream session of legacy clients.
+const sharedLegacyKey = "\x00shared-legacy"
+
 // legacyVersion is the protocol version of the upstream sessions of legacy clients.
 const legacyVersion = "2025-11-25"
 
@@ -111,10 +114,14 @@ type upstream struct {
 	shared  *conn
 	mu      sync.Mutex
 	perSess map[string]*conn
+	// sharedLegacy is the 2025-11-25 session the calls of legacy clients share (isolation:
+	// shared) when the shared session speaks 2026-07-28; nil until one calls.
+	sharedLegacy *conn
 
-	catMu   sync.RWMutex
-	cat     rawCatalog
-	refresh chan struct{}
+	catMu       sync.RWMutex
+	cat         rawCatalog
+	refresh     chan struct{}
+	refreshFrom atomic.Pointer[conn] // the shared connection that said the catalog changed
 
 	subsMu sync.Mutex
 	subs   map[string]bool // subscribed resource URIs
@@ -168,7 +175,7 @@ func (sp *spec) Open(ctx context.Context, deps backend.Deps) (backend.Backend, e
 				errs[i] = fmt.Errorf("%s cannot start: %s", u.label, u.describe(err, u.shared))
 				return
 			}
-			if err := u.list(ctx); err != nil {
+			if err := u.list(ctx, u.shared); err != nil {
 				errs[i] = fmt.Errorf("%s: listing its catalog: %s", u.label, b.scrubString(err.Error()))
 			}
 		})
@@ -408,7 +415,7 @@ func (u *upstream) afterConnect(ctx context.Context, cs *mcp.ClientSession) {
 // (created on first use).
 func (u *upstream) connFor(call *backend.Call) (*conn, error) {
 	if u.src.Isolation == Shared {
-		return u.shared, nil
+		return u.sharedFor(call)
 	}
 	key := call.Session.ID()
 	if key == "" {
@@ -445,8 +452,36 @@ func (u *upstream) connFor(call *backend.Call) (*conn, error) {
 		// requests its session can carry, whichever way the upstream asks.
 		c.version = legacyVersion
 	}
+	if call.Session.ID() != "" {
+		// One legacy session, whose declarations do not change: the upstream session
+		// declares the same at initialize.
+		c.info, c.caps = call.ClientInfo, call.ClientCapabilities
+	}
 	u.perSess[key] = c
 	return c, nil
+}
+
+// sharedFor returns the shared connection a call uses: the shared session, or for a
+// legacy client, when that session speaks 2026-07-28, a shared session that speaks
+// 2025-11-25, so that what the upstream asks in the middle of a call (sampling,
+// elicitation, roots) comes as requests the client's session can carry.
+func (u *upstream) sharedFor(call *backend.Call) (*conn, error) {
+	u.shared.mu.Lock()
+	modern := u.shared.modern
+	u.shared.mu.Unlock()
+	if call.Session.ID() == "" || !modern || u.src.ProtocolVersion != "" {
+		return u.shared, nil
+	}
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	if u.sharedLegacy == nil {
+		if u.b.closed.Load() {
+			return nil, errClosed
+		}
+		u.sharedLegacy = newConn(u, sharedLegacyKey)
+		u.sharedLegacy.version = legacyVersion
+	}
+	return u.sharedLegacy, nil
 }
 
 // restartLater starts the shared connection again after its backoff, and lists the
@@ -467,13 +502,15 @@ func (u *upstream) restartLater(c *conn) {
 		defer cancel()
 		if cs, _, err := c.session(ctx); err == nil {
 			u.resubscribe(ctx, cs)
-			u.requestRefresh()
+			u.requestRefresh(c)
 		}
 	})
 }
 
-// requestRefresh asks the refresher to list the catalog again.
-func (u *upstream) requestRefresh() {
+// requestRefresh asks the refresher to list the catalog again, through the shared
+// connection c.
+func (u *upstream) requestRefresh(c *conn) {
+	u.refreshFrom.Store(c)
 	select {
 	case u.refresh <- struct{}{}:
 	default:
@@ -496,7 +533,11 @@ func (u *upstream) refresher() {
 		case <-time.After(20 * time.Millisecond):
 		}
 		ctx, cancel := context.WithTimeout(u.b.ctx, u.src.Timeout)
-		err := u.list(ctx)
+		from := u.refreshFrom.Load()
+		if from == nil {
+			from = u.shared
+		}
+		err := u.list(ctx, from)
 		cancel()
 		if err != nil {
 			u.log.Warn("listing the upstream's changed catalog failed; serving the previous one", "error", u.b.scrubString(err.Error()))
@@ -506,9 +547,9 @@ func (u *upstream) refresher() {
 	}
 }
 
-// list lists the upstream's catalog through its shared session.
-func (u *upstream) list(ctx context.Context) error {
-	cs, _, err := u.shared.session(ctx)
+// list lists the upstream's catalog through one of its shared sessions.
+func (u *upstream) list(ctx context.Context, from *conn) error {
+	cs, _, err := from.session(ctx)
 	if err != nil {
 		return err
 	}
@@ -623,6 +664,9 @@ func (b *Backend) Close() error {
 	for _, u := range b.ups {
 		u.mu.Lock()
 		conns := []*conn{u.shared}
+		if u.sharedLegacy != nil {
+			conns = append(conns, u.sharedLegacy)
+		}
 		for k, c := range u.perSess {
 			conns = append(conns, c)
 			delete(u.perSess, k)
@@ -726,14 +770,12 @@ func (u *upstream) callTool(ctx context.Context, call *backend.Call, name string
 		if logMeta {
 			params.Meta[mcp.MetaKeyLogLevel] = "debug"
 		}
+		if modern {
+			params.Meta = present(params.Meta, call.ClientInfo, call.ClientCapabilities)
+		}
 		res, err := cs.CallTool(ctx, params)
-		var rpcErr *jsonrpc.Error
-		if err != nil && (len(params.InputResponses) > 0 || params.RequestState != "") && upstreamError(err, &rpcErr) {
-			// A retry the upstream refuses (a stale or tampered requestState) is the
-			// client's protocol error, not a tool failure for the model to read.
-			e := *rpcErr
-			e.Message = u.b.scrubString(e.Message)
-			return nil, &e
+		if e := u.clientError(err, params.InputResponses, params.RequestState); e != nil {
+			return nil, e
 		}
 		if err != nil {
 			return u.failure(parent, ctx, c, cs, "tools/call", err), nil
@@ -753,6 +795,24 @@ func (u *upstream) callTool(ctx context.Context, call *backend.Call, name string
 		}
 		params = &mcp.CallToolParams{Name: name, Arguments: call.Arguments, InputResponses: responses, RequestState: res.RequestState}
 	}
+}
+
+// clientError returns the upstream's JSON-RPC error when it is a protocol error of the
+// client's, to be passed on as it is rather than as a tool failure for the model to read:
+// a capability the client did not declare (MissingRequiredClientCapabilityError), or a
+// retry the upstream refuses (a stale or tampered requestState). It returns nil for
+// anything else.
+func (u *upstream) clientError(err error, responses mcp.InputResponseMap, state string) *jsonrpc.Error {
+	var rpcErr *jsonrpc.Error
+	if err == nil || !upstreamError(err, &rpcErr) {
+		return nil
+	}
+	if rpcErr.Code != mcp.CodeMissingRequiredClientCapabilities && len(responses) == 0 && state == "" {
+		return nil
+	}
+	e := *rpcErr
+	e.Message = u.b.scrubString(e.Message)
+	return &e
 }
 
 // failure turns a failed upstream request into a tool error that says what happened.
@@ -830,27 +890,66 @@ func (b *Backend) ReadResource(ctx context.Context, _ auth.Principal, uri string
 	return res, nil
 }
 
-// GetPrompt gets a prompt from its upstream.
-func (b *Backend) GetPrompt(ctx context.Context, _ auth.Principal, name string, args map[string]string) (*mcp.GetPromptResult, error) {
-	u, pname := b.route(name)
+// GetPrompt gets a prompt from its upstream, through the shared upstream session (a
+// prompt keeps no state of the caller's). On a 2026-07-28 upstream session the request
+// carries the caller's declarations, and a prompt may ask for input: a 2026-07-28 client
+// gets the input requests and retries with its answers, which are passed on; a legacy
+// client is asked over its session, round after round.
+func (b *Backend) GetPrompt(ctx context.Context, r *backend.PromptRequest) (*mcp.GetPromptResult, error) {
+	u, pname := b.route(r.Name)
 	if u == nil {
-		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("unknown prompt %q", name)}
+		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("unknown prompt %q", r.Name)}
+	}
+	sess := r.Session
+	if sess == nil {
+		sess = backend.NoSession{}
 	}
 	parent := ctx
 	ctx, cancel := context.WithTimeout(ctx, u.src.Timeout)
 	defer cancel()
-	cs, _, err := u.shared.session(ctx)
+	cs, notes, err := u.shared.session(ctx)
 	if err != nil {
 		return nil, u.rpcFailure(parent, ctx, u.shared, nil, "prompts/get", err)
 	}
-	res, err := cs.GetPrompt(ctx, &mcp.GetPromptParams{Name: pname, Arguments: args})
-	if err != nil {
-		return nil, u.rpcFailure(parent, ctx, u.shared, cs, "prompts/get", err)
+	u.shared.mu.Lock()
+	modern := u.shared.modern
+	u.shared.mu.Unlock()
+	// While it runs, the prompt is a caller of the shared session: its progress and log
+	// notifications reach the client, and so do a legacy upstream's requests.
+	f := u.shared.begin(ctx, sess)
+	defer u.shared.end(f)
+	ctx = withNotes(ctx, notes)
+	params := &mcp.GetPromptParams{Name: pname, Arguments: r.Arguments, InputResponses: r.InputResponses, RequestState: r.RequestState}
+	for round := 1; ; round++ {
+		params.SetProgressToken(f.token)
+		if modern {
+			params.Meta = present(params.Meta, r.ClientInfo, r.ClientCapabilities)
+		}
+		res, err := cs.GetPrompt(ctx, params)
+		if err == nil {
+			notes.drain()
+		}
+		if e := u.clientError(err, params.InputResponses, params.RequestState); e != nil {
+			return nil, e
+		}
+		if err != nil {
+			return nil, u.rpcFailure(parent, ctx, u.shared, cs, "prompts/get", err)
+		}
+		if len(res.InputRequests) == 0 || sess.ID() == "" {
+			return res, nil // a 2026-07-28 client answers input requests itself
+		}
+		if round >= maxRounds {
+			return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: fmt.Sprintf("%s still asked for input after %d rounds to get prompt %s", u.label, maxRounds, r.Name)}
+		}
+		responses, err := fulfil(ctx, sess, res.InputRequests)
+		if err != nil {
+			if parent.Err() != nil {
+				return nil, parent.Err()
+			}
+			return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: fmt.Sprintf("%s asked the client for input to get prompt %s, which failed: %s", u.label, r.Name, u.b.scrubString(err.Error()))}
+		}
+		params = &mcp.GetPromptParams{Name: pname, Arguments: r.Arguments, InputResponses: responses, RequestState: res.RequestState}
 	}
-	if len(res.InputRequests) > 0 {
-		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: fmt.Sprintf("%s asks for input to get prompt %s, which mcpbridge cannot forward for prompts", u.label, name)}
-	}
-	return res, nil
 }
 
 // Complete completes a prompt or resource template argument on its upstream.
