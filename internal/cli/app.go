@@ -12,7 +12,7 @@ import (
 
 func runApp(ctx context.Context, e *env, args []string) error {
 	if len(args) == 0 {
-		fmt.Fprintln(e.stderr, "Usage: mcpbridge app eval [flags] EXPR_JSON | mcpbridge app check DIR")
+		fmt.Fprintln(e.stderr, "Usage: mcpbridge app eval [flags] EXPR_JSON | mcpbridge app check DIR | mcpbridge app run DIR --script FILE.json [--user JSON]")
 		return errUsage
 	}
 	switch args[0] {
@@ -20,8 +20,10 @@ func runApp(ctx context.Context, e *env, args []string) error {
 		return runAppEval(ctx, e, args[1:])
 	case "check":
 		return runAppCheck(e, args[1:])
+	case "run":
+		return runAppRun(ctx, e, args[1:])
 	}
-	fmt.Fprintf(e.stderr, "mcpbridge app: unknown subcommand %q (want eval or check)\n", args[0])
+	fmt.Fprintf(e.stderr, "mcpbridge app: unknown subcommand %q (want eval, check or run)\n", args[0])
 	return errUsage
 }
 

@@ -21,21 +21,18 @@ var actionFuncs map[string]actionFunc
 
 func init() {
 	actionFuncs = map[string]actionFunc{
-		"CallAPI":         actCallAPI,
-		"CallMethod":      actCallMethod,
-		"CopyToClipboard": browserOnly("CopyToClipboard"),
-		"DisplayMessage":  actDisplayMessage,
-		"Fetch":           actFetch,
-		"GeolocationCurrentPosition": func(ctx context.Context, p *Page, run *actionRun, params any) (any, error) {
-			p.e.record("type", "warning", "action", "GeolocationCurrentPosition", "message", "GeolocationCurrentPosition has no effect headlessly: the position is unavailable.")
-			return jsvalue.ObjectOf("code", 2.0, "error", "POSITION_UNAVAILABLE", "message", "Position unavailable: there is no browser."), nil
-		},
-		"Link":            actLink,
-		"Login":           recordAuth("Login"),
-		"Logout":          recordAuth("Logout"),
-		"Request":         actRequest,
-		"Reset":           actReset,
-		"ResetValidation": actResetValidation,
+		"CallAPI":                    actCallAPI,
+		"CallMethod":                 actCallMethod,
+		"CopyToClipboard":            browserOnly("CopyToClipboard"),
+		"DisplayMessage":             actDisplayMessage,
+		"Fetch":                      actFetch,
+		"GeolocationCurrentPosition": browserOnly("GeolocationCurrentPosition"),
+		"Link":                       actLink,
+		"Login":                      recordAuth("Login"),
+		"Logout":                     recordAuth("Logout"),
+		"Request":                    actRequest,
+		"Reset":                      actReset,
+		"ResetValidation":            actResetValidation,
 		"ScrollTo": func(ctx context.Context, p *Page, run *actionRun, params any) (any, error) {
 			if _, ok := params.(*jsvalue.Object); !ok {
 				return nil, fmt.Errorf("Invalid ScrollTo, check action params. Received %q.", stringify(params))
@@ -72,18 +69,19 @@ func stringify(v any) string {
 
 func browserOnly(name string) actionFunc {
 	return func(ctx context.Context, p *Page, run *actionRun, params any) (any, error) {
-		p.e.record("type", "warning", "action", name, "message", name+" has no effect headlessly: it needs a browser.")
+		p.e.record("type", "warning", "action", name, "message", name+" is a browser-only action; it has no effect headless.")
 		return jsvalue.Undefined, nil
 	}
 }
 
+// recordAuth records Login, Logout and UpdateSession with their params
+// (null when none; UpdateSession takes none).
 func recordAuth(name string) actionFunc {
 	return func(ctx context.Context, p *Page, run *actionRun, params any) (any, error) {
-		if name == "UpdateSession" {
-			p.e.record("type", name)
-		} else {
-			p.e.recordOpt("type", name, "params", params)
+		if name == "UpdateSession" || jsvalue.IsUndefined(params) {
+			params = nil
 		}
+		p.e.record("type", name, "params", params)
 		return jsvalue.Undefined, nil
 	}
 }
@@ -290,7 +288,7 @@ func (p *Page) callMethod(ctx context.Context, run *actionRun, params *jsvalue.O
 	if !ok {
 		return nil, fmt.Errorf("Failed to call method %q on block %q: \"args\" should be an array. Received %q.", method, blockID, stringify(params))
 	}
-	if !b.meta.HasMethod(method) {
+	if !b.hasMethod(method) {
 		return nil, fmt.Errorf("Failed to call method %q on block %q. Check if %q is a valid block method for block %q. Received %q.", method, blockID, method, blockID, stringify(params))
 	}
 	return p.runMethod(ctx, b, method, args)
@@ -304,8 +302,59 @@ func intArg(args []any) int {
 	return int(f)
 }
 
+// hasMethod reports whether the block's component registers the method:
+// every block has triggerEvent, registerEvent and registerMethod, inputs
+// setValue, lists the list methods, and component types their own.
+func (b *block) hasMethod(method string) bool {
+	switch method {
+	case "triggerEvent", "registerEvent", "registerMethod":
+		return true
+	case "setValue":
+		return b.isInput()
+	case "pushItem", "unshiftItem", "removeItem", "moveItemUp", "moveItemDown":
+		return b.isList()
+	}
+	return b.meta.HasMethod(method)
+}
+
+func argObject(args []any) *jsvalue.Object {
+	if len(args) > 0 {
+		o, _ := args[0].(*jsvalue.Object)
+		return o
+	}
+	return nil
+}
+
 func (p *Page) runMethod(ctx context.Context, b *block, method string, args []any) (any, error) {
 	switch method {
+	case "triggerEvent":
+		// Block.triggerEvent({name, event}).
+		a := argObject(args)
+		name := jsvalue.ToString(a.Prop("name"))
+		return p.triggerEvent(ctx, b, name, a.Prop("event")), nil
+	case "registerEvent":
+		// Events.registerEvent({name, actions}): the event runs these actions.
+		a := argObject(args)
+		name := jsvalue.ToString(a.Prop("name"))
+		acts, _ := a.Prop("actions").([]any)
+		if b.events == nil {
+			b.events = jsvalue.NewObject(1)
+		} else {
+			b.events = copyObject(b.events)
+		}
+		b.events.Set(name, jsvalue.ObjectOf("try", acts, "catch", []any{}))
+		return jsvalue.Undefined, nil
+	case "registerMethod":
+		// Registers a JavaScript function: nothing a journey can pass.
+		return jsvalue.Undefined, nil
+	case "setValue":
+		// Block.setValue: the value is set without an onChange event.
+		var v any = jsvalue.Undefined
+		if len(args) > 0 {
+			v = deepCopy(args[0])
+		}
+		p.setValue(ctx, b, v)
+		return jsvalue.Undefined, nil
 	case "pushItem":
 		p.pushItem(ctx, b)
 	case "unshiftItem":
@@ -319,19 +368,16 @@ func (p *Page) runMethod(ctx context.Context, b *block, method string, args []an
 	case "toggleOpen", "setOpen":
 		open := !b.open
 		if method == "setOpen" {
-			var a *jsvalue.Object
-			if len(args) > 0 {
-				a, _ = args[0].(*jsvalue.Object)
-			}
-			open = jsvalue.Truthy(a.Prop("open"))
+			open = jsvalue.Truthy(argObject(args).Prop("open"))
 		}
-		if b.typ == "Modal" || b.typ == "Drawer" {
+		switch b.typ {
+		case "Modal", "Drawer", "Sider":
 			if open {
 				p.triggerEvent(ctx, b, "onOpen", jsvalue.Undefined)
 			} else {
 				p.triggerEvent(ctx, b, "onClose", jsvalue.Undefined)
 			}
-			if b.typ == "Drawer" {
+			if b.typ != "Modal" {
 				p.triggerEvent(ctx, b, "onToggle", jsvalue.Undefined)
 			}
 		}
@@ -340,12 +386,10 @@ func (p *Page) runMethod(ctx context.Context, b *block, method string, args []an
 		if b.typ == "ConfirmModal" {
 			b.open = true
 			p.triggerEvent(ctx, b, "onOpen", jsvalue.Undefined)
-		} else {
-			p.e.record("type", "warning", "action", "CallMethod", "message", fmt.Sprintf("%s.open (%s) has no effect headlessly.", b.blockID, b.typ))
 		}
-	default:
-		p.e.record("type", "warning", "action", "CallMethod", "message", fmt.Sprintf("%s.%s (%s) has no effect headlessly.", b.blockID, method, b.typ))
 	}
+	// Other component methods (Message.open, Carousel.goTo, AgGrid exports,
+	// PageSiderMenu and MobileMenu toggles) only change what is drawn.
 	return jsvalue.Undefined, nil
 }
 

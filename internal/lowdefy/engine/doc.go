@@ -37,17 +37,22 @@
 //     onMountAsync are awaited, and the requests of one Request action are
 //     prepared together and then called one after another.
 //   - onMount/onMountAsync run after a navigation for the blocks rendered at
-//     that moment, children before parents (React's effect order), each
-//     block's onMount then its onMountAsync. Blocks that become visible later,
+//     that moment, parents first and in block order (a block's children
+//     render once its onMount has finished, as @lowdefy/client's MountEvents
+//     does), each block's onMount then its onMountAsync; a hidden block and
+//     everything below it are not rendered. Blocks that become visible later,
 //     and list items added later, do not fire onMount.
 //   - Only properties, visible, required, validate and loading are
 //     evaluated: style, layout, skeleton and areas layout affect only the
 //     rendering and are not evaluated.
-//   - Block methods registered by React components: list methods as in
-//     Blocks.js; Modal and Drawer toggleOpen/setOpen (and ConfirmModal open)
-//     keep an open flag and trigger onOpen/onClose (Drawer also onToggle);
-//     the other component methods (Message.open, Carousel.goTo, AgGrid
-//     exports, …) do nothing and log a warning entry.
+//   - Block methods are those the React components register: every block
+//     has triggerEvent, registerEvent and registerMethod (a no-op: it takes
+//     a JavaScript function), inputs setValue (no onChange), lists the list
+//     methods of Blocks.js; Modal, Drawer and Sider toggleOpen/setOpen (and
+//     ConfirmModal open) keep an open flag and trigger onOpen/onClose
+//     (Drawer and Sider also onToggle); the other component methods
+//     (Message.open, Carousel.goTo, AgGrid exports, …) only change what is
+//     drawn and do nothing.
 //   - Unknown block types run as containers (with areas) or display blocks
 //     with a logged warning instead of failing the page (package blocks).
 //   - Link: pageId and home links set the input and navigate after the
@@ -55,17 +60,21 @@
 //     as router.push does); newTab, url and href links are only recorded;
 //     back goes to the previous page of the engine's history.
 //   - Browser-only actions (ScrollTo, SetFocus, CopyToClipboard,
-//     GeolocationCurrentPosition) do nothing and log a warning entry;
-//     GeolocationCurrentPosition returns Lowdefy's POSITION_UNAVAILABLE shape.
+//     GeolocationCurrentPosition) do nothing and log a warning entry
+//     {"type":"warning","action":T,"message":"T is a browser-only action; it
+//     has no effect headless."}.
 //     Login, Logout and UpdateSession are recorded and change nothing.
 //   - Fetch uses Options.HTTPClient; responseFunction "json" and "text" are
 //     supported, without one the response is {ok, redirected, status,
 //     statusText, type, url}.
 //   - CallAPI (late v4, not in rc.11) follows callAPIHandler: the call
 //     object is kept per endpoint, newest first, and returned.
-//   - Pages the user may not see (page auth) and unknown pages open the 404
-//     page; "" opens the home page (config.homePageId, else the first page of
-//     the default menu, else the first page).
+//   - A Link to a page the user may not see (page auth) or to an unknown
+//     page opens the 404 page, as Lowdefy's server redirects there;
+//     Navigate to such a page fails and leaves the current page open (as
+//     the page route answers nothing). "" opens the home page
+//     (config.homePageId, else the first page of the default menu, else the
+//     first page).
 //
 // The journal (Engine.Journal) records what a browser would show or do
 // outside the page: DisplayMessage (the action and the loading, success and

@@ -266,6 +266,12 @@ func (e *Engine) Navigate(ctx context.Context, pageID string, input *jsvalue.Obj
 	if pageID == "" {
 		pageID = e.HomePageID()
 	}
+	// Lowdefy's page route answers nothing for a page that does not exist or that the user
+	// may not see: the navigation fails and the current page stays (a Link to such a page
+	// opens the 404 page instead, see resolvePage).
+	if cfg := e.app.Page(pageID); cfg == nil || !e.authorized(cfg) {
+		return fmt.Errorf("page %q not found (or not visible to this user)", pageID)
+	}
 	if input == nil {
 		input = jsvalue.NewObject(0)
 	}

@@ -207,9 +207,20 @@ func TestLinkRecordsAndNavigates(t *testing.T) {
 	if got := js(t, entries(e.Journal()[n:])); got != `[{"type":"Link","url":"https://docs.lowdefy.com","newTab":true}]` {
 		t.Errorf("journal = %s", got)
 	}
-	must(t, e.Navigate(ctx, "no-such-page", nil, nil))
+	// Navigating to an unknown page fails and stays (the page route answers nothing)…
+	if err := e.Navigate(ctx, "no-such-page", nil, nil); err == nil || !strings.Contains(err.Error(), "no-such-page") {
+		t.Errorf("Navigate to an unknown page: err = %v", err)
+	}
+	if e.Page().ID() != "welcome" {
+		t.Errorf("a failed navigation left the page for %s", e.Page().ID())
+	}
+	// …while a Link to it opens the 404 page, as the server redirects there. The Link is
+	// registered on the button with its registerEvent method.
+	must(t, e.CallMethod(ctx, "docs_button", "registerEvent", []any{jsvalue.ObjectOf("name", "onClick",
+		"actions", []any{jsvalue.ObjectOf("id", "go", "type", "Link", "params", "no-such-page")})}))
+	must(t, e.Trigger(ctx, "docs_button", "onClick", nil))
 	if e.Page().ID() != "404" {
-		t.Errorf("unknown page led to %s, want 404", e.Page().ID())
+		t.Errorf("a Link to an unknown page led to %s, want 404", e.Page().ID())
 	}
 	if got := e.Visited(); strings.Join(got, ",") != "welcome,404" {
 		t.Errorf("visited = %v", got)

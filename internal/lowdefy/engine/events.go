@@ -81,7 +81,10 @@ func (p *Page) callActions(ctx context.Context, b *block, name string, event any
 			"event", event, "eventName", name, "responses", run.responses, "startTimestamp", start, "success", true)
 	}
 	errCatch := p.callActionLoop(ctx, run, catchActions)
+	// The journal's error entries come after what the actions (and the catch actions) logged.
+	p.recordFailure(run, errObj)
 	if errCatch != nil {
+		p.recordFailure(run, errCatch)
 		return jsvalue.ObjectOf("blockId", b.blockID, "bounced", false, "endTimestamp", p.e.opts.Now(),
 			"error", errObj, "errorCatch", errCatch, "event", event, "eventName", name,
 			"responses", run.responses, "startTimestamp", start, "success", false)
@@ -91,9 +94,34 @@ func (p *Page) callActions(ctx context.Context, b *block, name string, event any
 		"startTimestamp", start, "success", false)
 }
 
+// recordFailure logs a failed event's {error, action} as an "error" entry.
+func (p *Page) recordFailure(run *actionRun, failure *jsvalue.Object) {
+	action, _ := failure.Prop("action").(*jsvalue.Object)
+	var id any
+	if action != nil {
+		id = orDefault(action.Prop("id"), nil)
+	}
+	var msg any
+	if th, ok := failure.Prop("error").(*jsvalue.Object); ok {
+		if e, ok := th.Prop("error").(*jsvalue.Error); ok {
+			msg = e.Message
+		}
+	}
+	p.e.record("type", "error", "event", run.block.blockID+"."+run.eventName, "action", id, "message", msg)
+}
+
 // callActionLoop runs actions in order; on the first failure it returns
-// {error, action}.
+// {error, action}. An `async: true` action runs to completion at once (its
+// side effects happen in order) but, as its promise settles only after the
+// chain has moved on, its response (or error) is stored in the responses
+// when the loop ends; its failure does not stop the chain.
 func (p *Page) callActionLoop(ctx context.Context, run *actionRun, actions []any) *jsvalue.Object {
+	var settled []func()
+	defer func() {
+		for _, f := range settled {
+			f()
+		}
+	}()
 	for i, a := range actions {
 		action, _ := a.(*jsvalue.Object)
 		if action == nil {
@@ -101,13 +129,16 @@ func (p *Page) callActionLoop(ctx context.Context, run *actionRun, actions []any
 		}
 		id, _ := action.Prop("id").(string)
 		resp, th := p.callAction(ctx, run, action, i)
+		if action.Prop("async") == true {
+			var v any = resp
+			if th != nil {
+				v = th.obj
+			}
+			settled = append(settled, func() { run.responses.Set(id, v) })
+			continue
+		}
 		if th != nil {
 			run.responses.Set(id, th.obj)
-			p.e.record("type", "error", "event", run.block.blockID+"."+run.eventName, "action", id, "message", th.err.Message)
-			if action.Prop("async") == true {
-				// async actions: the error is stored, the chain goes on.
-				continue
-			}
 			return jsvalue.ObjectOf("error", th.obj, "action", action)
 		}
 		run.responses.Set(id, resp)

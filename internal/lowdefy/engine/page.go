@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"fmt"
+	"slices"
 
 	"github.com/mcpbridge/mcpbridge/internal/jsvalue"
 	"github.com/mcpbridge/mcpbridge/internal/lowdefy/app"
@@ -207,7 +208,9 @@ func (p *Page) setValue(ctx context.Context, b *block, v any) {
 
 // mount runs the lifecycle events after a navigation: onInit (once), then
 // onInitAsync (once), then onMount and onMountAsync of every rendered block,
-// children before their parents as React runs mount effects.
+// parents first (a block's children render once its onMount has finished, as
+// @lowdefy/client's MountEvents does), in block order. A hidden block is not
+// rendered, nor is anything below it.
 func (p *Page) mount(ctx context.Context) error {
 	if !p.onInitDone {
 		p.triggerEvent(ctx, p.rootBlock, "onInit", jsvalue.Undefined)
@@ -219,11 +222,19 @@ func (p *Page) mount(ctx context.Context) error {
 		p.triggerEvent(ctx, p.rootBlock, "onInitAsync", jsvalue.Undefined)
 		p.onInitAsyncDone = true
 	}
-	var rendered []*block
-	p.root.collectRendered(&rendered)
-	for _, b := range rendered {
+	p.mountSet(ctx, p.root)
+	return nil
+}
+
+func (p *Page) mountSet(ctx context.Context, s *blockSet) {
+	for _, b := range slices.Clone(s.blocks) {
+		if !b.isVisible() {
+			continue
+		}
 		p.triggerEvent(ctx, b, "onMount", jsvalue.Undefined)
 		p.triggerEvent(ctx, b, "onMountAsync", jsvalue.Undefined)
+		for _, sub := range slices.Clone(b.sub) {
+			p.mountSet(ctx, sub)
+		}
 	}
-	return nil
 }

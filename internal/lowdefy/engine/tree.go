@@ -366,19 +366,6 @@ func (s *blockSet) walk(fn func(b *block)) {
 	}
 }
 
-// collectRendered appends the blocks a browser would mount, children
-// before parents: blocks under a hidden container or list are not rendered.
-func (s *blockSet) collectRendered(out *[]*block) {
-	for _, b := range s.blocks {
-		if (b.isContainer() || b.isList()) && b.isVisible() {
-			for _, sub := range b.sub {
-				sub.collectRendered(out)
-			}
-		}
-		*out = append(*out, b)
-	}
-}
-
 // List methods (Blocks.js list category).
 
 func (p *Page) unshiftItem(ctx context.Context, b *block) {
