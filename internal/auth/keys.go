@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/mcpbridge/mcpbridge/internal/config"
 	"github.com/mcpbridge/mcpbridge/internal/store"
 )
 
@@ -132,4 +133,17 @@ func (d *DeclaredKeys) Lookup(secret string) (Principal, bool) {
 		return Anonymous, false
 	}
 	return d.keys[found].p, true
+}
+
+// ConfigKeys indexes the keys of a config's auth.keys.
+func ConfigKeys(keys []config.DeclaredKey) (*DeclaredKeys, error) {
+	var ds []DeclaredKey
+	for _, k := range keys {
+		p := Principal{User: k.User.ID, Name: k.User.Name, Email: k.User.Email, Roles: k.Roles, Admin: k.Admin}
+		if len(k.Servers) > 0 {
+			p.Servers = k.Servers
+		}
+		ds = append(ds, DeclaredKey{ID: k.ID, Hash: k.Hash, Principal: p})
+	}
+	return NewDeclaredKeys(ds)
 }

@@ -25,15 +25,7 @@ func (g *Gateway) setupAuth() error {
 	as := auth.Authenticators{g.adminKeys}
 	a := g.cfg.Auth
 	if a != nil && len(a.Keys) > 0 {
-		var keys []auth.DeclaredKey
-		for _, k := range a.Keys {
-			p := auth.Principal{User: k.User.ID, Name: k.User.Name, Email: k.User.Email, Roles: k.Roles, Admin: k.Admin}
-			if len(k.Servers) > 0 {
-				p.Servers = k.Servers
-			}
-			keys = append(keys, auth.DeclaredKey{ID: k.ID, Hash: k.Hash, Principal: p})
-		}
-		d, err := auth.NewDeclaredKeys(keys)
+		d, err := auth.ConfigKeys(a.Keys)
 		if err != nil {
 			return err
 		}
