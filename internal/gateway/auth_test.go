@@ -361,6 +361,26 @@ func TestAuthMetaPage(t *testing.T) {
 	if s := get(f.secret["alice"]); s != 200 {
 		t.Errorf("with the role: %d", s)
 	}
+	// The 2024-11-05 HTTP+SSE transport is guarded like the Streamable HTTP endpoint.
+	req, _ := http.NewRequest("GET", f.srv.URL+"/mcp/crm/sse", nil)
+	req.Header.Set("Accept", "text/event-stream")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != 401 {
+		t.Errorf("anonymous SSE stream: %d, want 401", resp.StatusCode)
+	}
+	c := mcp.NewClient(&mcp.Implementation{Name: "sse", Version: "1"}, nil)
+	cs, err := c.Connect(t.Context(), &mcp.SSEClientTransport{Endpoint: f.srv.URL + "/mcp/crm/sse", HTTPClient: &http.Client{Transport: bearer(f.secret["alice"])}}, nil)
+	if err != nil {
+		t.Fatalf("SSE with a key: %v", err)
+	}
+	defer cs.Close()
+	if got := toolNames(t, cs); !slices.Equal(got, []string{"read"}) {
+		t.Errorf("SSE tools/list for alice = %v, want [read]", got)
+	}
 }
 
 // Without an auth section, servers are public unless they say otherwise, and no JWT
