@@ -2,17 +2,31 @@
 // authorization rule shared by tool filtering, Lowdefy page protection and the admin API.
 package auth
 
-import "context"
+import (
+	"context"
+	"slices"
+)
 
 // A Principal is the identity a request runs as.
 type Principal struct {
 	User  string   // a stable user id; "" for anonymous
+	Name  string   // the user's display name, if known
+	Email string   // the user's email address, if known
 	Roles []string // the roles granted to the user
-	Admin bool     // may use the admin API
+	// Servers, when not nil, are the only servers the principal may use (an API key
+	// limited to some servers); nil means any server its roles allow.
+	Servers []string
+	Admin   bool // may use the admin API
+	// Via says how the principal was established, for logs and audit: "admin-key",
+	// "key:ID" (an API key), "jwt" or "env" (stdio). It never holds a secret.
+	Via string
 }
 
 // Anonymous is the principal of an unauthenticated request.
 var Anonymous = Principal{}
+
+// Authenticated reports whether p is someone (not [Anonymous]).
+func (p Principal) Authenticated() bool { return p.User != "" }
 
 type principalKey struct{}
 
@@ -31,11 +45,19 @@ func FromContext(ctx context.Context) Principal {
 }
 
 // HasRole reports whether p has the role r.
-func (p Principal) HasRole(r string) bool {
-	for _, x := range p.Roles {
-		if x == r {
+func (p Principal) HasRole(r string) bool { return slices.Contains(p.Roles, r) }
+
+// HasAnyRole reports whether p has at least one of roles.
+func (p Principal) HasAnyRole(roles []string) bool {
+	for _, r := range roles {
+		if p.HasRole(r) {
 			return true
 		}
 	}
 	return false
+}
+
+// MayUseServer reports whether p's server list (if it has one) includes server.
+func (p Principal) MayUseServer(server string) bool {
+	return p.Servers == nil || slices.Contains(p.Servers, server)
 }

@@ -62,6 +62,7 @@ func commands() []command {
 		{"tools", "list a server's tools and their arguments (tools SERVER)", runTools},
 		{"call", "call one tool and print the result (call SERVER TOOL NAME=VALUE...)", runCall},
 		{"cid", "manage content-addressed resources (cid add FILE)", runCID},
+		{"keys", "manage API keys (keys create, list, revoke, hash)", runKeys},
 		{"app", "Lowdefy app tools (app eval, app check)", runApp},
 		{"import", "generate server definitions (import openapi SPEC)", runImport},
 		{"version", "print the version", runVersion},

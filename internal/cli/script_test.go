@@ -10,6 +10,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"os/exec"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -41,6 +42,7 @@ func TestScript(t *testing.T) {
 			"adminput":  adminput,
 			"sleep":     sleep,
 			"servefile": servefile,
+			"stdoutvar": stdoutvar,
 		},
 	})
 }
@@ -59,6 +61,26 @@ func adminput(ts *testscript.TestScript, neg bool, args []string) {
 	if ok := resp.StatusCode/100 == 2; ok == neg {
 		ts.Fatalf("PUT %s: %d %s", args[0], resp.StatusCode, body)
 	}
+}
+
+// bearerTransport sends a bearer token when it is not empty.
+type bearerTransport string
+
+func (b bearerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	if b != "" {
+		r = r.Clone(r.Context())
+		r.Header.Set("Authorization", "Bearer "+string(b))
+	}
+	return http.DefaultTransport.RoundTrip(r)
+}
+
+// stdoutvar VAR REGEXP sets $VAR to the first group of REGEXP in the last command's stdout.
+func stdoutvar(ts *testscript.TestScript, neg bool, args []string) {
+	m := regexp.MustCompile(args[1]).FindStringSubmatch(ts.ReadFile("stdout"))
+	if m == nil {
+		ts.Fatalf("stdout does not match %s", args[1])
+	}
+	ts.Setenv(args[0], m[1])
 }
 
 // servefile FILE VAR serves FILE over HTTP on loopback until the script ends and sets $VAR
@@ -118,13 +140,23 @@ func mcpcall(ts *testscript.TestScript, neg bool, args []string) {
 		cmd.Dir = ts.Getenv("WORK")
 		cmd.Env = os.Environ()
 		cmd.Env = append(cmd.Env, "PATH="+ts.Getenv("PATH"))
+		for _, name := range []string{"MCPBRIDGE_API_KEY", "MCPBRIDGE_USER", "MCPBRIDGE_ROLES"} {
+			if v := ts.Getenv(name); v != "" {
+				cmd.Env = append(cmd.Env, name+"="+v)
+			}
+		}
 		tr = &mcp.CommandTransport{Command: cmd}
 	} else {
-		tr = &mcp.StreamableClientTransport{Endpoint: args[0]}
+		// $MCPCALL_TOKEN, when set, is sent as a bearer token.
+		tr = &mcp.StreamableClientTransport{Endpoint: args[0], HTTPClient: &http.Client{Transport: bearerTransport(ts.Getenv("MCPCALL_TOKEN"))}}
 	}
 	c := mcp.NewClient(&mcp.Implementation{Name: "mcpcall", Version: "1"}, nil)
 	cs, err := c.Connect(ctx, tr, &mcp.ClientSessionOptions{ProtocolVersion: args[1]})
 	if err != nil {
+		if neg {
+			fmt.Fprintln(ts.Stderr(), "connect:", err)
+			return
+		}
 		ts.Fatalf("connect: %v", err)
 	}
 	defer cs.Close()

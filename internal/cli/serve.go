@@ -14,6 +14,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcpbridge/mcpbridge/examples"
+	"github.com/mcpbridge/mcpbridge/internal/auth"
 	"github.com/mcpbridge/mcpbridge/internal/backend"
 	_ "github.com/mcpbridge/mcpbridge/internal/backend/all"
 	"github.com/mcpbridge/mcpbridge/internal/config"
@@ -139,7 +140,7 @@ func runServe(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	g, err := gateway.New(ctx, cfg, gateway.Options{Logger: log, Version: version(), Blobs: st.Blobs, WorkSessions: st.WorkSessions, ConfigLabel: abs,
-		Definitions: st.Definitions, AdminKeys: adminKeys, Audit: st.Audit, StoreFile: sqliteFile(stURL)})
+		Definitions: st.Definitions, AdminKeys: adminKeys, Audit: st.Audit, StoreFile: sqliteFile(stURL), Keys: st.Keys})
 	if err != nil {
 		return err
 	}
@@ -221,6 +222,19 @@ func runStdio(ctx context.Context, e *env, args []string) error {
 	if g.Entry(name) == nil {
 		return fmt.Errorf("stored server %q cannot be served; `mcpbridge serve` logs why", name)
 	}
+	// The principal comes from the environment, never from the protocol.
+	p, err := stdioPrincipal(ctx, cfg, st.Keys)
+	if err != nil {
+		return err
+	}
+	public, roles := cfg.ServerRule(g.Entry(name).Config())
+	switch auth.AuthorizeServer(p, name, auth.Rule{Public: public, Roles: roles}) {
+	case auth.Unauthenticated:
+		return fmt.Errorf("server %q needs a principal: set %s to an API key, or %s (and %s) to say who runs it", name, apiKeyEnv, userEnv, rolesEnv)
+	case auth.Forbidden:
+		return fmt.Errorf("user %q may not use server %q (it requires one of the roles %s, or the key is limited to other servers)", p.User, name, strings.Join(roles, ", "))
+	}
+	ctx = auth.WithPrincipal(ctx, p)
 	// Requests read before stdin closes are answered before the server sees the end.
 	pipe := newStdioPipe(e.stdin, e.stdout, cfg.Limits.DrainPeriod)
 	t := &mcp.IOTransport{Reader: pipe, Writer: nopWriteCloser{pipe}}
@@ -238,7 +252,7 @@ const adminKeyEnv = "MCPBRIDGE_ADMIN_KEY"
 // (secret:NAME references and the admin key): serve and stdio take these out of the
 // environment child processes can read (/proc/PID/environ), see proc.HideEnv.
 func isSecretEnv(name string) bool {
-	return strings.HasPrefix(name, secret.EnvPrefix) || name == adminKeyEnv
+	return strings.HasPrefix(name, secret.EnvPrefix) || name == adminKeyEnv || name == apiKeyEnv
 }
 
 // adminKeys returns the admin API keys: MCPBRIDGE_ADMIN_KEY and the config's admin.keys

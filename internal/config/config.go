@@ -60,6 +60,7 @@ type Config struct {
 	Variables map[string]any     `yaml:"variables"`
 	Limits    Limits             `yaml:"limits"`
 	Admin     Admin              `yaml:"admin"`
+	Auth      *Auth              `yaml:"auth"`
 	Servers   map[string]*Server `yaml:"servers"`
 
 	// Path is the file the configuration was read from ("" for an embedded example).
@@ -163,6 +164,8 @@ type Server struct {
 	// pattern are served.
 	ToolsInclude []string `yaml:"tools_include"`
 	ToolsExclude []string `yaml:"tools_exclude"`
+	// Auth says who may use the server; nil takes the default (see Config.ServerRule).
+	Auth *ServerAuth `yaml:"auth"`
 
 	// Section holds the server-level fields of the kind, undecoded.
 	Section Section `yaml:"-"`
@@ -187,6 +190,18 @@ func (s *Server) Digest() string {
 	}
 	sum := sha256.Sum256(b)
 	return hex.EncodeToString(sum[:])
+}
+
+// ServerRule is who may use server s: its own auth, else, when the config has an auth
+// section, any authenticated principal, else anyone.
+func (c *Config) ServerRule(s *Server) (public bool, roles []string) {
+	switch {
+	case s != nil && s.Auth != nil:
+		return s.Auth.Public, s.Auth.Roles
+	case c.Auth != nil:
+		return false, nil
+	}
+	return true, nil
 }
 
 // Filter returns the server's tool filter.
@@ -225,6 +240,9 @@ type Tool struct {
 	InputSchema  map[string]any `yaml:"inputSchema"`
 	OutputSchema map[string]any `yaml:"outputSchema"`
 	Annotations  *Annotations   `yaml:"annotations"`
+	// Roles, when not empty, limit the tool to principals with at least one of them: others
+	// do not see it in tools/list and cannot call it.
+	Roles []string `yaml:"roles"`
 
 	// Section holds the tool's kind-specific fields, undecoded.
 	Section Section `yaml:"-"`
@@ -370,6 +388,7 @@ func yamlProblem(file string, err error) Problem {
 
 func (c *Config) applyDefaults() {
 	c.Limits.SetDefaults()
+	c.Auth.setDefaults()
 	for _, s := range c.Servers {
 		if s == nil {
 			continue

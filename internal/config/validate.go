@@ -29,6 +29,9 @@ func (c *Config) validate(file string, root *yaml.Node, kinds Kinds) Problems {
 			ps = append(ps, Problem{File: file, Path: fmt.Sprintf("origins[%d]", i), Msg: fmt.Sprintf("expected an origin such as https://example.com, got %q", o)})
 		}
 	}
+	if c.Auth != nil {
+		ps = append(ps, c.Auth.validate(file, c.Servers)...)
+	}
 	for _, name := range c.Limits.negative() {
 		ps = append(ps, Problem{File: file, Path: "limits." + name, Msg: "must not be negative"})
 	}
@@ -66,6 +69,7 @@ func validateServer(file, name string, s *Server, p string, kinds Kinds) Problem
 		}
 		return ps
 	}
+	validateServerAuth(s.Auth, p, add)
 	for i, pat := range s.ToolsInclude {
 		if strings.TrimSpace(pat) == "" {
 			add(fmt.Sprintf("%s.tools_include[%d]", p, i), "empty pattern; write a tool name, with * for any characters")
@@ -88,6 +92,11 @@ func validateServer(file, name string, s *Server, p string, kinds Kinds) Problem
 		}
 		if t.Description == "" {
 			add(tp+".description", "missing description: agents choose tools by their description")
+		}
+		for i, r := range t.Roles {
+			if strings.TrimSpace(r) == "" {
+				add(fmt.Sprintf("%s.roles[%d]", tp, i), "empty role")
+			}
 		}
 		ps = append(ps, validateSchema(file, tp+".inputSchema", t.InputSchema, true)...)
 		if t.OutputSchema != nil {

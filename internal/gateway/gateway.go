@@ -57,6 +57,11 @@ type Options struct {
 	// Audit, when set, receives one entry per tool call (who, what, how long, how it ended),
 	// written in the background.
 	Audit AuditRecorder
+	// Keys, when set, holds the API keys made by `mcpbridge keys create`; a bearer token
+	// that looks like one is looked up there.
+	Keys store.Keys
+	// JWKSClient fetches auth.jwt.jwks_url; nil uses a client with a 10s timeout.
+	JWKSClient *http.Client
 }
 
 // Gateway serves a configuration's servers over HTTP.
@@ -76,6 +81,7 @@ type Gateway struct {
 
 	authn     auth.Authenticator
 	adminKeys *auth.StaticKeys
+	jwt       *auth.JWTVerifier // nil without auth.jwt
 
 	sessions *sessionTable
 
@@ -124,8 +130,9 @@ func New(ctx context.Context, cfg *config.Config, opts Options) (*Gateway, error
 			g.originHosts[strings.ToLower(u.Host)] = true
 		}
 	}
-	g.adminKeys = auth.NewStaticKeys(auth.Principal{User: "admin", Admin: true}, opts.AdminKeys...)
-	g.authn = auth.Authenticators{g.adminKeys}
+	if err := g.setupAuth(); err != nil {
+		return nil, err
+	}
 	g.metrics = newMetrics(g)
 	g.sessions = newSessionTable(cfg.Limits.Sessions, cfg.Limits.SessionsPerClient)
 	if opts.Audit != nil {

@@ -61,6 +61,9 @@ func (g *Gateway) serveEndpoint(w http.ResponseWriter, r *http.Request, name str
 		writeRPCError(w, http.StatusNotFound, nil, codeInvalidRequest, fmt.Sprintf("no server named %q; GET /mcp lists the servers", name))
 		return
 	}
+	if r.Method != http.MethodOptions && !g.authorizeServer(w, r, e) {
+		return
+	}
 	if !e.Config().IsEnabled() {
 		writeRPCError(w, http.StatusNotFound, nil, codeInvalidRequest, fmt.Sprintf("server %q is disabled (enabled: false in its definition)", name))
 		return
@@ -148,9 +151,9 @@ func (g *Gateway) serveEndpoint(w http.ResponseWriter, r *http.Request, name str
 	case sse:
 		e.sse.ServeHTTP(rw, r)
 	case modern:
-		e.modern.ServeHTTP(rw, r)
+		withTokenInfo(e.modern, r).ServeHTTP(rw, r)
 	default:
-		e.legacy.ServeHTTP(rw, r)
+		withTokenInfo(e.legacy, r).ServeHTTP(rw, r)
 	}
 	if release != nil {
 		// A Streamable HTTP session lives on after this request: keep its slot until it ends.

@@ -103,13 +103,11 @@ func (g *Gateway) checkOrigin(h http.Handler) http.Handler {
 	})
 }
 
-// authenticate puts the caller's principal on the request context. Today the only
-// credentials are the admin keys; API keys and JWTs join as further authenticators.
+// authenticate puts the caller's principal on the request context: admin keys, API keys
+// (declared in the config or in the store) and JWTs (see setupAuth). Refused credentials
+// are answered by denyCredentials.
 func (g *Gateway) authenticate(h http.Handler) http.Handler {
-	return auth.Middleware(g.authn, func(w http.ResponseWriter, r *http.Request, err error) {
-		w.Header().Set("WWW-Authenticate", `Bearer realm="mcpbridge"`)
-		refuse(w, r, http.StatusUnauthorized, "the credentials are not valid")
-	})(h)
+	return auth.Middleware(g.authn, g.denyCredentials)(h)
 }
 
 // limitRequest caps every request body at limits.max_body.

@@ -205,6 +205,7 @@ func (g *Gateway) newEntry(name, title, instructions string) *Entry {
 			Logging:   &mcp.LoggingCapabilities{},
 		},
 	})
+	srv.AddReceivingMiddleware(g.principalMiddleware(e)) // principal per request; tools/list by role
 	e.Server = srv
 	get := func(*http.Request) *mcp.Server { return srv }
 	e.legacy = mcp.NewStreamableHTTPHandler(get, &mcp.StreamableHTTPOptions{
@@ -556,6 +557,11 @@ func (g *Gateway) callTool(ctx context.Context, e *Entry, name string, req *mcp.
 	schema, ok := st.schemas[name]
 	if !ok {
 		return nil, "unknown_tool", &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("unknown tool %q", name)}
+	}
+	if p := auth.FromContext(ctx); !auth.MayCallTool(p, toolRoles(st, name)) {
+		// Answered as for a tool that does not exist: tools/list does not show it either.
+		g.log.InfoContext(ctx, "tool call refused: missing role", "server", e.Name, "tool", name, "user", p.User, "via", p.Via)
+		return nil, "forbidden", &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("unknown tool %q", name)}
 	}
 	raw := req.Params.Arguments
 	args, msg := validateArgs(schema, raw)

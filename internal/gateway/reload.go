@@ -76,6 +76,9 @@ func (g *Gateway) Reload(ctx context.Context, next *config.Config) (needRestart 
 	if !slices.Equal(cur.Admin.Keys, next.Admin.Keys) {
 		needRestart = append(needRestart, "admin")
 	}
+	if config.Digest(cur.Auth) != config.Digest(next.Auth) {
+		needRestart = append(needRestart, "auth")
+	}
 	if config.Digest(cur.Variables) != config.Digest(next.Variables) {
 		needRestart = append(needRestart, "variables")
 	}

@@ -61,6 +61,9 @@ func (g *Gateway) routes(mux *http.ServeMux) {
 				http.Error(w, "method not allowed", http.StatusMethodNotAllowed)
 				return
 			}
+			if e := g.reg.get(sub); e != nil && !g.authorizeServer(w, r, e) {
+				return
+			}
 			g.serveMeta(w, r, sub)
 		case sub == "sse":
 			g.track(w, r, func() { g.serveEndpoint(w, r, server, true) })
@@ -69,6 +72,8 @@ func (g *Gateway) routes(mux *http.ServeMux) {
 		}
 	})
 	mux.HandleFunc("/mcp/", serveMCPNotFound)
+
+	mux.HandleFunc("GET /.well-known/oauth-protected-resource/mcp/{server}", g.serveResourceMetadata)
 
 	mux.HandleFunc("GET /healthz", g.serveHealth)
 	mux.Handle("GET /metrics", promhttp.HandlerFor(g.metrics.reg, promhttp.HandlerOpts{}))

@@ -12,16 +12,24 @@ import (
 )
 
 // KeyInfo describes an API key. The secret itself is never stored: only its
-// SHA-256 hash, which identifies the key at Lookup.
+// SHA-256 hash, which identifies the key at Lookup. A plain (unsalted, fast) hash is
+// enough here, unlike for passwords: a secret is 32 random bytes, so the hash cannot be
+// reversed by guessing, and a fast hash keeps the per-request lookup cheap.
 type KeyInfo struct {
 	// ID identifies the key for List and Revoke; it is not secret. Set by Create.
 	ID string
 	// Name is a label for people ("ci deploy key").
 	Name string
-	// User is the principal the key authenticates as; required.
+	// User is the id of the user the key authenticates as; required.
 	User string
+	// UserName and UserEmail describe the user (optional; passed to backends, such as
+	// Lowdefy apps, that show who is calling).
+	UserName  string
+	UserEmail string
 	// Roles are the principal's roles.
 	Roles []string
+	// Servers, when not empty, are the only servers the key may be used on.
+	Servers []string
 	// Admin grants access to the admin API.
 	Admin bool
 	// Hint is the start of the secret ("mcpb_AbCd"), to recognise a key in
@@ -36,7 +44,7 @@ type KeyInfo struct {
 // Keys stores API keys.
 type Keys interface {
 	// Create makes a new key for info (ID, Hint and times are ignored and set
-	// by the store) and returns its secret — shown this once, never stored —
+	// by the store; nil Roles and Servers are stored as empty lists) and returns its secret — shown this once, never stored —
 	// and the stored info. A missing User gives ErrInvalid.
 	Create(ctx context.Context, info KeyInfo) (secret string, stored KeyInfo, err error)
 	// Lookup returns the key whose secret this is. An unknown, malformed or

@@ -18,17 +18,20 @@ type Keys struct{ d *db }
 
 var _ store.Keys = (*Keys)(nil)
 
-const keyColumns = `id, hash, hint, name, user_id, roles, admin, created_at, revoked_at`
+const keyColumns = `id, hash, hint, name, user_id, roles, admin, created_at, revoked_at, user_name, user_email, servers`
 
 func scanKey(row pgx.Row) (store.KeyInfo, string, error) {
 	var k store.KeyInfo
 	var hash string
 	var revoked *time.Time
-	if err := row.Scan(&k.ID, &hash, &k.Hint, &k.Name, &k.User, &k.Roles, &k.Admin, &k.CreatedAt, &revoked); err != nil {
+	if err := row.Scan(&k.ID, &hash, &k.Hint, &k.Name, &k.User, &k.Roles, &k.Admin, &k.CreatedAt, &revoked, &k.UserName, &k.UserEmail, &k.Servers); err != nil {
 		return k, "", err
 	}
 	if k.Roles == nil {
 		k.Roles = []string{}
+	}
+	if k.Servers == nil {
+		k.Servers = []string{}
 	}
 	k.CreatedAt, k.RevokedAt = store.Normalize(k.CreatedAt), fromPtr(revoked)
 	return k, hash, nil
@@ -45,8 +48,9 @@ func (s *Keys) Create(ctx context.Context, info store.KeyInfo) (string, store.Ke
 	}
 	info.ID, info.Hint, info.CreatedAt, info.RevokedAt = id, hint, store.Now(), time.Time{}
 	info.Roles = append([]string{}, info.Roles...)
-	_, err = s.d.pool.Exec(ctx, `INSERT INTO api_keys (`+keyColumns+`) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, NULL)`,
-		info.ID, hash, info.Hint, info.Name, info.User, info.Roles, info.Admin, info.CreatedAt)
+	info.Servers = append([]string{}, info.Servers...)
+	_, err = s.d.pool.Exec(ctx, `INSERT INTO api_keys (`+keyColumns+`) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, NULL, $9, $10, $11)`,
+		info.ID, hash, info.Hint, info.Name, info.User, info.Roles, info.Admin, info.CreatedAt, info.UserName, info.UserEmail, info.Servers)
 	if err != nil {
 		return "", store.KeyInfo{}, fmt.Errorf("creating API key %q: %w", info.Name, err)
 	}

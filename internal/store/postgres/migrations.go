@@ -68,6 +68,11 @@ var migrations = []mig.Migration{
 		`CREATE INDEX audit_server ON audit (server, id)`,
 		`CREATE INDEX audit_time ON audit (time)`,
 	}},
+	{Version: 2, Name: "api key user name, email and servers", Statements: []string{
+		`ALTER TABLE api_keys ADD COLUMN user_name text NOT NULL DEFAULT ''`,
+		`ALTER TABLE api_keys ADD COLUMN user_email text NOT NULL DEFAULT ''`,
+		`ALTER TABLE api_keys ADD COLUMN servers text[] NOT NULL DEFAULT '{}'`,
+	}},
 }
 
 // migrate applies pending migrations in one transaction that first takes a

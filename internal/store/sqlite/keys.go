@@ -18,17 +18,20 @@ type Keys struct{ d *db }
 
 var _ store.Keys = (*Keys)(nil)
 
-const keyColumns = `id, hash, hint, name, user_id, roles, admin, created_at, revoked_at`
+const keyColumns = `id, hash, hint, name, user_id, roles, admin, created_at, revoked_at, user_name, user_email, servers`
 
 func scanKey(row interface{ Scan(...any) error }) (store.KeyInfo, string, error) {
 	var k store.KeyInfo
-	var hash, roles string
+	var hash, roles, servers string
 	var created, revoked sql.NullInt64
-	if err := row.Scan(&k.ID, &hash, &k.Hint, &k.Name, &k.User, &roles, &k.Admin, &created, &revoked); err != nil {
+	if err := row.Scan(&k.ID, &hash, &k.Hint, &k.Name, &k.User, &roles, &k.Admin, &created, &revoked, &k.UserName, &k.UserEmail, &servers); err != nil {
 		return k, "", err
 	}
 	if err := json.Unmarshal([]byte(roles), &k.Roles); err != nil {
 		return k, "", fmt.Errorf("decoding roles of key %s: %w", k.ID, err)
+	}
+	if err := json.Unmarshal([]byte(servers), &k.Servers); err != nil {
+		return k, "", fmt.Errorf("decoding servers of key %s: %w", k.ID, err)
 	}
 	k.CreatedAt, k.RevokedAt = fromMicro(created), fromMicro(revoked)
 	return k, hash, nil
@@ -45,13 +48,18 @@ func (s *Keys) Create(ctx context.Context, info store.KeyInfo) (string, store.Ke
 	}
 	info.ID, info.Hint, info.CreatedAt, info.RevokedAt = id, hint, store.Now(), time.Time{}
 	info.Roles = append([]string{}, info.Roles...)
+	info.Servers = append([]string{}, info.Servers...)
 	roles, err := json.Marshal(info.Roles)
 	if err != nil {
 		return "", store.KeyInfo{}, fmt.Errorf("creating API key: encoding roles: %w", err)
 	}
+	servers, err := json.Marshal(info.Servers)
+	if err != nil {
+		return "", store.KeyInfo{}, fmt.Errorf("creating API key: encoding servers: %w", err)
+	}
 	err = s.d.write(ctx, func(tx *sql.Tx) error {
-		_, err := tx.ExecContext(ctx, `INSERT INTO api_keys (`+keyColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, NULL)`,
-			info.ID, hash, info.Hint, info.Name, info.User, string(roles), info.Admin, micro(info.CreatedAt))
+		_, err := tx.ExecContext(ctx, `INSERT INTO api_keys (`+keyColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, NULL, ?, ?, ?)`,
+			info.ID, hash, info.Hint, info.Name, info.User, string(roles), info.Admin, micro(info.CreatedAt), info.UserName, info.UserEmail, string(servers))
 		return err
 	})
 	if err != nil {

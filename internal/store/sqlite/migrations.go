@@ -67,6 +67,11 @@ var migrations = []mig.Migration{
 		`CREATE INDEX audit_server ON audit (server, id)`,
 		`CREATE INDEX audit_time ON audit (time)`,
 	}},
+	{Version: 2, Name: "api key user name, email and servers", Statements: []string{
+		`ALTER TABLE api_keys ADD COLUMN user_name TEXT NOT NULL DEFAULT ''`,
+		`ALTER TABLE api_keys ADD COLUMN user_email TEXT NOT NULL DEFAULT ''`,
+		`ALTER TABLE api_keys ADD COLUMN servers TEXT NOT NULL DEFAULT '[]'`,
+	}},
 }
 
 // migrate applies the pending migrations in one IMMEDIATE transaction on the

@@ -45,8 +45,8 @@ func TestReopen(t *testing.T) {
 	defer db.Close()
 	var n int
 	var mode string
-	if err := db.QueryRow(`SELECT count(*) FROM schema_migrations`).Scan(&n); err != nil || n != 1 {
-		t.Errorf("schema_migrations rows = %d, %v; want 1", n, err)
+	if err := db.QueryRow(`SELECT count(*) FROM schema_migrations`).Scan(&n); err != nil || n != 2 {
+		t.Errorf("schema_migrations rows = %d, %v; want 2 (one per migration, none re-applied)", n, err)
 	}
 	if err := db.QueryRow(`PRAGMA journal_mode`).Scan(&mode); err != nil || mode != "wal" {
 		t.Errorf("journal_mode = %q, %v; want wal", mode, err)
@@ -108,5 +108,34 @@ func TestOpenErrors(t *testing.T) {
 	}
 	if _, err := sqlite.Open(t.Context(), filepath.Join(t.TempDir(), "no", "such", "dir.db"), sqlite.Options{}); err == nil || !strings.Contains(err.Error(), "does not exist") {
 		t.Errorf("Open in a missing directory: %v", err)
+	}
+}
+
+// A key made before migration 2 (user name, email and servers) still works after it, with
+// those fields empty.
+func TestKeysMigration2(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "keys.db")
+	s := openAt(t, path)
+	secret, _, err := s.Keys.Create(t.Context(), store.KeyInfo{User: "old", Roles: []string{"r"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	db, err := sql.Open("sqlite", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, stmt := range []string{
+		`ALTER TABLE api_keys DROP COLUMN user_name`, `ALTER TABLE api_keys DROP COLUMN user_email`,
+		`ALTER TABLE api_keys DROP COLUMN servers`, `DELETE FROM schema_migrations WHERE version = 2`,
+	} {
+		if _, err := db.Exec(stmt); err != nil {
+			t.Fatalf("%s: %v", stmt, err)
+		}
+	}
+	db.Close()
+	k, err := openAt(t, path).Keys.Lookup(t.Context(), secret)
+	if err != nil || k.User != "old" || k.UserName != "" || k.Servers == nil || len(k.Servers) != 0 || len(k.Roles) != 1 {
+		t.Fatalf("Lookup after migration 2 = %+v, %v", k, err)
 	}
 }

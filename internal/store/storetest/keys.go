@@ -15,7 +15,8 @@ func testKeys(t *testing.T, open Opener) {
 	ctx := ctxFor(t)
 	keys := s.Keys
 
-	secret, info, err := keys.Create(ctx, store.KeyInfo{Name: "ci", User: "alice", Roles: []string{"ops", "dev"}, Admin: true})
+	secret, info, err := keys.Create(ctx, store.KeyInfo{Name: "ci", User: "alice", UserName: "Alice Ng", UserEmail: "alice@example.com",
+		Roles: []string{"ops", "dev"}, Servers: []string{"crm", "billing"}, Admin: true})
 	must(t, "Create", err)
 	body, ok := strings.CutPrefix(secret, store.KeyPrefix)
 	if raw, err := base64.RawURLEncoding.DecodeString(body); !ok || err != nil || len(raw) != 32 {
@@ -24,7 +25,8 @@ func testKeys(t *testing.T, open Opener) {
 	if info.ID == "" || info.CreatedAt.IsZero() || !info.RevokedAt.IsZero() || !strings.HasPrefix(secret, info.Hint) || len(info.Hint) >= len(secret)/2 {
 		t.Errorf("Create info = %+v", info)
 	}
-	want := store.KeyInfo{ID: info.ID, Name: "ci", User: "alice", Roles: []string{"ops", "dev"}, Admin: true, Hint: info.Hint, CreatedAt: info.CreatedAt}
+	want := store.KeyInfo{ID: info.ID, Name: "ci", User: "alice", UserName: "Alice Ng", UserEmail: "alice@example.com",
+		Roles: []string{"ops", "dev"}, Servers: []string{"crm", "billing"}, Admin: true, Hint: info.Hint, CreatedAt: info.CreatedAt}
 	if diff := cmp.Diff(want, info); diff != "" {
 		t.Errorf("Create info (-want +got):\n%s", diff)
 	}
@@ -40,8 +42,11 @@ func testKeys(t *testing.T, open Opener) {
 	if secret2 == secret || info2.ID == info.ID {
 		t.Error("two keys share a secret or id")
 	}
-	if info2.Roles == nil || len(info2.Roles) != 0 || info2.Admin {
-		t.Errorf("key without roles: %+v, want empty non-nil Roles and no Admin", info2)
+	if info2.Roles == nil || len(info2.Roles) != 0 || info2.Servers == nil || len(info2.Servers) != 0 || info2.Admin {
+		t.Errorf("key without roles: %+v, want empty non-nil Roles and Servers and no Admin", info2)
+	}
+	if got2, err := keys.Lookup(ctx, secret2); err != nil || got2.Servers == nil || len(got2.Servers) != 0 || got2.UserName != "" {
+		t.Errorf("Lookup of a key without servers = %+v, %v; want empty non-nil Servers", got2, err)
 	}
 
 	t.Run("LookupFailures", func(t *testing.T) {

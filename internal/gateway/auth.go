@@ -1,0 +1,294 @@
+package gateway
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	sdkauth "github.com/modelcontextprotocol/go-sdk/auth"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/modelcontextprotocol/go-sdk/oauthex"
+
+	"github.com/mcpbridge/mcpbridge/internal/auth"
+	"github.com/mcpbridge/mcpbridge/internal/config"
+)
+
+// setupAuth builds the authenticators, in the order they are asked: the admin keys, the
+// API keys declared in the config, the store's API keys, and JWTs.
+func (g *Gateway) setupAuth() error {
+	g.adminKeys = auth.NewStaticKeys(auth.Principal{User: "admin", Admin: true, Via: "admin-key"}, g.opts.AdminKeys...)
+	as := auth.Authenticators{g.adminKeys}
+	a := g.cfg.Auth
+	if a != nil && len(a.Keys) > 0 {
+		d, err := auth.ConfigKeys(a.Keys)
+		if err != nil {
+			return err
+		}
+		as = append(as, d)
+	}
+	if g.opts.Keys != nil {
+		as = append(as, auth.StoreKeys{Keys: g.opts.Keys})
+	}
+	if a != nil && a.JWT != nil {
+		j := a.JWT
+		g.jwt = &auth.JWTVerifier{
+			Issuer:     j.Issuer,
+			Audiences:  g.audiences,
+			RolesClaim: j.RolesClaim,
+			Algorithms: j.Algorithms,
+			Leeway:     j.Leeway,
+			Keys: &auth.JWKS{URL: j.JWKSURL, File: underDir(g.cfg.Dir, j.JWKSFile), Refresh: j.JWKSRefresh,
+				Client: g.opts.JWKSClient, Logger: g.log.With("component", "jwks")},
+		}
+		as = append(as, g.jwt)
+	}
+	g.authn = as
+	return nil
+}
+
+// underDir resolves a relative path against the config's directory.
+func underDir(dir, p string) string {
+	if p == "" || filepath.IsAbs(p) {
+		return p
+	}
+	return filepath.Join(dir, p)
+}
+
+// serverOfPath returns the server an MCP path (/mcp/NAME, /mcp/NAME/sse, /api/mcp/NAME/…)
+// is for, or "".
+func serverOfPath(p string) string {
+	for _, prefix := range []string{"/mcp/", "/api/mcp/", "/.well-known/oauth-protected-resource/mcp/"} {
+		if rest, ok := strings.CutPrefix(p, prefix); ok {
+			name, _, _ := strings.Cut(rest, "/")
+			if name != "meta" && config.NamePattern.MatchString(name) {
+				return name
+			}
+		}
+	}
+	return ""
+}
+
+// audiences are the aud values a JWT on r may carry: auth.jwt.audience when set, else the
+// canonical URL of the server the request is for and the gateway's own public URL.
+func (g *Gateway) audiences(r *http.Request) []string {
+	a := g.cfg.Auth
+	if a.JWT.Audience != "" {
+		return []string{a.JWT.Audience}
+	}
+	auds := []string{strings.TrimSuffix(a.PublicURL, "/")}
+	if s := serverOfPath(r.URL.Path); s != "" {
+		auds = append(auds, a.ResourceURL(s))
+	}
+	return auds
+}
+
+// serverRule is who may use a server (see config.Config.ServerRule).
+func (g *Gateway) serverRule(s *config.Server) auth.Rule {
+	public, roles := g.cfg.ServerRule(s)
+	return auth.Rule{Public: public, Roles: roles}
+}
+
+// publicBase is the gateway's URL for the URLs it gives out: auth.public_url, else the
+// address the connection came in on.
+func (g *Gateway) publicBase(r *http.Request) string {
+	if a := g.cfg.Auth; a != nil && a.PublicURL != "" {
+		return strings.TrimSuffix(a.PublicURL, "/")
+	}
+	return baseURL(r)
+}
+
+// metadataURL is the RFC 9728 metadata URL of a server, or "" when the gateway has no
+// authorization server to point clients to (no auth.jwt).
+func (g *Gateway) metadataURL(r *http.Request, server string) string {
+	if g.jwt == nil {
+		return ""
+	}
+	return g.publicBase(r) + "/.well-known/oauth-protected-resource/mcp/" + server
+}
+
+// authorizeServer lets a request for server e through, or answers 401 (no credentials)
+// or 403 (a principal without a role the server requires, or limited to other servers)
+// with the Bearer challenge of RFC 6750 and RFC 9728, and reports false.
+func (g *Gateway) authorizeServer(w http.ResponseWriter, r *http.Request, e *Entry) bool {
+	s := e.Config()
+	rule := g.serverRule(s)
+	p := auth.FromContext(r.Context())
+	d := auth.AuthorizeServer(p, e.Name, rule)
+	if d == auth.Allow {
+		return true
+	}
+	params := []string{}
+	if d == auth.Forbidden {
+		params = append(params, `error="insufficient_scope"`)
+	}
+	if len(rule.Roles) > 0 {
+		params = append(params, fmt.Sprintf("scope=%q", strings.Join(rule.Roles, " ")))
+	}
+	if u := g.metadataURL(r, e.Name); u != "" {
+		params = append(params, fmt.Sprintf("resource_metadata=%q", u))
+	}
+	if len(params) == 0 {
+		params = append(params, `realm="mcpbridge"`)
+	}
+	w.Header().Set("WWW-Authenticate", "Bearer "+strings.Join(params, ", "))
+	switch {
+	case d == auth.Unauthenticated:
+		msg := fmt.Sprintf("server %q needs credentials: send Authorization: Bearer with an API key", e.Name)
+		if g.jwt != nil {
+			msg += " or an access token (its OAuth metadata is at " + g.metadataURL(r, e.Name) + ")"
+		}
+		refuse(w, r, http.StatusUnauthorized, msg)
+	case !p.MayUseServer(e.Name):
+		g.log.InfoContext(r.Context(), "request refused: credentials limited to other servers", "server", e.Name, "user", p.User, "via", p.Via, "request_id", requestID(r.Context()))
+		refuse(w, r, http.StatusForbidden, fmt.Sprintf("these credentials may not be used on server %q", e.Name))
+	default:
+		g.log.InfoContext(r.Context(), "request refused: missing role", "server", e.Name, "user", p.User, "via", p.Via, "request_id", requestID(r.Context()))
+		refuse(w, r, http.StatusForbidden, fmt.Sprintf("server %q requires one of the roles %s", e.Name, strings.Join(rule.Roles, ", ")))
+	}
+	return false
+}
+
+// denyCredentials answers a request whose credentials were refused: 401 with
+// error="invalid_token" (the reason goes to the log, never the token), or 503 when they
+// could not be checked (the store or the issuer's key set did not answer).
+func (g *Gateway) denyCredentials(w http.ResponseWriter, r *http.Request, err error) {
+	if errors.Is(err, auth.ErrUnavailable) {
+		g.log.WarnContext(r.Context(), "credentials could not be checked", "error", err, "request_id", requestID(r.Context()))
+		w.Header().Set("Retry-After", "5")
+		refuse(w, r, http.StatusServiceUnavailable, "the credentials cannot be checked now; retry shortly")
+		return
+	}
+	g.log.InfoContext(r.Context(), "credentials refused", "path", r.URL.Path, "reason", err.Error(), "request_id", requestID(r.Context()))
+	params := []string{`error="invalid_token"`}
+	if s := serverOfPath(r.URL.Path); s != "" {
+		if u := g.metadataURL(r, s); u != "" {
+			params = append(params, fmt.Sprintf("resource_metadata=%q", u))
+		}
+	} else {
+		params = append(params, `realm="mcpbridge"`)
+	}
+	w.Header().Set("WWW-Authenticate", "Bearer "+strings.Join(params, ", "))
+	refuse(w, r, http.StatusUnauthorized, "the credentials are not valid (unknown, revoked or expired key or token)")
+}
+
+// serveResourceMetadata serves the OAuth 2.0 Protected Resource Metadata (RFC 9728) of a
+// server: its resource identifier, the authorization servers that issue tokens for it,
+// and the scopes (roles) it knows.
+func (g *Gateway) serveResourceMetadata(w http.ResponseWriter, r *http.Request) {
+	name := r.PathValue("server")
+	e := g.reg.get(name)
+	if g.jwt == nil || e == nil || !config.NamePattern.MatchString(name) {
+		http.NotFound(w, r)
+		return
+	}
+	s := e.Config()
+	var scopes []string
+	if a := s.Auth; a != nil {
+		scopes = append(scopes, a.Roles...)
+	}
+	for _, t := range s.Tools {
+		if t != nil {
+			scopes = append(scopes, t.Roles...)
+		}
+	}
+	slices.Sort(scopes)
+	md := oauthex.ProtectedResourceMetadata{
+		Resource:               g.publicBase(r) + "/mcp/" + name,
+		AuthorizationServers:   g.cfg.Auth.JWT.AuthorizationServers,
+		ScopesSupported:        slices.Compact(scopes),
+		BearerMethodsSupported: []string{"header"},
+		ResourceName:           cmpOr(s.Title, name),
+		ResourceDocumentation:  g.publicBase(r) + "/mcp/meta/" + name,
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Access-Control-Allow-Origin", "*")
+	w.Header().Set("Cache-Control", "max-age=300")
+	json.NewEncoder(w).Encode(md)
+}
+
+func cmpOr(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
+}
+
+// principalKey is where the principal rides in a go-sdk TokenInfo.
+const principalExtra = "mcpbridge.principal"
+
+// withTokenInfo hands the request's principal to the go-sdk handlers as a TokenInfo: the
+// SDK binds a legacy session to the user that opened it (a request on it from another
+// user gets 403) and passes the TokenInfo of each request to the method handlers, where
+// principalMiddleware takes the principal from it.
+func withTokenInfo(h http.Handler, r *http.Request) http.Handler {
+	p := auth.FromContext(r.Context())
+	if !p.Authenticated() {
+		return h
+	}
+	if _, ok := auth.BearerToken(r); !ok {
+		return h
+	}
+	ti := &sdkauth.TokenInfo{UserID: p.User, Extra: map[string]any{principalExtra: p}}
+	return sdkauth.RequireBearerToken(func(context.Context, string, *http.Request) (*sdkauth.TokenInfo, error) {
+		return ti, nil
+	}, &sdkauth.RequireBearerTokenOptions{AllowMissingExpiration: true})(h)
+}
+
+// principalOf is the principal of one MCP request: the one its HTTP request carried (on a
+// legacy session, each request's own), else the one on ctx (stdio, the SSE transport, the
+// session's first request).
+func principalOf(ctx context.Context, req mcp.Request) auth.Principal {
+	if req != nil {
+		if ex := req.GetExtra(); ex != nil && ex.TokenInfo != nil {
+			if p, ok := ex.TokenInfo.Extra[principalExtra].(auth.Principal); ok {
+				return p
+			}
+		}
+	}
+	return auth.FromContext(ctx)
+}
+
+// principalMiddleware puts each MCP request's principal on its context and filters
+// tools/list to the tools the principal may call (tool roles); calls are checked again in
+// callTool.
+func (g *Gateway) principalMiddleware(e *Entry) mcp.Middleware {
+	return func(next mcp.MethodHandler) mcp.MethodHandler {
+		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+			p := principalOf(ctx, req)
+			ctx = auth.WithPrincipal(ctx, p)
+			res, err := next(ctx, method, req)
+			if method != "tools/list" || err != nil {
+				return res, err
+			}
+			lr, ok := res.(*mcp.ListToolsResult)
+			if !ok || lr == nil {
+				return res, err
+			}
+			st := e.state.Load()
+			kept := lr.Tools[:0:0]
+			for _, t := range lr.Tools {
+				if auth.MayCallTool(p, toolRoles(st, t.Name)) {
+					kept = append(kept, t)
+				}
+			}
+			lr.Tools = kept
+			return lr, nil
+		}
+	}
+}
+
+// toolRoles are the roles a tool of st requires (none: any principal the server admits).
+func toolRoles(st *entryState, name string) []string {
+	if st == nil || st.cfg == nil {
+		return nil
+	}
+	if t := st.cfg.Tools[name]; t != nil {
+		return t.Roles
+	}
+	return nil
+}
