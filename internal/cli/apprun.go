@@ -3,14 +3,18 @@ package cli
 import (
 	"context"
 	"fmt"
+	"net/http"
 	"os"
 	"time"
 
 	"github.com/mcpbridge/mcpbridge/internal/jsvalue"
 	"github.com/mcpbridge/mcpbridge/internal/lowdefy/app"
+	"github.com/mcpbridge/mcpbridge/internal/lowdefy/connections"
 	"github.com/mcpbridge/mcpbridge/internal/lowdefy/journey"
 	"github.com/mcpbridge/mcpbridge/internal/lowdefy/runtime"
 	"github.com/mcpbridge/mcpbridge/internal/lowdefy/serial"
+	"github.com/mcpbridge/mcpbridge/internal/lowdefy/server"
+	"github.com/mcpbridge/mcpbridge/internal/safehttp"
 )
 
 // runAppRun runs a journey script headlessly on a Lowdefy app and prints one JSON line per
@@ -21,6 +25,7 @@ func runAppRun(ctx context.Context, e *env, args []string) error {
 	var user jsonFlag
 	fs.Var(&user, "user", "the session user (JSON object, _user); none = anonymous")
 	now := fs.Int64("now", 0, "freeze the clock at this many milliseconds since the epoch (_date: now)")
+	allowPrivate := fs.Bool("allow-private", false, "let AxiosHttp and Fetch reach loopback and private addresses (refused by default, as for HTTP tools)")
 	pos, err := parse(fs, args)
 	if err != nil {
 		return err
@@ -57,6 +62,14 @@ func runAppRun(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
+	// Requests run on the app's connections with the LOWDEFY_SECRET_* variables of the
+	// environment, as Lowdefy's server reads them; outgoing HTTP follows the SSRF rules of
+	// HTTP tools.
+	opts.Secrets = server.SecretsFromEnv(os.Environ())
+	client := safehttp.NewClient(safehttp.Policy{AllowPrivate: *allowPrivate}, safehttp.Options{})
+	opts.HTTPClient = func() *http.Client { return client }
+	opts.Pools = &connections.Pools{}
+	defer opts.Pools.Close()
 	eng := runtime.NewEngine(a, opts)
 	return journey.Run(ctx, eng, steps, e.stdout)
 }

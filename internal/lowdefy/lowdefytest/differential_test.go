@@ -21,7 +21,7 @@ import (
 	"github.com/mcpbridge/mcpbridge/internal/lowdefy/engine"
 	"github.com/mcpbridge/mcpbridge/internal/lowdefy/journey"
 	"github.com/mcpbridge/mcpbridge/internal/lowdefy/lowdefytest"
-	"github.com/mcpbridge/mcpbridge/internal/lowdefy/operators"
+	"github.com/mcpbridge/mcpbridge/internal/lowdefy/runtime"
 	"github.com/mcpbridge/mcpbridge/internal/lowdefy/serial"
 )
 
@@ -109,12 +109,27 @@ func runEngine(t *testing.T, a *lowdefytest.App, scriptPath string, user *jsvalu
 		t.Fatal(err)
 	}
 	now := time.UnixMilli(diffNow).UTC()
-	e := engine.New(loaded, engine.Options{
-		User:   user,
-		Server: srv,
-		Now:    func() time.Time { return now },
-		Origin: "http://localhost:3000",
-	})
+	var e *engine.Engine
+	if srv != nil {
+		e = engine.New(loaded, engine.Options{
+			User:   user,
+			Server: srv,
+			Now:    func() time.Time { return now },
+			Origin: "http://localhost:3000",
+		})
+	} else {
+		// The real server side: requests run by internal/lowdefy/server on the
+		// connections of internal/lowdefy/connections/all.
+		pools := &connections.Pools{}
+		t.Cleanup(func() { pools.Close() })
+		e = runtime.NewEngine(loaded, runtime.Options{
+			User:    user,
+			Now:     func() time.Time { return now },
+			Origin:  "http://localhost:3000",
+			Secrets: a.Secrets,
+			Pools:   pools,
+		})
+	}
 	ctx := context.Background()
 	var lines []json.RawMessage
 	for i, s := range steps {
@@ -181,6 +196,23 @@ func compareJourney(t *testing.T, want, got []json.RawMessage, opts ...lowdefyte
 		return
 	}
 	t.Logf("%d steps agree", len(want))
+}
+
+// The tutorial journeys end to end: the Go engine, server and connections (Knex on a copy
+// of tutorial_db.sqlite, AxiosHttp on the fake dummyjson.com) against Lowdefy's engine,
+// api and connections on another copy.
+func TestDifferentialTutorialRuntime(t *testing.T) {
+	dummy := lowdefytest.StartDummyJSON(t)
+	for _, step := range lowdefytest.TutorialSteps {
+		t.Run(step, func(t *testing.T) {
+			script := lowdefytest.Journey(t, step)
+			oa := lowdefytest.Tutorial(t, step, dummy)
+			want := lowdefytest.RunOracleWith(t, oa.Dir, script, lowdefytest.OracleOptions{Now: diffNow})
+			ga := lowdefytest.Tutorial(t, step, dummy)
+			got := runEngine(t, ga, script, nil, nil)
+			compareJourney(t, want, got)
+		})
+	}
 }
 
 // The Go engine against Lowdefy's engine on the tutorial journeys, with the server side
@@ -273,84 +305,6 @@ func TestDifferentialEngineFeatures(t *testing.T) {
 	compareJourney(t, want, got)
 }
 
-// connServer runs requests the way @lowdefy/api's callRequest does, on the Go connections:
-// the connection's and the request's properties evaluated with the server parser over the
-// payload, secrets and user, the read/write rules and the type checks, then the request
-// type's Run. It stands in for internal/lowdefy/server (page authorisation aside) until that
-// lands; only the connection types on this branch are in set.
-type connServer struct {
-	app     *app.App
-	set     connections.Set
-	secrets *jsvalue.Object
-	user    *jsvalue.Object
-	now     func() time.Time
-	deps    *connections.Deps
-}
-
-func (s *connServer) Request(ctx context.Context, c engine.RequestCall) (any, error) {
-	page := s.app.Page(c.PageID)
-	if page == nil {
-		return nil, fmt.Errorf("page %q not found", c.PageID)
-	}
-	r := page.Request(c.RequestID)
-	if r == nil {
-		return nil, fmt.Errorf("request %q not found on page %q", c.RequestID, c.PageID)
-	}
-	cn := s.app.Connection(r.ConnectionID)
-	if cn == nil {
-		return nil, fmt.Errorf("connection %q not found", r.ConnectionID)
-	}
-	typ, rt, err := s.set.Lookup(cn.Type, r.Type)
-	if err != nil {
-		return nil, err
-	}
-	payload, _ := c.Payload.(*jsvalue.Object)
-	if payload == nil {
-		payload = jsvalue.NewObject(0)
-	}
-	p := operators.NewServerParser(&operators.Context{Secrets: s.secrets, Payload: payload, User: s.user, Now: s.now})
-	connProps, errs := p.Parse(ctx, cn.Properties, r.ConnectionID, nil, nil)
-	if len(errs) > 0 {
-		return nil, errs[0]
-	}
-	reqProps, errs := p.Parse(ctx, r.Config.Prop("properties"), c.RequestID, nil, nil)
-	if len(errs) > 0 {
-		return nil, errs[0]
-	}
-	props, _ := connProps.(*jsvalue.Object)
-	if rt.CheckRead && props.Prop("read") == false {
-		return nil, fmt.Errorf("connection %q does not allow reads", r.ConnectionID)
-	}
-	if rt.CheckWrite && props.Prop("write") != true {
-		return nil, fmt.Errorf("connection %q does not allow writes", r.ConnectionID)
-	}
-	if typ.Check != nil {
-		if err := typ.Check(props); err != nil {
-			return nil, err
-		}
-	}
-	if rt.Check != nil {
-		if err := rt.Check(reqProps); err != nil {
-			return nil, err
-		}
-	}
-	res, err := rt.Run(ctx, &connections.Call{PageID: c.PageID, RequestID: c.RequestID, BlockID: c.BlockID,
-		ConnectionID: r.ConnectionID, Connection: props, Request: reqProps, Deps: s.deps})
-	if err != nil {
-		return nil, err
-	}
-	// As over HTTP: serialized, through JSON, deserialized.
-	b, err := serial.Marshal(res)
-	if err != nil {
-		return nil, err
-	}
-	return serial.Unmarshal(b)
-}
-
-func (s *connServer) Endpoint(ctx context.Context, c engine.EndpointCall) (engine.EndpointResult, error) {
-	return engine.EndpointResult{}, fmt.Errorf("endpoints do not exist in Lowdefy 4.0.0-rc.11")
-}
-
 // The crud journey end to end: the Go engine with requests run by the Go MongoDB connection
 // on its own FerretDB database, against Lowdefy's engine, api and MongoDB connection on
 // another. Ids MongoDB makes for inserted documents are random on both sides.
@@ -359,19 +313,7 @@ func TestDifferentialCrudMongoDB(t *testing.T) {
 	oa := crudFixture(t, "oracle")
 	want := lowdefytest.RunOracleWith(t, oa.Dir, script, lowdefytest.OracleOptions{Now: diffNow})
 	ga := crudFixture(t, "go")
-	loaded, err := app.Load(ga.Dir, app.Options{Env: map[string]string{}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	secrets := jsvalue.NewObject(0)
-	for k, v := range ga.Secrets {
-		secrets.Set(k, v)
-	}
-	now := time.UnixMilli(diffNow).UTC()
-	srv := &connServer{app: loaded, secrets: secrets, now: func() time.Time { return now },
-		set: connections.Set{mongodb.Name: mongodb.Type()}, deps: &connections.Deps{Pools: &connections.Pools{}}}
-	t.Cleanup(func() { srv.deps.Pools.Close() })
-	got := runEngine(t, ga, script, nil, srv)
+	got := runEngine(t, ga, script, nil, nil) // the real server side (runtime)
 	want, got = randomIDs(want), randomIDs(got)
 	if all, _ := json.Marshal(want); !bytes.Contains(all, []byte(`inserted-1`)) {
 		t.Error("the journey shows no inserted document")

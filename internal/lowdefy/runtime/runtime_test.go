@@ -12,14 +12,15 @@ import (
 	"github.com/mcpbridge/mcpbridge/internal/lowdefy/runtime"
 )
 
-// NewEngine opens the app's pages; with no server yet, requests fail with a clear message.
+// NewEngine opens the app's pages; with NoServer, requests fail with a clear message (the
+// server side is exercised by the differential tests in lowdefytest).
 func TestNewEngine(t *testing.T) {
 	a, err := app.Load(filepath.Join(lowdefytest.AppsDir(t), "tutorial", "05-requests-api"), app.Options{Env: map[string]string{}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	now := time.UnixMilli(1700000000000)
-	e := runtime.NewEngine(a, runtime.Options{User: jsvalue.ObjectOf("sub", "u1"), Now: func() time.Time { return now }})
+	e := runtime.NewEngine(a, runtime.Options{User: jsvalue.ObjectOf("sub", "u1"), Now: func() time.Time { return now }, NoServer: true})
 	ctx := context.Background()
 	if err := e.Navigate(ctx, "new-ticket", nil, nil); err != nil {
 		t.Fatal(err)

@@ -71,7 +71,7 @@ func (s *Server) CallEndpoint(ctx context.Context, user *jsvalue.Object, call En
 		blockID:    call.BlockID,
 		user:       user,
 		base: operators.Context{
-			Payload: payload, Secrets: s.secrets, User: user, Logger: s.log,
+			Payload: payload, Secrets: s.secrets, User: user, Logger: s.log, Now: s.now,
 			Steps: &jsvalue.Object{}, State: &jsvalue.Object{},
 		},
 	}

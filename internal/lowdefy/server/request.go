@@ -64,7 +64,7 @@ func (s *Server) CallRequest(ctx context.Context, user *jsvalue.Object, call Req
 		checkAuth:    true,
 	}
 	payload, _ := serial.Decode(call.Payload).(*jsvalue.Object)
-	pctx := &operators.Context{Payload: payload, Secrets: s.secrets, User: user, Logger: s.log}
+	pctx := &operators.Context{Payload: payload, Secrets: s.secrets, User: user, Logger: s.log, Now: s.now}
 	resp, err := s.execRequest(ctx, spec, func(input any, loc string) (any, []error) {
 		return operators.NewServerParser(pctx).Parse(ctx, input, loc, nil, nil)
 	}, user, nil)

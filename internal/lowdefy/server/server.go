@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/mcpbridge/mcpbridge/internal/jsvalue"
 	"github.com/mcpbridge/mcpbridge/internal/lowdefy/app"
@@ -24,6 +25,8 @@ type Options struct {
 	// Logger receives debug records of each call and the output of `:log`; nil
 	// discards them.
 	Logger *slog.Logger
+	// Now is the clock of `_date: now` in request properties; time.Now if nil.
+	Now func() time.Time
 }
 
 // Server runs the server side of one Lowdefy app: page requests, API endpoints and
@@ -35,6 +38,7 @@ type Server struct {
 	hidden    []string // secret values (and their JSON-escaped forms) scrubbed from errors
 	deps      *connections.Deps
 	log       *slog.Logger
+	now       func() time.Time
 	endpoints map[string]*endpoint
 }
 
@@ -48,6 +52,7 @@ func New(a *app.App, opts Options) *Server {
 		secrets: jsvalue.NewObject(len(opts.Secrets)),
 		deps:    opts.Deps,
 		log:     opts.Logger,
+		now:     opts.Now,
 	}
 	if s.conns == nil {
 		s.conns = connections.Set{}

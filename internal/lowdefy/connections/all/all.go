@@ -6,6 +6,7 @@ import (
 	"github.com/mcpbridge/mcpbridge/internal/lowdefy/connections"
 	"github.com/mcpbridge/mcpbridge/internal/lowdefy/connections/axioshttp"
 	"github.com/mcpbridge/mcpbridge/internal/lowdefy/connections/knex"
+	"github.com/mcpbridge/mcpbridge/internal/lowdefy/connections/mongodb"
 )
 
 // Set returns a new set holding every connection type, by name.
@@ -14,6 +15,7 @@ func Set() connections.Set {
 	for _, t := range []*connections.Type{
 		axioshttp.Type(),
 		knex.Type(),
+		mongodb.Type(),
 	} {
 		s[t.Name] = t
 	}
