@@ -63,7 +63,7 @@ import (
 )
 
 var (
-	mode     = flag.String("mode", "both", "processes (client, serve and upstream in separate processes), inprocess, both, or profile (only the -profile part)")
+	mode     = flag.String("mode", "both", "processes (client, serve and upstream in separate processes), inprocess, both, profile (only the -profile part), or upstream (kind: mcp against the upstream called directly)")
 	duration = flag.Duration("duration", 2*time.Second, "length of one round (ignored with -count)")
 	count    = flag.Int("count", 0, "calls per round (instead of -duration)")
 	rounds   = flag.Int("rounds", 3, "rounds per target and era; medians are reported")
@@ -268,6 +268,10 @@ func main() {
 		}
 	case "inprocess":
 		runInProcess()
+	case "upstream":
+		if err := runUpstream(); err != nil {
+			log.Fatalf("bench: %v", err)
+		}
 	case "profile":
 		if *profileDir == "" {
 			log.Fatal("bench: -mode profile needs -profile DIR")
@@ -276,7 +280,7 @@ func main() {
 			log.Fatalf("bench: %v", err)
 		}
 	default:
-		log.Fatalf("bench: -mode must be processes, inprocess, both or profile, not %q", *mode)
+		log.Fatalf("bench: -mode must be processes, inprocess, both, profile or upstream, not %q", *mode)
 	}
 }
 

@@ -115,7 +115,8 @@ func sdkFloor(upstream string) http.Handler {
 type clientOp struct {
 	// Op is "round" (run load and report) or "close" (end the sessions of a target).
 	Op string `json:"op"`
-	// Target is "rest" (GET the upstream directly) or "mcp" (tools/call get_user at URL).
+	// Target is "rest" (GET the upstream directly), "mcp" (tools/call at URL) or "stdio"
+	// (tools/call to children running Command).
 	Target  string `json:"target"`
 	URL     string `json:"url"`
 	Era     string `json:"era,omitempty"`
@@ -124,6 +125,11 @@ type clientOp struct {
 	Client   string        `json:"client,omitempty"`
 	Duration time.Duration `json:"duration,omitempty"`
 	Count    int           `json:"count,omitempty"`
+	// Tool and Args name the tool to call (get_user {"id":"42","verbose":true} when empty).
+	Tool string          `json:"tool,omitempty"`
+	Args json.RawMessage `json:"args,omitempty"`
+	// Command is the argv of a "stdio" target: a child per worker, spoken to over stdio.
+	Command []string `json:"command,omitempty"`
 }
 
 // roundResult is the client's answer to a round.
@@ -203,11 +209,18 @@ func newLoadTarget(op clientOp) (*loadTarget, error) {
 			return nil, err
 		}
 		return &loadTarget{workers: op.Workers, call: call, close: closeAll}, nil
+	case op.Target == "stdio":
+		c, err := newRawStdio(op.Command, op.Era, op.Tool, op.Args, op.Workers)
+		if err != nil {
+			return nil, err
+		}
+		return &loadTarget{workers: op.Workers, call: c.callTool, close: c.close}, nil
 	case op.Target == "mcp":
 		c, err := newRawMCP(op.URL, op.Era, op.Workers)
 		if err != nil {
 			return nil, err
 		}
+		c.tool, c.args = op.Tool, op.Args
 		return &loadTarget{workers: op.Workers, call: c.callTool, close: c.close}, nil
 	}
 	return nil, fmt.Errorf("unknown target %q", op.Target)
