@@ -9,12 +9,15 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"flag"
 	"fmt"
 	"io"
 	"log"
 	"net"
 	"net/http"
 	"os"
+	"os/exec"
+	"sync"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -37,6 +40,9 @@ func runRole(role string) {
 		// Same garbage-collector setting as `mcpbridge serve`, so the floor is comparable.
 		gateway.TuneGC()
 		serveRole(sdkFloor(*upstreamURL))
+	case "proxy":
+		gateway.TuneGC()
+		serveRole(proxyFloor(*upstreamURL, flag.Args()))
 	case "client":
 		clientRole(os.Stdin, os.Stdout)
 	default:
@@ -224,4 +230,67 @@ func newLoadTarget(op clientOp) (*loadTarget, error) {
 		return &loadTarget{workers: op.Workers, call: c.callTool, close: c.close}, nil
 	}
 	return nil, fmt.Errorf("unknown target %q", op.Target)
+}
+
+// proxyFloor is the "go-sdk proxy floor" of -mode upstream: a bare go-sdk server whose echo
+// tool forwards each call with a go-sdk client session to the upstream, one upstream session
+// (for stdio, one child) per downstream session, as mcpbridge's isolation: per-session does.
+// /http forwards to the Streamable HTTP upstream, /stdio to children running command. It has
+// no mirroring, forwarding of notifications, validation, audit or metrics: the distance from
+// it to mcpbridge is what mcpbridge adds on top of the SDK on both sides.
+func proxyFloor(upstream string, command []string) http.Handler {
+	hc := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 64}}
+	mux := http.NewServeMux()
+	for _, kind := range []string{"http", "stdio"} {
+		var mu sync.Mutex
+		sessions := map[string]*mcp.ClientSession{}
+		connect := func(ctx context.Context, ss *mcp.ServerSession) (*mcp.ClientSession, error) {
+			key := ss.ID()
+			mu.Lock()
+			defer mu.Unlock()
+			if cs := sessions[key]; cs != nil {
+				return cs, nil
+			}
+			c := mcp.NewClient(&mcp.Implementation{Name: "floor", Version: "1"}, nil)
+			var t mcp.Transport = &mcp.StreamableClientTransport{Endpoint: upstream, HTTPClient: hc}
+			if kind == "stdio" {
+				t = &mcp.CommandTransport{Command: exec.Command(command[0], command[1:]...)}
+			}
+			cs, err := c.Connect(context.Background(), t, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
+			if err != nil {
+				return nil, err
+			}
+			sessions[key] = cs
+			if key != "" {
+				go func() {
+					ss.Wait()
+					mu.Lock()
+					delete(sessions, key)
+					mu.Unlock()
+					cs.Close()
+				}()
+			}
+			return cs, nil
+		}
+		s := mcp.NewServer(&mcp.Implementation{Name: "floor", Version: "1"}, nil)
+		s.AddTool(&mcp.Tool{Name: "echo", Description: "Returns the message", InputSchema: json.RawMessage(`{"type":"object","properties":{"message":{"type":"string"}}}`)},
+			func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+				cs, err := connect(ctx, req.Session)
+				if err != nil {
+					return nil, err
+				}
+				return cs.CallTool(ctx, &mcp.CallToolParams{Name: req.Params.Name, Arguments: req.Params.Arguments})
+			})
+		get := func(*http.Request) *mcp.Server { return s }
+		legacy := mcp.NewStreamableHTTPHandler(get, nil)
+		modern := mcp.NewStreamableHTTPHandler(get, &mcp.StreamableHTTPOptions{Stateless: true})
+		mux.Handle("/"+kind, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if r.Header.Get("Mcp-Protocol-Version") >= "2026-07-28" {
+				modern.ServeHTTP(w, r)
+			} else {
+				legacy.ServeHTTP(w, r)
+			}
+		}))
+	}
+	return mux
 }

@@ -22,10 +22,12 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"net"
 	"net/http"
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -34,13 +36,15 @@ import (
 
 var upEras = flag.String("upstream-eras", "2025-11-25", "-mode upstream: protocol eras of the client (comma-separated); a 2025-11-25 session gets an upstream session of its own, 2026-07-28 calls share one per user")
 
+var upIdleWait = flag.Duration("upstream-idle-wait", 0, "-mode upstream: at the end, wait this long (e.g. 95s, past the 90 s keep-alive timeout of upstream connections) and report the serve process again")
+
 const echoArgs = `{"message":"hello"}`
 
 // upTarget is a target of the upstream benchmark.
 type upTarget struct {
 	name    string
 	kind    string // "http" or "stdio": the upstream compared
-	via     string // "direct" or "mcpbridge"
+	via     string // "direct", "floor" or "mcpbridge"
 	target  string // client target: mcp or stdio
 	url     string
 	command []string
@@ -60,13 +64,14 @@ type upRound struct {
 
 // upSetup is the set of processes of the upstream benchmark.
 type upSetup struct {
-	procs    map[string]*child // upstream, serve, client
+	procs    map[string]*child // upstream, serve, client, and proxy (the go-sdk proxy floor)
 	serveURL string
+	upPort   int // the HTTP upstream's port
 	targets  []upTarget
 }
 
 func (s *upSetup) stop() {
-	for _, name := range []string{"client", "serve", "upstream"} {
+	for _, name := range []string{"client", "serve", "proxy", "upstream"} {
 		s.procs[name].stop()
 	}
 }
@@ -91,7 +96,10 @@ func upstreamConfig(url, echo string) string {
 // cpuParts reads the CPU time of every process of the benchmark, children included.
 func (s *upSetup) cpuParts() map[string]map[int]float64 {
 	out := map[string]map[int]float64{}
-	for _, name := range []string{"serve", "upstream", "client"} {
+	for _, name := range []string{"serve", "proxy", "upstream", "client"} {
+		if s.procs[name] == nil {
+			continue
+		}
 		pid := s.procs[name].pid()
 		out[name] = map[int]float64{pid: procCPU(pid).total()}
 		if name != "upstream" {
@@ -135,16 +143,18 @@ func (s *upSetup) round(t upTarget, era string, workers int, d time.Duration, n 
 // serveState is what the gateway reports about itself on /metrics, and its children.
 type serveState struct {
 	goroutines, fds, children int
+	upConns                   int // sockets to the HTTP upstream
 }
 
 func (s serveState) String() string {
-	return fmt.Sprintf("%d goroutines, %d fds, %d children", s.goroutines, s.fds, s.children)
+	return fmt.Sprintf("%4d goroutines, %4d fds (%3d connections to the HTTP upstream), %2d children", s.goroutines, s.fds, s.upConns, s.children)
 }
 
 // state reads go_goroutines and process_open_fds from serve's /metrics and counts its
 // children.
 func (s *upSetup) state() serveState {
-	st := serveState{goroutines: -1, fds: -1, children: len(descendants(s.procs["serve"].pid()))}
+	pid := s.procs["serve"].pid()
+	st := serveState{goroutines: -1, fds: -1, children: len(descendants(pid)), upConns: procSockets(pid, s.upPort)}
 	resp, err := http.Get(s.serveURL + "/metrics")
 	if err != nil {
 		return st
@@ -244,22 +254,42 @@ func runUpstream() error {
 	}
 	s.procs["upstream"] = up
 	upURL := "http://" + r.Addr + "/mcp"
+	if _, port, err := net.SplitHostPort(r.Addr); err == nil {
+		s.upPort, _ = strconv.Atoi(port)
+	}
 	sv, serveURL, err := startServeConfig("serve", bin, dir, upstreamConfig(upURL, echo), append(splitList(*serveEnv), env...))
 	if err != nil {
 		return err
 	}
 	s.procs["serve"], s.serveURL = sv, serveURL
+	if *floorFlag {
+		px, r, err := startRole("proxy", "-upstream", upURL, echo, "stdio")
+		if err != nil {
+			return err
+		}
+		s.procs["proxy"] = px
+		s.targets = append(s.targets,
+			upTarget{name: "go-sdk floor HTTP", kind: "http", via: "floor", target: "mcp", url: "http://" + r.Addr + "/http"},
+			upTarget{name: "go-sdk floor stdio", kind: "stdio", via: "floor", target: "mcp", url: "http://" + r.Addr + "/stdio"})
+	}
 	cl, _, err := startRole("client")
 	if err != nil {
 		return err
 	}
 	s.procs["client"] = cl
-	s.targets = []upTarget{
+	s.targets = append([]upTarget{
 		{name: "direct HTTP", kind: "http", via: "direct", target: "mcp", url: upURL},
 		{name: "mcpbridge HTTP", kind: "http", via: "mcpbridge", target: "mcp", url: serveURL + "/mcp/echo-http"},
 		{name: "direct stdio", kind: "stdio", via: "direct", target: "stdio", url: "stdio:" + echo, command: []string{echo, "stdio"}},
 		{name: "mcpbridge stdio", kind: "stdio", via: "mcpbridge", target: "mcp", url: serveURL + "/mcp/echo-stdio"},
-	}
+	}, s.targets...)
+	order := map[string]int{"direct": 0, "floor": 1, "mcpbridge": 2}
+	slices.SortStableFunc(s.targets, func(a, b upTarget) int {
+		if a.kind != b.kind {
+			return strings.Compare(a.kind, b.kind)
+		}
+		return order[a.via] - order[b.via]
+	})
 	time.Sleep(500 * time.Millisecond)
 	states := []struct {
 		when string
@@ -311,6 +341,14 @@ func runUpstream() error {
 			}
 		}
 	}
+	if *upIdleWait > 0 {
+		fmt.Fprintf(os.Stderr, "bench: waiting %s for idle connections to close\n", *upIdleWait)
+		time.Sleep(*upIdleWait)
+		states = append(states, struct {
+			when string
+			st   serveState
+		}{fmt.Sprintf("%s later", *upIdleWait), s.state()})
+	}
 	fmt.Printf("\nserve process (go_goroutines and process_open_fds from /metrics; children from /proc):\n")
 	for _, x := range states {
 		fmt.Printf("  %-44s %s\n", x.when, x.st)
@@ -329,7 +367,7 @@ func runUpstream() error {
 // printUpBlock prints one (clients, era) block and returns, per upstream kind, a verdict.
 func printUpBlock(n int, era string, targets []upTarget, res map[string][]upRound) [][2]string {
 	fmt.Printf("\n%d client(s), %s\n", n, era)
-	fmt.Printf("  %-16s %9s %9s %9s %6s | %s\n", "target", "calls/s", "p50", "p99", "errors", "CPU µs/call: serve upstream client  total")
+	fmt.Printf("  %-18s %9s %9s %9s %6s | %s\n", "target", "calls/s", "p50", "p99", "errors", "CPU µs/call: proxy upstream client  total")
 	med := func(rs []upRound, f func(upRound) float64) float64 {
 		xs := make([]float64, len(rs))
 		for i, r := range rs {
@@ -350,7 +388,14 @@ func printUpBlock(n int, era string, targets []upTarget, res map[string][]upRoun
 		}
 		upstream := per("upstream")
 		if t.kind == "stdio" {
-			upstream = per("serve children", "client children")
+			upstream = per("serve children", "proxy children", "client children")
+		}
+		proxy := "-"
+		switch t.via {
+		case "mcpbridge":
+			proxy = fmt.Sprintf("%.0f", per("serve"))
+		case "floor":
+			proxy = fmt.Sprintf("%.0f", per("proxy"))
 		}
 		errs, first := 0, ""
 		for _, r := range rs {
@@ -359,44 +404,59 @@ func printUpBlock(n int, era string, targets []upTarget, res map[string][]upRoun
 				first = r.r.FirstError
 			}
 		}
-		fmt.Printf("  %-16s %9.0f %7.3fms %7.3fms %6d | %17.0f %8.0f %6.0f %6.0f\n", t.name,
+		fmt.Printf("  %-18s %9.0f %7.3fms %7.3fms %6d | %17s %8.0f %6.0f %6.0f\n", t.name,
 			med(rs, func(r upRound) float64 { return float64(r.r.Calls) / r.r.Secs }),
 			med(rs, func(r upRound) float64 { return r.r.P50 }),
 			med(rs, func(r upRound) float64 { return r.r.P99 }),
-			errs, per("serve"), upstream, per("client"),
-			per("serve", "serve children", "upstream", "client", "client children"))
+			errs, proxy, upstream, per("client"),
+			per("serve", "serve children", "proxy", "proxy children", "upstream", "client", "client children"))
 		if first != "" {
-			fmt.Printf("  %-16s first error: %s\n", "", first)
+			fmt.Printf("  %-18s first error: %s\n", "", first)
 		}
 	}
 	var out [][2]string
 	for _, kind := range []string{"http", "stdio"} {
-		var gw, direct []upRound
+		of := map[string][]upRound{}
 		for _, t := range targets {
-			if t.kind == kind && t.via == "mcpbridge" {
-				gw = res[t.name]
-			} else if t.kind == kind {
-				direct = res[t.name]
+			if t.kind == kind {
+				of[t.via] = res[t.name]
 			}
 		}
-		paired := func(f func(a, b roundResult) float64) float64 {
-			var xs []float64
-			for i := range min(len(gw), len(direct)) {
-				xs = append(xs, f(gw[i].r, direct[i].r))
+		type cmp struct{ ratio, p50, p99 float64 }
+		compare := func(a, b string) (cmp, bool) {
+			ra, rb := of[a], of[b]
+			if len(ra) == 0 || len(rb) == 0 {
+				return cmp{}, false
 			}
-			return median(xs)
+			paired := func(f func(a, b roundResult) float64) float64 {
+				var xs []float64
+				for i := range min(len(ra), len(rb)) {
+					xs = append(xs, f(ra[i].r, rb[i].r))
+				}
+				return median(xs)
+			}
+			return cmp{
+				ratio: paired(func(a, b roundResult) float64 { return (float64(a.Calls) / a.Secs) / (float64(b.Calls) / b.Secs) }),
+				p50:   paired(func(a, b roundResult) float64 { return a.P50 - b.P50 }),
+				p99:   paired(func(a, b roundResult) float64 { return a.P99 - b.P99 }),
+			}, true
 		}
-		ratio := paired(func(a, b roundResult) float64 { return (float64(a.Calls) / a.Secs) / (float64(b.Calls) / b.Secs) })
-		p50 := paired(func(a, b roundResult) float64 { return a.P50 - b.P50 })
-		p99 := paired(func(a, b roundResult) float64 { return a.P99 - b.P99 })
 		met := func(ok bool) string {
 			if ok {
 				return "met"
 			}
 			return "NOT met"
 		}
-		text := fmt.Sprintf("calls/s %.2fx (%s), added p50 %+.3fms (%s), added p99 %+.3fms", ratio, met(ratio >= 0.8), p50, met(p50 <= 0.2), p99)
-		fmt.Printf("  %-5s mcpbridge vs direct: %s\n", kind, text)
+		c, _ := compare("mcpbridge", "direct")
+		text := fmt.Sprintf("calls/s %.2fx (%s), added p50 %+.3fms (%s), added p99 %+.3fms", c.ratio, met(c.ratio >= 0.8), c.p50, met(c.p50 <= 0.2), c.p99)
+		fmt.Printf("  %-5s mcpbridge vs direct:    %s\n", kind, text)
+		if c, ok := compare("floor", "direct"); ok {
+			fmt.Printf("  %-5s go-sdk floor vs direct: calls/s %.2fx, added p50 %+.3fms, added p99 %+.3fms\n", kind, c.ratio, c.p50, c.p99)
+		}
+		if c, ok := compare("mcpbridge", "floor"); ok {
+			fmt.Printf("  %-5s mcpbridge vs floor:     calls/s %.2fx, added p50 %+.3fms, added p99 %+.3fms\n", kind, c.ratio, c.p50, c.p99)
+			text += fmt.Sprintf("; vs the go-sdk proxy floor %.2fx, %+.3fms", c.ratio, c.p50)
+		}
 		out = append(out, [2]string{kind, text})
 	}
 	return out
