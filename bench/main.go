@@ -88,12 +88,13 @@ var (
 	suite   = flag.String("suite", "all", "in-process suites: gateway (no-op tool vs bare SDK), http (HTTP tool vs direct REST) or all")
 
 	// Hidden: the roles of the re-executed binary.
-	role        = flag.String("role", "", "")
-	upstreamURL = flag.String("upstream", "", "")
+	role         = flag.String("role", "", "")
+	upstreamURL  = flag.String("upstream", "", "")
+	profAddrFlag = flag.String("prof-addr", "", "")
 )
 
 // hiddenFlags are internal to the re-executed roles and left out of -help.
-var hiddenFlags = map[string]bool{"role": true, "upstream": true}
+var hiddenFlags = map[string]bool{"role": true, "upstream": true, "prof-addr": true}
 
 const noopSchema = `{"type":"object","properties":{"x":{"type":"string"}}}`
 

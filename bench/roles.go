@@ -15,6 +15,7 @@ import (
 	"log"
 	"net"
 	"net/http"
+	"net/http/pprof"
 	"os"
 	"os/exec"
 	"sync"
@@ -42,6 +43,9 @@ func runRole(role string) {
 		serveRole(sdkFloor(*upstreamURL))
 	case "proxy":
 		gateway.TuneGC()
+		if *profAddrFlag != "" {
+			servePprof(*profAddrFlag)
+		}
 		serveRole(proxyFloor(*upstreamURL, flag.Args()))
 	case "client":
 		clientRole(os.Stdin, os.Stdout)
@@ -293,4 +297,16 @@ func proxyFloor(upstream string, command []string) http.Handler {
 		}))
 	}
 	return mux
+}
+
+// servePprof serves net/http/pprof on addr, for profiling a role as profserve does serve.
+func servePprof(addr string) {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		log.Fatal(err)
+	}
+	mux := http.NewServeMux()
+	mux.HandleFunc("/debug/pprof/", pprof.Index)
+	mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
+	go http.Serve(ln, mux)
 }

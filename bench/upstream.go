@@ -58,13 +58,15 @@ func (t upTarget) op(era string, workers int, d time.Duration, n int) clientOp {
 // upRound is one round on one target, with the CPU spent meanwhile by serve, the HTTP
 // upstream, the client and the children of serve and of the client (stdio upstreams).
 type upRound struct {
-	r   roundResult
-	cpu map[string]float64 // seconds, by part: serve, serve children, upstream, client, client children
+	r     roundResult
+	cpu   map[string]float64 // seconds, by part: serve, serve children, proxy, proxy children, upstream, client, client children
+	after map[string]float64 // the same after the round, until every process was idle
 }
 
 // upSetup is the set of processes of the upstream benchmark.
 type upSetup struct {
 	procs    map[string]*child // upstream, serve, client, and proxy (the go-sdk proxy floor)
+	side     map[string]string // pprof address of serve and proxy, with -profile
 	serveURL string
 	upPort   int // the HTTP upstream's port
 	targets  []upTarget
@@ -137,7 +139,29 @@ func (s *upSetup) round(t upTarget, era string, workers int, d time.Duration, n 
 	if err != nil {
 		return upRound{}, fmt.Errorf("%s: %v", t.name, err)
 	}
-	return upRound{r: r, cpu: cpuDelta(before, s.cpuParts())}, nil
+	end := s.cpuParts()
+	return upRound{r: r, cpu: cpuDelta(before, end), after: s.settle(end)}, nil
+}
+
+// settle waits until every process is idle (under 5% of a core for 100 ms), at most
+// -settle, so that work left over from one round (the audit queue draining) is not charged
+// to the next, and returns the CPU spent meanwhile.
+func (s *upSetup) settle(since map[string]map[int]float64) map[string]float64 {
+	deadline := time.Now().Add(*settleMax)
+	last := since
+	for time.Now().Before(deadline) {
+		time.Sleep(100 * time.Millisecond)
+		now := s.cpuParts()
+		var busy float64
+		for _, v := range cpuDelta(last, now) {
+			busy += v
+		}
+		last = now
+		if busy < 0.005 {
+			break
+		}
+	}
+	return cpuDelta(since, last)
 }
 
 // serveState is what the gateway reports about itself on /metrics, and its children.
@@ -246,7 +270,7 @@ func runUpstream() error {
 	if err != nil {
 		return err
 	}
-	s := &upSetup{procs: map[string]*child{}}
+	s := &upSetup{procs: map[string]*child{}, side: map[string]string{}}
 	defer s.stop()
 	up, r, err := startProgram("upstream", echo, "http")
 	if err != nil {
@@ -263,7 +287,16 @@ func runUpstream() error {
 	}
 	s.procs["serve"], s.serveURL = sv, serveURL
 	if *floorFlag {
-		px, r, err := startRole("proxy", "-upstream", upURL, echo, "stdio")
+		args := []string{"-upstream", upURL}
+		if *profileDir != "" {
+			a, err := freeAddr()
+			if err != nil {
+				return err
+			}
+			args = append(args, "-prof-addr", a)
+			s.side["proxy"] = "http://" + a
+		}
+		px, r, err := startRole("proxy", append(args, echo, "stdio")...)
 		if err != nil {
 			return err
 		}
@@ -301,7 +334,8 @@ func runUpstream() error {
 	fmt.Printf("`mcpbridge serve` (%s logs, SQLite store and audit); load client with one raw MCP session per worker\n", *serveLogLevel)
 	fmt.Printf("%d rounds of %s per target, interleaved, after a %s warm-up; medians; GOMAXPROCS=%d, %d CPUs\n",
 		*rounds, roundText(), *warmup, runtime.GOMAXPROCS(0), runtime.NumCPU())
-	fmt.Printf("CPU µs/call: serve, the upstream (HTTP process, or the stdio children of serve or of the client), the client\n")
+	fmt.Printf("CPU µs/call: the proxy (serve or the floor) during the round + after it until idle (the audit queue draining), the upstream\n")
+	fmt.Printf("  (HTTP process, or the stdio children), the client; total: every process, during the round\n")
 	type verdict struct{ label, text string }
 	var summary []verdict
 	for _, era := range splitList(*upEras) {
@@ -359,7 +393,8 @@ func runUpstream() error {
 		fmt.Printf("  %s %s\n", v.label, v.text)
 	}
 	if *profileDir != "" {
-		return profileUpstream(s, "http://"+profAddr)
+		s.side["serve"] = "http://" + profAddr
+		return profileUpstream(s)
 	}
 	return nil
 }
@@ -386,6 +421,15 @@ func printUpBlock(n int, era string, targets []upTarget, res map[string][]upRoun
 				return 1e6 * sum / float64(max(r.r.Calls, 1))
 			})
 		}
+		after := func(parts ...string) float64 {
+			return med(rs, func(r upRound) float64 {
+				var sum float64
+				for _, p := range parts {
+					sum += r.after[p]
+				}
+				return 1e6 * sum / float64(max(r.r.Calls, 1))
+			})
+		}
 		upstream := per("upstream")
 		if t.kind == "stdio" {
 			upstream = per("serve children", "proxy children", "client children")
@@ -393,9 +437,9 @@ func printUpBlock(n int, era string, targets []upTarget, res map[string][]upRoun
 		proxy := "-"
 		switch t.via {
 		case "mcpbridge":
-			proxy = fmt.Sprintf("%.0f", per("serve"))
+			proxy = fmt.Sprintf("%.0f+%.0f", per("serve"), after("serve"))
 		case "floor":
-			proxy = fmt.Sprintf("%.0f", per("proxy"))
+			proxy = fmt.Sprintf("%.0f+%.0f", per("proxy"), after("proxy"))
 		}
 		errs, first := 0, ""
 		for _, r := range rs {
@@ -486,7 +530,7 @@ var upParts = []part{
 
 // profileUpstream profiles serve under the largest number of clients, for each gateway
 // target: a CPU profile of one round of -profile-duration, split by part.
-func profileUpstream(s *upSetup, side string) error {
+func profileUpstream(s *upSetup) error {
 	out := *profileDir
 	if err := os.MkdirAll(out, 0o755); err != nil {
 		return err
@@ -497,14 +541,16 @@ func profileUpstream(s *upSetup, side string) error {
 	secs := max(int(profileSecs.Seconds()), 1)
 	fmt.Printf("\nPROFILE of the serve process, %d clients, %s, rounds of %ds; files in %s\n", n, era, secs, out)
 	for _, t := range s.targets {
-		if t.via != "mcpbridge" {
+		proc := map[string]string{"mcpbridge": "serve", "floor": "proxy"}[t.via]
+		side := s.side[proc]
+		if side == "" {
 			continue
 		}
 		fmt.Fprintf(os.Stderr, "bench: profiling %s\n", t.name)
 		if _, err := s.round(t, era, n, *warmup, 0); err != nil {
 			return err
 		}
-		base := filepath.Join(out, "upstream-"+t.kind+fmt.Sprintf("-c%d", n))
+		base := filepath.Join(out, fmt.Sprintf("upstream-%s-%s-c%d", t.via, t.kind, n))
 		rt0, _ := getRuntime(side)
 		var wg sync.WaitGroup
 		var perr error
@@ -529,10 +575,13 @@ func profileUpstream(s *upSetup, side string) error {
 			return err
 		}
 		calls := float64(max(r.r.Calls, 1))
-		cpu := 1e6 * r.cpu["serve"] / calls
-		d := func(name string) float64 { return (rt1.Counters[name] - rt0.Counters[name]) / calls }
-		fmt.Printf("\n%s: %.0f calls/s, p50 %.3fms; serve CPU %.0f µs/call; per call %.0f KB and %.0f objects allocated, %.2f goroutines created\n",
-			t.name, calls/r.r.Secs, r.r.P50, cpu, d("/gc/heap/allocs:bytes")/1024, d("/gc/heap/allocs:objects"), d("/sched/goroutines-created:goroutines"))
+		cpu := 1e6 * r.cpu[proc] / calls
+		fmt.Printf("\n%s: %.0f calls/s, p50 %.3fms; %s CPU %.0f µs/call during the round (+%.0f after)", t.name, calls/r.r.Secs, r.r.P50, proc, cpu, 1e6*r.after[proc]/calls)
+		if rt0.Counters != nil && rt1.Counters != nil {
+			d := func(name string) float64 { return (rt1.Counters[name] - rt0.Counters[name]) / calls }
+			fmt.Printf("; per call %.0f KB and %.0f objects allocated, %.2f goroutines created", d("/gc/heap/allocs:bytes")/1024, d("/gc/heap/allocs:objects"), d("/sched/goroutines-created:goroutines"))
+		}
+		fmt.Println()
 		for _, c := range cats {
 			if c.share < 0.005 {
 				continue
