@@ -21,6 +21,12 @@
 //	go run ./bench -mode processes -clients 1,16 -duration 3s -rounds 5 -client sdk
 //	go run ./bench -mode processes -candidate /tmp/mcpbridge-branch   # A/B against another build
 //	go run ./bench -mode processes -profile /tmp/prof                 # then profile the serve process
+//	go run ./bench -mode upstream                                     # kind: mcp against its upstream called directly
+//
+// -mode upstream (issue 10) compares tools/call through a `kind: mcp` server
+// (isolation: per-session) with the same upstream MCP server (bench/cmd/echoserver) called
+// directly, for a Streamable HTTP and a stdio upstream, and a bare go-sdk proxy between the
+// two; see upstream.go.
 //
 // After every round the benchmark waits until all processes are idle and charges the CPU the
 // answering server spent meanwhile (a draining audit queue) to that round, so that one
