@@ -14,8 +14,9 @@ dist:
 serve:
 	go run ./cmd/mcpbridge serve
 
+# make bench BENCH="-mode upstream" runs one part (see docs/benchmarks.md).
 bench:
-	go run ./bench
+	go run ./bench $(BENCH)
 
 fuzz:
 	go test -run '^$$' -fuzz FuzzHTTPEntry -fuzztime 60s ./internal/gateway

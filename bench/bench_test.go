@@ -101,3 +101,22 @@ func TestPartOf(t *testing.T) {
 		}
 	}
 }
+
+func TestUpParts(t *testing.T) {
+	tests := []struct {
+		frames []string
+		want   string
+	}{
+		{[]string{"syscall.Syscall", "github.com/modelcontextprotocol/go-sdk/mcp.(*ioConn).Write", "github.com/modelcontextprotocol/go-sdk/mcp.(*ClientSession).CallTool", "github.com/mcpbridge/mcpbridge/internal/backend/upstream.(*upstream).callTool"},
+			"upstream stdio pipe I/O (go-sdk ioConn, os.File)"},
+		{[]string{"github.com/modelcontextprotocol/go-sdk/internal/jsonrpc2.jsonMarshal", "github.com/modelcontextprotocol/go-sdk/mcp.(*ClientSession).CallTool", "github.com/mcpbridge/mcpbridge/internal/backend/upstream.(*upstream).callTool"},
+			"upstream go-sdk client call (ClientSession.CallTool: encode, send, wait)"},
+		{[]string{"context.WithTimeout", "github.com/mcpbridge/mcpbridge/internal/backend/upstream.(*upstream).callTool"},
+			"kind mcp backend's own code (internal/backend/upstream)"},
+	}
+	for _, tt := range tests {
+		if got := partIn(upParts, tt.frames); got != tt.want {
+			t.Errorf("partIn(upParts, %v) = %q, want %q", tt.frames, got, tt.want)
+		}
+	}
+}

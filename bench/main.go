@@ -21,6 +21,12 @@
 //	go run ./bench -mode processes -clients 1,16 -duration 3s -rounds 5 -client sdk
 //	go run ./bench -mode processes -candidate /tmp/mcpbridge-branch   # A/B against another build
 //	go run ./bench -mode processes -profile /tmp/prof                 # then profile the serve process
+//	go run ./bench -mode upstream                                     # kind: mcp against its upstream called directly
+//
+// -mode upstream (issue 10) compares tools/call through a `kind: mcp` server
+// (isolation: per-session) with the same upstream MCP server (bench/cmd/echoserver) called
+// directly, for a Streamable HTTP and a stdio upstream, and a bare go-sdk proxy between the
+// two; see upstream.go.
 //
 // After every round the benchmark waits until all processes are idle and charges the CPU the
 // answering server spent meanwhile (a draining audit queue) to that round, so that one
@@ -63,7 +69,7 @@ import (
 )
 
 var (
-	mode     = flag.String("mode", "both", "processes (client, serve and upstream in separate processes), inprocess, both, or profile (only the -profile part)")
+	mode     = flag.String("mode", "both", "processes (client, serve and upstream in separate processes), inprocess, both, profile (only the -profile part), or upstream (kind: mcp against the upstream called directly)")
 	duration = flag.Duration("duration", 2*time.Second, "length of one round (ignored with -count)")
 	count    = flag.Int("count", 0, "calls per round (instead of -duration)")
 	rounds   = flag.Int("rounds", 3, "rounds per target and era; medians are reported")
@@ -88,12 +94,13 @@ var (
 	suite   = flag.String("suite", "all", "in-process suites: gateway (no-op tool vs bare SDK), http (HTTP tool vs direct REST) or all")
 
 	// Hidden: the roles of the re-executed binary.
-	role        = flag.String("role", "", "")
-	upstreamURL = flag.String("upstream", "", "")
+	role         = flag.String("role", "", "")
+	upstreamURL  = flag.String("upstream", "", "")
+	profAddrFlag = flag.String("prof-addr", "", "")
 )
 
 // hiddenFlags are internal to the re-executed roles and left out of -help.
-var hiddenFlags = map[string]bool{"role": true, "upstream": true}
+var hiddenFlags = map[string]bool{"role": true, "upstream": true, "prof-addr": true}
 
 const noopSchema = `{"type":"object","properties":{"x":{"type":"string"}}}`
 
@@ -268,6 +275,10 @@ func main() {
 		}
 	case "inprocess":
 		runInProcess()
+	case "upstream":
+		if err := runUpstream(); err != nil {
+			log.Fatalf("bench: %v", err)
+		}
 	case "profile":
 		if *profileDir == "" {
 			log.Fatal("bench: -mode profile needs -profile DIR")
@@ -276,7 +287,7 @@ func main() {
 			log.Fatalf("bench: %v", err)
 		}
 	default:
-		log.Fatalf("bench: -mode must be processes, inprocess, both or profile, not %q", *mode)
+		log.Fatalf("bench: -mode must be processes, inprocess, both, profile or upstream, not %q", *mode)
 	}
 }
 

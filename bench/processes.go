@@ -45,7 +45,13 @@ func startRole(role string, args ...string) (*child, ready, error) {
 	if err != nil {
 		return nil, ready{}, err
 	}
-	cmd := exec.Command(self, append([]string{"-role", role}, args...)...)
+	return startProgram(role, self, append([]string{"-role", role}, args...)...)
+}
+
+// startProgram runs bin with args as a role-like process (one ready line on stdout, ends
+// when its stdin closes) and waits for its ready line.
+func startProgram(role, bin string, args ...string) (*child, ready, error) {
+	cmd := exec.Command(bin, args...)
 	cmd.Stderr = os.Stderr
 	in, err := cmd.StdinPipe()
 	if err != nil {
@@ -144,8 +150,13 @@ func freeAddr() (string, error) {
 // the users server on upstream, with its store under dir and its log in dir/name.log, and
 // waits until it is healthy.
 func startServe(name, bin, dir, upstream string, env []string) (*child, string, error) {
-	cfg := filepath.Join(dir, "bench.yaml")
-	if err := os.WriteFile(cfg, []byte(usersConfig(upstream)), 0o644); err != nil {
+	return startServeConfig(name, bin, dir, usersConfig(upstream), env)
+}
+
+// startServeConfig is startServe with the configuration text config.
+func startServeConfig(name, bin, dir, config string, env []string) (*child, string, error) {
+	cfg := filepath.Join(dir, name+".yaml")
+	if err := os.WriteFile(cfg, []byte(config), 0o644); err != nil {
 		return nil, "", err
 	}
 	storeDir := *storeDirFlag

@@ -80,3 +80,35 @@ func procThreads(pid int) int {
 	}
 	return len(ents)
 }
+
+// procSockets counts pid's TCP sockets whose remote port is port (e.g. connections to an
+// upstream), from /proc/PID/fd and /proc/net/tcp{,6}.
+func procSockets(pid, port int) int {
+	inodes := map[string]bool{}
+	ents, _ := os.ReadDir(fmt.Sprintf("/proc/%d/fd", pid))
+	for _, e := range ents {
+		l, err := os.Readlink(fmt.Sprintf("/proc/%d/fd/%s", pid, e.Name()))
+		if err == nil && strings.HasPrefix(l, "socket:[") {
+			inodes[strings.TrimSuffix(strings.TrimPrefix(l, "socket:["), "]")] = true
+		}
+	}
+	n := 0
+	for _, f := range []string{"tcp", "tcp6"} {
+		b, err := os.ReadFile(fmt.Sprintf("/proc/%d/net/%s", pid, f))
+		if err != nil {
+			continue
+		}
+		for _, line := range strings.Split(string(b), "\n")[1:] {
+			fs := strings.Fields(line)
+			if len(fs) < 10 || !inodes[fs[9]] {
+				continue
+			}
+			if i := strings.LastIndexByte(fs[2], ':'); i >= 0 {
+				if p, err := strconv.ParseInt(fs[2][i+1:], 16, 32); err == nil && int(p) == port {
+					n++
+				}
+			}
+		}
+	}
+	return n
+}

@@ -367,7 +367,10 @@ type category struct {
 }
 
 // categorize splits a CPU profile into parts by the frames of each sample (see parts).
-func categorize(path string) ([]category, error) {
+func categorize(path string) ([]category, error) { return categorizeBy(path, parts) }
+
+// categorizeBy splits a CPU profile into the parts ps.
+func categorizeBy(path string, ps []part) ([]category, error) {
 	out, err := exec.Command("go", "tool", "pprof", "-traces", path).Output()
 	if err != nil {
 		return nil, fmt.Errorf("go tool pprof -traces %s: %v", path, err)
@@ -395,13 +398,13 @@ func categorize(path string) ([]category, error) {
 			continue
 		}
 		total += value
-		sums[partOf(frames)] += value
+		sums[partIn(ps, frames)] += value
 	}
 	if total == 0 {
 		return nil, fmt.Errorf("no samples in %s", path)
 	}
 	var cats []category
-	for _, p := range parts {
+	for _, p := range ps {
 		cats = append(cats, category{p.name, sums[p.name] / total})
 	}
 	cats = append(cats, category{"other", sums["other"] / total})
@@ -442,8 +445,10 @@ var parts = []part{
 	{"scheduler, netpoll, sysmon, idle", []string{"runtime.schedule", "runtime.findRunnable", "runtime.netpoll", "runtime.mcall", "runtime.park_m", "runtime.goexit0", "runtime.sysmon", "runtime.mstart"}},
 }
 
-func partOf(frames []string) string {
-	for _, p := range parts {
+func partOf(frames []string) string { return partIn(parts, frames) }
+
+func partIn(ps []part, frames []string) string {
+	for _, p := range ps {
 		for _, pat := range p.patterns {
 			for _, f := range frames {
 				if strings.Contains(f, pat) {

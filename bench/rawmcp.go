@@ -23,6 +23,9 @@ type rawMCP struct {
 	tr     *http.Transport
 	hc     *http.Client
 	w      []rawWorker
+	// tool and args are what callTool calls: get_user {"id":"42","verbose":true} unless set.
+	tool string
+	args []byte
 }
 
 type rawWorker struct {
@@ -66,8 +69,11 @@ func newRawMCP(url, era string, workers int) (*rawMCP, error) {
 	return c, nil
 }
 
-// callTool calls get_user once as worker i.
+// callTool calls the tool (get_user unless set) once as worker i.
 func (c *rawMCP) callTool(i int) error {
+	if c.tool != "" {
+		return c.callNamed(i)
+	}
 	w := &c.w[i]
 	b := w.buf[:0]
 	b = append(b, `{"jsonrpc":"2.0","id":`...)
@@ -81,6 +87,28 @@ func (c *rawMCP) callTool(i int) error {
 	w.buf = b
 	w.next++
 	_, err := c.post(w, "tools/call", "get_user", b)
+	return err
+}
+
+// callNamed calls c.tool with c.args once as worker i.
+func (c *rawMCP) callNamed(i int) error {
+	w := &c.w[i]
+	b := w.buf[:0]
+	b = append(b, `{"jsonrpc":"2.0","id":`...)
+	b = strconv.AppendInt(b, w.next, 10)
+	b = append(b, `,"method":"tools/call","params":{`...)
+	if c.modern {
+		b = append(b, clientMeta(c.era)...)
+		b = append(b, ',')
+	}
+	b = append(b, `"name":`...)
+	b = strconv.AppendQuote(b, c.tool)
+	b = append(b, `,"arguments":`...)
+	b = append(b, c.args...)
+	b = append(b, "}}"...)
+	w.buf = b
+	w.next++
+	_, err := c.post(w, "tools/call", c.tool, b)
 	return err
 }
 

@@ -9,12 +9,16 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"flag"
 	"fmt"
 	"io"
 	"log"
 	"net"
 	"net/http"
+	"net/http/pprof"
 	"os"
+	"os/exec"
+	"sync"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -37,6 +41,12 @@ func runRole(role string) {
 		// Same garbage-collector setting as `mcpbridge serve`, so the floor is comparable.
 		gateway.TuneGC()
 		serveRole(sdkFloor(*upstreamURL))
+	case "proxy":
+		gateway.TuneGC()
+		if *profAddrFlag != "" {
+			servePprof(*profAddrFlag)
+		}
+		serveRole(proxyFloor(*upstreamURL, flag.Args()))
 	case "client":
 		clientRole(os.Stdin, os.Stdout)
 	default:
@@ -115,7 +125,8 @@ func sdkFloor(upstream string) http.Handler {
 type clientOp struct {
 	// Op is "round" (run load and report) or "close" (end the sessions of a target).
 	Op string `json:"op"`
-	// Target is "rest" (GET the upstream directly) or "mcp" (tools/call get_user at URL).
+	// Target is "rest" (GET the upstream directly), "mcp" (tools/call at URL) or "stdio"
+	// (tools/call to children running Command).
 	Target  string `json:"target"`
 	URL     string `json:"url"`
 	Era     string `json:"era,omitempty"`
@@ -124,6 +135,11 @@ type clientOp struct {
 	Client   string        `json:"client,omitempty"`
 	Duration time.Duration `json:"duration,omitempty"`
 	Count    int           `json:"count,omitempty"`
+	// Tool and Args name the tool to call (get_user {"id":"42","verbose":true} when empty).
+	Tool string          `json:"tool,omitempty"`
+	Args json.RawMessage `json:"args,omitempty"`
+	// Command is the argv of a "stdio" target: a child per worker, spoken to over stdio.
+	Command []string `json:"command,omitempty"`
 }
 
 // roundResult is the client's answer to a round.
@@ -203,12 +219,94 @@ func newLoadTarget(op clientOp) (*loadTarget, error) {
 			return nil, err
 		}
 		return &loadTarget{workers: op.Workers, call: call, close: closeAll}, nil
+	case op.Target == "stdio":
+		c, err := newRawStdio(op.Command, op.Era, op.Tool, op.Args, op.Workers)
+		if err != nil {
+			return nil, err
+		}
+		return &loadTarget{workers: op.Workers, call: c.callTool, close: c.close}, nil
 	case op.Target == "mcp":
 		c, err := newRawMCP(op.URL, op.Era, op.Workers)
 		if err != nil {
 			return nil, err
 		}
+		c.tool, c.args = op.Tool, op.Args
 		return &loadTarget{workers: op.Workers, call: c.callTool, close: c.close}, nil
 	}
 	return nil, fmt.Errorf("unknown target %q", op.Target)
+}
+
+// proxyFloor is the "go-sdk proxy floor" of -mode upstream: a bare go-sdk server whose echo
+// tool forwards each call with a go-sdk client session to the upstream, one upstream session
+// (for stdio, one child) per downstream session, as mcpbridge's isolation: per-session does.
+// /http forwards to the Streamable HTTP upstream, /stdio to children running command. It has
+// no mirroring, forwarding of notifications, validation, audit or metrics: the distance from
+// it to mcpbridge is what mcpbridge adds on top of the SDK on both sides.
+func proxyFloor(upstream string, command []string) http.Handler {
+	hc := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 64}}
+	mux := http.NewServeMux()
+	for _, kind := range []string{"http", "stdio"} {
+		var mu sync.Mutex
+		sessions := map[string]*mcp.ClientSession{}
+		connect := func(ctx context.Context, ss *mcp.ServerSession) (*mcp.ClientSession, error) {
+			key := ss.ID()
+			mu.Lock()
+			defer mu.Unlock()
+			if cs := sessions[key]; cs != nil {
+				return cs, nil
+			}
+			c := mcp.NewClient(&mcp.Implementation{Name: "floor", Version: "1"}, nil)
+			var t mcp.Transport = &mcp.StreamableClientTransport{Endpoint: upstream, HTTPClient: hc}
+			if kind == "stdio" {
+				t = &mcp.CommandTransport{Command: exec.Command(command[0], command[1:]...)}
+			}
+			cs, err := c.Connect(context.Background(), t, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
+			if err != nil {
+				return nil, err
+			}
+			sessions[key] = cs
+			if key != "" {
+				go func() {
+					ss.Wait()
+					mu.Lock()
+					delete(sessions, key)
+					mu.Unlock()
+					cs.Close()
+				}()
+			}
+			return cs, nil
+		}
+		s := mcp.NewServer(&mcp.Implementation{Name: "floor", Version: "1"}, nil)
+		s.AddTool(&mcp.Tool{Name: "echo", Description: "Returns the message", InputSchema: json.RawMessage(`{"type":"object","properties":{"message":{"type":"string"}}}`)},
+			func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+				cs, err := connect(ctx, req.Session)
+				if err != nil {
+					return nil, err
+				}
+				return cs.CallTool(ctx, &mcp.CallToolParams{Name: req.Params.Name, Arguments: req.Params.Arguments})
+			})
+		get := func(*http.Request) *mcp.Server { return s }
+		legacy := mcp.NewStreamableHTTPHandler(get, nil)
+		modern := mcp.NewStreamableHTTPHandler(get, &mcp.StreamableHTTPOptions{Stateless: true})
+		mux.Handle("/"+kind, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if r.Header.Get("Mcp-Protocol-Version") >= "2026-07-28" {
+				modern.ServeHTTP(w, r)
+			} else {
+				legacy.ServeHTTP(w, r)
+			}
+		}))
+	}
+	return mux
+}
+
+// servePprof serves net/http/pprof on addr, for profiling a role as profserve does serve.
+func servePprof(addr string) {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		log.Fatal(err)
+	}
+	mux := http.NewServeMux()
+	mux.HandleFunc("/debug/pprof/", pprof.Index)
+	mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
+	go http.Serve(ln, mux)
 }
