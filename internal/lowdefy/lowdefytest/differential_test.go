@@ -92,6 +92,13 @@ func (r *replayServer) setStep(i int) { r.step = i }
 // runEngine runs a journey script on the Go engine with the oracle's headless choices.
 func runEngine(t *testing.T, a *lowdefytest.App, scriptPath string, user *jsvalue.Object, srv engine.Server) []json.RawMessage {
 	t.Helper()
+	return runEngineRestoring(t, a, scriptPath, user, srv, false)
+}
+
+// runEngineRestoring is runEngine; with restore, after every step the engine is saved, its
+// snapshot goes through JSON, and the journey goes on in a fresh engine restored from it.
+func runEngineRestoring(t *testing.T, a *lowdefytest.App, scriptPath string, user *jsvalue.Object, srv engine.Server, restore bool) []json.RawMessage {
+	t.Helper()
 	env := map[string]string{}
 	for k, v := range a.Secrets {
 		env["LOWDEFY_SECRET_"+k] = v
@@ -109,20 +116,20 @@ func runEngine(t *testing.T, a *lowdefytest.App, scriptPath string, user *jsvalu
 		t.Fatal(err)
 	}
 	now := time.UnixMilli(diffNow).UTC()
-	var e *engine.Engine
-	if srv != nil {
-		e = engine.New(loaded, engine.Options{
-			User:   user,
-			Server: srv,
-			Now:    func() time.Time { return now },
-			Origin: "http://localhost:3000",
-		})
-	} else {
+	pools := &connections.Pools{}
+	t.Cleanup(func() { pools.Close() })
+	newEngine := func() *engine.Engine {
+		if srv != nil {
+			return engine.New(loaded, engine.Options{
+				User:   user,
+				Server: srv,
+				Now:    func() time.Time { return now },
+				Origin: "http://localhost:3000",
+			})
+		}
 		// The real server side: requests run by internal/lowdefy/server on the
 		// connections of internal/lowdefy/connections/all.
-		pools := &connections.Pools{}
-		t.Cleanup(func() { pools.Close() })
-		e = runtime.NewEngine(loaded, runtime.Options{
+		return runtime.NewEngine(loaded, runtime.Options{
 			User:    user,
 			Now:     func() time.Time { return now },
 			Origin:  "http://localhost:3000",
@@ -130,6 +137,7 @@ func runEngine(t *testing.T, a *lowdefytest.App, scriptPath string, user *jsvalu
 			Pools:   pools,
 		})
 	}
+	e := newEngine()
 	ctx := context.Background()
 	var lines []json.RawMessage
 	for i, s := range steps {
@@ -143,6 +151,24 @@ func runEngine(t *testing.T, a *lowdefytest.App, scriptPath string, user *jsvalu
 			t.Fatalf("step %d: %v", i+1, merr)
 		}
 		lines = append(lines, json.RawMessage(b))
+		if restore {
+			snap, err := e.Save()
+			if err != nil {
+				t.Fatalf("step %d: save: %v", i+1, err)
+			}
+			data, err := json.Marshal(snap)
+			if err != nil {
+				t.Fatalf("step %d: marshal the snapshot: %v", i+1, err)
+			}
+			var back engine.Snapshot
+			if err := json.Unmarshal(data, &back); err != nil {
+				t.Fatalf("step %d: unmarshal the snapshot: %v", i+1, err)
+			}
+			e = newEngine()
+			if err := e.Restore(ctx, &back); err != nil {
+				t.Fatalf("step %d: restore: %v", i+1, err)
+			}
+		}
 	}
 	return lines
 }
@@ -210,6 +236,22 @@ func TestDifferentialTutorialRuntime(t *testing.T) {
 			want := lowdefytest.RunOracleWith(t, oa.Dir, script, lowdefytest.OracleOptions{Now: diffNow})
 			ga := lowdefytest.Tutorial(t, step, dummy)
 			got := runEngine(t, ga, script, nil, nil)
+			compareJourney(t, want, got)
+		})
+	}
+}
+
+// Save and restore after every step of every tutorial journey (the snapshot through JSON,
+// a fresh engine restored from it) ends exactly like Lowdefy's uninterrupted journey.
+func TestDifferentialTutorialSaveRestore(t *testing.T) {
+	dummy := lowdefytest.StartDummyJSON(t)
+	for _, step := range lowdefytest.TutorialSteps {
+		t.Run(step, func(t *testing.T) {
+			script := lowdefytest.Journey(t, step)
+			oa := lowdefytest.Tutorial(t, step, dummy)
+			want := lowdefytest.RunOracleWith(t, oa.Dir, script, lowdefytest.OracleOptions{Now: diffNow})
+			ga := lowdefytest.Tutorial(t, step, dummy)
+			got := runEngineRestoring(t, ga, script, nil, nil, true)
 			compareJourney(t, want, got)
 		})
 	}
