@@ -237,6 +237,9 @@ func (g *Gateway) Close() error {
 	g.watch.stopWatching()
 	var errs []error
 	for _, e := range g.reg.all() {
+		if st := e.state.Load(); st != nil && st.live != nil {
+			st.live.stopWatchers()
+		}
 		if c, ok := e.Backend().(io.Closer); ok {
 			errs = append(errs, c.Close())
 		}

@@ -56,6 +56,17 @@ func (l *live) setStop(stop context.CancelFunc) {
 	l.mu.Unlock()
 }
 
+// stopWatchers stops what watches the backend (the catalog and resource watchers), for a
+// gateway that closes its backends without retiring them.
+func (l *live) stopWatchers() {
+	l.mu.Lock()
+	stop := l.stop
+	l.mu.Unlock()
+	if stop != nil {
+		stop()
+	}
+}
+
 // retire stops new calls and closes closer (when not nil) after the calls in flight end. It
 // returns at once; done, when not nil, is called after closing.
 func (l *live) retire(closer io.Closer, done func()) {
