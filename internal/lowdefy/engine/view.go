@@ -1,0 +1,114 @@
+package engine
+
+import "github.com/mcpbridge/mcpbridge/internal/jsvalue"
+
+// Node is one block instance as a renderer sees it: the block tree of a page
+// with each block's evaluated properties, value, visibility, declared events,
+// shown validation, loading flag and its children by area (containers) or by
+// list item (lists). Block ids inside lists carry their item index.
+type Node struct {
+	ID       string
+	Type     string
+	Category string
+	// Properties are the evaluated properties (nil before the block was
+	// first evaluated).
+	Properties any
+	// Value is an input's or list's value (nil for other blocks).
+	Value any
+	// Visible is false for hidden blocks and for every block below one.
+	Visible bool
+	// Required is the evaluated required (false, true or a message).
+	Required any
+	// Loading is the evaluated loading property, or an event of the block
+	// still running.
+	Loading bool
+	// Events are the names of the block's declared events, in config order.
+	Events []string
+	// Validation is the validation shown on the block, {status, errors,
+	// warnings}, or nil while it is not shown (before Validate) and for
+	// blocks without rules. Warnings show without Validate, as in Lowdefy.
+	Validation *jsvalue.Object
+	// Open is the open flag of a Modal, Drawer, ConfirmModal or Sider.
+	Open bool
+	// Areas are a container's children, one entry per area in config order.
+	Areas []Area
+	// Items are a list's items, each with its areas.
+	Items [][]Area
+}
+
+// Area is one named area of a container or list item.
+type Area struct {
+	Key    string
+	Blocks []*Node
+}
+
+// Tree returns the page's block tree from its root block (the page itself).
+func (p *Page) Tree() *Node {
+	if p.rootBlock == nil {
+		return nil
+	}
+	return p.rootBlock.node()
+}
+
+// Menus returns the app's built menus ({menuId, links}), as page layouts
+// such as PageHeaderMenu show them.
+func (p *Page) Menus() []any { return p.e.app.Menus }
+
+func (b *block) node() *Node {
+	n := &Node{
+		ID: b.blockID, Type: b.typ, Category: string(b.meta.Category),
+		Properties: orDefault(b.propertiesOut, nil),
+		Visible:    b.isVisible(),
+		Required:   orDefault(b.requiredOut, false),
+		Loading:    jsvalue.Truthy(b.loadingOut),
+		Open:       b.open,
+	}
+	if b.isInput() || b.isList() {
+		n.Value = orDefault(b.value, nil)
+		if b.isList() {
+			n.Value = orDefault(getPath(b.set.page.state, b.blockID), nil)
+		}
+	}
+	for name := range b.events.Range {
+		n.Events = append(n.Events, name)
+		if b.eventLoading[name] {
+			n.Loading = true
+		}
+	}
+	if len(b.validation.errors)+len(b.validation.warnings) > 0 &&
+		(b.showValidation || (len(b.validation.errors) == 0 && b.validation.status == "warning")) {
+		n.Validation = jsvalue.ObjectOf("status", b.validation.status,
+			"errors", append([]any{}, b.validation.errors...),
+			"warnings", append([]any{}, b.validation.warnings...))
+	}
+	switch {
+	case b.isList():
+		for _, s := range b.sub {
+			n.Items = append(n.Items, b.areasOf(s))
+		}
+	case len(b.sub) > 0:
+		n.Areas = b.areasOf(b.sub[0])
+	}
+	return n
+}
+
+// areasOf splits a sub-set's blocks (all areas' blocks, in area order) back
+// into the block's areas.
+func (b *block) areasOf(s *blockSet) []Area {
+	var out []Area
+	areas, _ := b.cfg.Prop("areas").(*jsvalue.Object)
+	i := 0
+	for key, a := range areas.Range {
+		ao, _ := a.(*jsvalue.Object)
+		bl, _ := ao.Prop("blocks").([]any)
+		area := Area{Key: key}
+		for range bl {
+			if i < len(s.blocks) {
+				area.Blocks = append(area.Blocks, s.blocks[i].node())
+			}
+			i++
+		}
+		out = append(out, area)
+	}
+	return out
+}
