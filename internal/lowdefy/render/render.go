@@ -271,7 +271,11 @@ func (r *renderer) fence(info, s string) {
 // common starts a tag with the attributes every block shares: id, type,
 // loading and declared events.
 func (r *renderer) common(tagName string, n *engine.Node) *tag {
-	t := newTag(tagName, n.ID, n.Type)
+	typ := n.Type
+	if tagName == "button" && typ == "Button" {
+		typ = "" // the tag says it
+	}
+	t := newTag(tagName, n.ID, typ)
 	if n.Loading {
 		t.flag("loading")
 	}
