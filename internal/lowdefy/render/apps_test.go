@@ -102,8 +102,6 @@ func lacks(t *testing.T, got string, nots ...string) {
 	}
 }
 
-
-
 // The tutorial's final app, page by page, through the real runtime: the golden files are
 // what an agent reads.
 func TestTutorialFinalPages(t *testing.T) {

@@ -321,13 +321,7 @@ func (r *renderer) confirmModal(n *engine.Node) {
 		}
 	}
 	r.line(t.open())
-	if body := strings.TrimSpace(text(prop(n, "content"))); body != "" {
-		if plain(body) {
-			r.line(body)
-		} else {
-			r.fence("", body)
-		}
-	}
+	r.text(strings.TrimSpace(text(prop(n, "content"))))
 	r.areas(n.Areas)
 	r.line(t.close())
 }
@@ -460,9 +454,7 @@ func (r *renderer) alert(n *engine.Node) {
 	t := r.common("container", n)
 	extra(t)
 	r.line(t.open())
-	if body != "" {
-		r.fence("", body)
-	}
+	r.text(body)
 	r.areas(n.Areas)
 	r.line(t.close())
 }

@@ -260,6 +260,17 @@ func (r *renderer) leaf(t *tag, body string) {
 	}
 }
 
+// text writes text on a line of its own when it is plain, else fenced.
+func (r *renderer) text(s string) {
+	switch {
+	case s == "":
+	case plain(s):
+		r.line(s)
+	default:
+		r.fence("", s)
+	}
+}
+
 // fence writes s inside a code fence longer than any backtick run in s.
 func (r *renderer) fence(info, s string) {
 	f := fenceFor(s)

@@ -41,11 +41,12 @@ func (r *renderer) table(n *engine.Node) {
 		cols = columnsFromRows(rows)
 	}
 	t := r.common("table", n)
-	if s := titleOf(n); s != "" {
+	if blocks.Category(n.Category) == blocks.Input {
+		if l := labelOf(n); l != "" {
+			t.attr("label", l)
+		}
+	} else if s := titleOf(n); s != "" {
 		t.attr("title", s)
-	}
-	if l := labelOf(n); l != "" && blocks.Category(n.Category) == blocks.Input {
-		t.attr("label", l)
 	}
 	t.raw("rows", strconv.Itoa(len(rows)))
 	validationAttrs(t, n)
