@@ -126,7 +126,15 @@ func (r *renderer) root(pageID string, n *engine.Node) {
 	if links := r.menuLinks(); links != "" && isPageLayout(n.Type) {
 		t.raw("menu", links)
 	}
-	t.events(n)
+	// The page's lifecycle events run on navigation; only other events are
+	// the agent's to trigger.
+	for _, ev := range n.Events {
+		switch ev {
+		case "onInit", "onInitAsync", "onMount", "onMountAsync":
+		default:
+			t.evs = append(t.evs, ev)
+		}
+	}
 	r.line(t.open())
 	r.areas(n.Areas)
 }

@@ -13,6 +13,25 @@ import (
 type column struct {
 	header string
 	path   string
+	// format is the column's valueFormatter or cellRenderer (an _function),
+	// called as AgGrid does with {value, data}; nil shows the value.
+	format jsvalue.Func
+}
+
+// value is what the column shows for a row.
+func (c column) value(row any) any {
+	v := getPath(row, c.path)
+	if c.format == nil {
+		return v
+	}
+	out, err := c.format(jsvalue.ObjectOf("value", v, "data", row))
+	switch out.(type) {
+	case string, float64, bool:
+		if err == nil {
+			return out
+		}
+	}
+	return v
 }
 
 // table renders AgGrid blocks (rowData, columnDefs; the AgGridInput types
@@ -60,7 +79,7 @@ func (r *renderer) table(n *engine.Node) {
 	for _, row := range rows[:limit] {
 		line := make([]string, len(cols))
 		for i, c := range cols {
-			line[i] = cell(getPath(row, c.path))
+			line[i] = cell(c.value(row))
 		}
 		body = append(body, line)
 	}
@@ -110,7 +129,14 @@ func agGridColumns(defs []any, out []column) []column {
 		if field == "" && header == "" {
 			continue
 		}
-		out = append(out, column{header: header, path: field})
+		col := column{header: header, path: field}
+		for _, k := range []string{"valueFormatter", "cellRenderer"} {
+			if f, ok := do.Prop(k).(jsvalue.Func); ok {
+				col.format = f
+				break
+			}
+		}
+		out = append(out, col)
 	}
 	return out
 }

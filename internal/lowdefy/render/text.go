@@ -93,6 +93,6 @@ func cell(v any) string {
 	default:
 		s = jsonValue(x)
 	}
-	s = strings.NewReplacer("\r\n", `\n`, "\n", `\n`, "\r", `\n`, "|", `\|`).Replace(s)
-	return strings.TrimSpace(s)
+	s = strings.TrimSpace(s)
+	return strings.NewReplacer("\r\n", `\n`, "\n", `\n`, "\r", `\n`, "|", `\|`).Replace(s)
 }
