@@ -37,3 +37,7 @@ func (e *Engine) CallAPI(ctx context.Context, endpointID string, payload any) (*
 	})
 	return call, err
 }
+
+// VisitedPage returns the context of a page visited before (the one a return to it
+// reuses), or nil.
+func (e *Engine) VisitedPage(id string) *Page { return e.pages[id] }
