@@ -237,8 +237,6 @@ func (b *Backend) step(ctx context.Context, e *engine.Engine, entry *jsvalue.Obj
 			}
 		case "error":
 			errs = append(errs, fmt.Sprintf("%s (action %s of %s)", jsvalue.ToString(j.Prop("message")), jsvalue.ToString(j.Prop("action")), jsvalue.ToString(j.Prop("event"))))
-		case "Throw":
-			errs = append(errs, jsvalue.ToString(j.Prop("message")))
 		case "warning":
 			warnings = append(warnings, jsvalue.ToString(j.Prop("message")))
 		case "Link":

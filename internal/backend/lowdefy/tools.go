@@ -181,7 +181,8 @@ func (b *Backend) sessionClose(ctx context.Context, c *backend.Call) (*mcp.CallT
 	if err := args(c, &in); err != nil {
 		return toolResult(nil, err)
 	}
-	return b.withSession(ctx, c, in.SessionID, true, func(s *session) (*mcp.CallToolResult, error) {
+	// Not a writing call for withSession: it saves the session itself, before closing it.
+	return b.withSession(ctx, c, in.SessionID, false, func(s *session) (*mcp.CallToolResult, error) {
 		s.audit(auditEntry{At: b.now(), Tool: "session_close", Page: s.data.PageID, OK: true})
 		// The closing save records the audit entry; Close then marks the session closed.
 		if err := b.save(ctx, s); err != nil {
