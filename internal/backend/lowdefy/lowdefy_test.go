@@ -247,4 +247,30 @@ func TestLogATicket(t *testing.T) {
 	}
 	alice2.call("session_close", map[string]any{"sessionId": sid}, false)
 	alice2.call("get_state", map[string]any{"sessionId": sid}, true)
+
+	// The audit trail is kept with the session: every step, in order.
+	ws, err := st.WorkSessions.Load(context.Background(), sid, "alice")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var data struct {
+		Audit []struct {
+			Tool   string          `json:"tool"`
+			Action json.RawMessage `json:"action"`
+			OK     bool            `json:"ok"`
+		} `json:"audit"`
+	}
+	if err := json.Unmarshal(ws.Data, &data); err != nil {
+		t.Fatal(err)
+	}
+	var steps []string
+	for _, a := range data.Audit {
+		steps = append(steps, fmt.Sprintf("%s:%v", a.Tool, a.OK))
+	}
+	if got := strings.Join(steps, " "); got != "session_create:true navigate:true interact:false "+strings.Repeat("interact:true ", 5)+"navigate:true session_close:true" {
+		t.Errorf("audit: %s", got)
+	}
+	if !ws.Closed || !strings.Contains(string(data.Audit[3].Action), title) {
+		t.Errorf("closed %v, audit[3] %s", ws.Closed, data.Audit[3].Action)
+	}
 }
