@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -319,7 +320,7 @@ func logValue(v any) any {
 	if !ok || len(s) <= MaxLogValue {
 		return v
 	}
-	return fmt.Sprintf("%s… (cut at %d of %d characters; the page shows the data, get_state all of it)", s[:MaxLogValue], MaxLogValue, len(s))
+	return fmt.Sprintf("%s… (cut at %d of %d characters; the page shows the data, get_state all of it)", strings.ToValidUTF8(s[:MaxLogValue], ""), MaxLogValue, len(s))
 }
 
 // pageResult is the result of navigate and interact: {page, log}, the page rendered for

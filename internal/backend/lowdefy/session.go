@@ -116,6 +116,9 @@ func (b *Backend) withSession(ctx context.Context, c *backend.Call, id string, w
 		if errors.Is(err, store.ErrConflict) {
 			return backend.ErrorResult("work session %q was changed by another call at the same time, so what this call did to the page was not saved (requests it ran have run). Call get_state to see where the session stands, then continue", id), nil
 		}
+		if errors.Is(err, store.ErrTooLarge) {
+			return backend.ErrorResult("work session %q has grown over the store's size limit, so this call was not saved (requests it ran have run); close it and continue in a new session", id), nil
+		}
 		if errors.Is(err, store.ErrNotFound) || errors.Is(err, store.ErrClosed) {
 			return backend.ErrorResult("work session %q was closed or expired during this call; session_create starts a new one", id), nil
 		}
