@@ -36,6 +36,9 @@ type App struct {
 	Plugins []any
 	// API is the late-v4 `api` section (endpoints) as written, or nil.
 	API []any
+	// MCP is the app's `mcp` section as written (mcpbridge's own: limits, tools,
+	// resources), or nil. Lowdefy itself has no such section; nil for LoadBuild.
+	MCP *jsvalue.Object
 	// Warnings are problems that do not stop the app from loading (Lowdefy warns about them).
 	Warnings []Problem
 }
@@ -238,6 +241,7 @@ func (l *loader) load() (*App, []Problem) {
 	app.License = str(get(components, "license"))
 	app.Plugins = asList(get(components, "plugins"))
 	app.API = asList(get(components, "api"))
+	app.MCP = asMap(get(components, "mcp"))
 	return app, nil
 }
 

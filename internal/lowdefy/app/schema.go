@@ -138,6 +138,7 @@ var appSchema = func() *schema {
 		"api":         arrayOf(endpoint),
 		"modules":     arrayOf(objValue),
 		"logger":      objValue,
+		"mcp":         objValue, // mcpbridge: the app's MCP settings (limits, tools, resources)
 	})
 }()
 

@@ -1,0 +1,183 @@
+package lowdefy
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+
+	"github.com/mcpbridge/mcpbridge/internal/backend"
+	"github.com/mcpbridge/mcpbridge/internal/config"
+	"github.com/mcpbridge/mcpbridge/internal/lowdefy/app"
+	"github.com/mcpbridge/mcpbridge/internal/safehttp"
+	"github.com/mcpbridge/mcpbridge/internal/secret"
+)
+
+// Tool sets a server offers (toolset:).
+const (
+	// ToolsetSession is the work-session tools of seeds 001/002 (session_create, navigate,
+	// interact, ...).
+	ToolsetSession = "session"
+	// ToolsetForms is the generated per-form and per-endpoint tools of seed 000 (not built
+	// yet: a server asking for them alone is refused, see decode).
+	ToolsetForms = "forms"
+	// ToolsetBoth is both; the default.
+	ToolsetBoth = "both"
+)
+
+func init() {
+	backend.Register(backend.Kind{
+		Name:         "lowdefy",
+		ServerFields: []string{"app", "toolset", "secrets", "allow_private", "allow_hosts"},
+		Decode:       decode,
+	})
+}
+
+// serverSection is the lowdefy kind's part of a server definition.
+type serverSection struct {
+	// App is the Lowdefy app: its source folder (with lowdefy.yaml) or the build folder
+	// `lowdefy build` wrote (.lowdefy/server/build), relative to the config's folder.
+	App string `yaml:"app"`
+	// Toolset is which tools the server offers: session, forms or both (the default).
+	Toolset string `yaml:"toolset"`
+	// Secrets are the app's secrets (`_secret: NAME`) by name, each a secret reference
+	// (secret:NAME, env:NAME or file:PATH), never a value.
+	Secrets map[string]string `yaml:"secrets"`
+	// AllowPrivate and AllowHosts open the SSRF guard of the app's outgoing HTTP (AxiosHttp
+	// connections, Fetch) to private addresses, as for kind http.
+	AllowPrivate bool     `yaml:"allow_private"`
+	AllowHosts   []string `yaml:"allow_hosts"`
+}
+
+// spec is a decoded and checked lowdefy server, ready to open.
+type spec struct {
+	server *config.Server
+	conf   serverSection
+}
+
+var secretName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+
+func decode(s *config.Server) (backend.Spec, config.Problems) {
+	sp := &spec{server: s}
+	sec := s.Section
+	ps := sec.Decode(&sp.conf)
+	c := &sp.conf
+	switch {
+	case !sec.Has("app"):
+		ps = append(ps, sec.Problem("app", "missing app: the Lowdefy app's folder (with lowdefy.yaml) or its build folder, relative to this config"))
+	case strings.TrimSpace(c.App) == "" || strings.Contains(c.App, "\x00"):
+		ps = append(ps, sec.Problem("app", "app must be a folder path, such as ./apps/tickets"))
+	}
+	switch c.Toolset {
+	case "":
+		c.Toolset = ToolsetBoth
+	case ToolsetSession, ToolsetBoth:
+	case ToolsetForms:
+		ps = append(ps, sec.Problem("toolset", "toolset forms (generated form tools) is not available yet; use session or both"))
+	default:
+		ps = append(ps, sec.Problem("toolset", "toolset %q is not one of session, forms or both", c.Toolset))
+	}
+	for _, name := range sortedKeys(c.Secrets) {
+		if !secretName.MatchString(name) {
+			ps = append(ps, sec.Problem("secrets."+name, "%q is not a secret name as _secret reads it (letters, digits and _)", name))
+		}
+		if !secret.IsRef(c.Secrets[name]) {
+			ps = append(ps, sec.Problem("secrets."+name, "write a reference to the value (secret:NAME, env:NAME or file:PATH), never the value itself"))
+		}
+	}
+	for i, h := range c.AllowHosts {
+		if strings.TrimSpace(h) == "" {
+			ps = append(ps, sec.Problem(fmt.Sprintf("allow_hosts[%d]", i), "empty host"))
+		}
+	}
+	if len(s.Tools) > 0 {
+		ps = append(ps, sec.Problem("tools", "a lowdefy server's tools come from its app; remove tools (toolset: session | forms | both chooses them)"))
+	}
+	return sp, ps
+}
+
+// Check loads the app, as opening the server will, and resolves its secrets, so that
+// `mcpbridge check` reports an app that does not load or a secret that is not set.
+func (sp *spec) Check(deps backend.Deps) config.Problems {
+	var ps config.Problems
+	sec := sp.server.Section
+	if _, err := loadApp(sp.appDir(deps.Dir)); err != nil {
+		ps = append(ps, sec.Problem("app", "%v", err))
+	}
+	if _, err := sp.secrets(deps); err != nil {
+		ps = append(ps, sec.Problem("secrets", "%v", err))
+	}
+	return ps
+}
+
+// appDir is the app folder, resolved against the config's folder.
+func (sp *spec) appDir(dir string) string {
+	if filepath.IsAbs(sp.conf.App) || dir == "" {
+		return filepath.Clean(sp.conf.App)
+	}
+	return filepath.Join(dir, sp.conf.App)
+}
+
+// secrets resolves the app's secrets.
+func (sp *spec) secrets(deps backend.Deps) (map[string]string, error) {
+	out := make(map[string]string, len(sp.conf.Secrets))
+	var errs []error
+	for _, name := range sortedKeys(sp.conf.Secrets) {
+		if deps.Secrets == nil {
+			errs = append(errs, fmt.Errorf("secrets.%s: no secret resolver", name))
+			continue
+		}
+		v, err := deps.Secrets.Resolve(config.JoinPath(sp.server.Section.Path, "secrets."+name), sp.conf.Secrets[name])
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		out[name] = v
+	}
+	return out, errors.Join(errs...)
+}
+
+func (sp *spec) policy() safehttp.Policy {
+	hosts := append([]string(nil), sp.conf.AllowHosts...)
+	sort.Strings(hosts)
+	return safehttp.Policy{AllowPrivate: sp.conf.AllowPrivate, AllowHosts: hosts}
+}
+
+// loadApp loads a Lowdefy app from its source folder (lowdefy.yaml or lowdefy.yml) or from
+// the artifacts of `lowdefy build` (a folder with config.json, or an app folder holding
+// .lowdefy/server/build).
+func loadApp(dir string) (*app.App, error) {
+	fi, err := os.Stat(dir)
+	if err != nil {
+		return nil, fmt.Errorf("the app folder %s cannot be read: %w", dir, err)
+	}
+	if !fi.IsDir() {
+		return nil, fmt.Errorf("app %s is a file; give the folder that holds lowdefy.yaml (or the build folder)", dir)
+	}
+	has := func(name string) bool { _, err := os.Stat(filepath.Join(dir, name)); return err == nil }
+	switch {
+	case has("lowdefy.yaml"), has("lowdefy.yml"):
+		a, err := app.Load(dir, app.Options{})
+		if err != nil {
+			return nil, fmt.Errorf("the app in %s does not load: %w", dir, err)
+		}
+		return a, nil
+	case has("config.json"):
+		return app.LoadBuild(dir)
+	case has(filepath.Join(".lowdefy", "server", "build", "config.json")):
+		return app.LoadBuild(filepath.Join(dir, ".lowdefy", "server", "build"))
+	}
+	return nil, fmt.Errorf("%s holds neither lowdefy.yaml nor a Lowdefy build (config.json); give the app's folder", dir)
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	ks := make([]string, 0, len(m))
+	for k := range m {
+		ks = append(ks, k)
+	}
+	sort.Strings(ks)
+	return ks
+}
