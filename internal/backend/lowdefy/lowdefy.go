@@ -44,8 +44,8 @@ import (
 // they all share one owner.
 const AnonymousOwner = "anonymous"
 
-// pageRenderer renders the current page for the agent. The default is plainRender; the
-// renderer of internal/lowdefy/render takes its place when it is merged.
+// pageRenderer renders the current page for the agent: agentRender (internal/lowdefy/render)
+// in service; tests may use another.
 type pageRenderer func(p *engine.Page) string
 
 // Backend serves one Lowdefy app's work-session tools. It is safe for concurrent use:
@@ -99,7 +99,7 @@ func (sp *spec) Open(ctx context.Context, deps backend.Deps) (backend.Backend, e
 		client:   func() *http.Client { return hc },
 		sessions: deps.WorkSessions,
 		limits:   limits,
-		render:   plainRender,
+		render:   agentRender,
 		now:      deps.Clock(),
 		log:      log,
 	}

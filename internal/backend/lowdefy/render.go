@@ -2,6 +2,7 @@ package lowdefy
 
 import (
 	"fmt"
+	"github.com/mcpbridge/mcpbridge/internal/lowdefy/render"
 	"strings"
 
 	"github.com/mcpbridge/mcpbridge/internal/jsvalue"
@@ -17,6 +18,11 @@ const MaxPlainRows = 50
 // required flag and validation; a display block's title or content; the rows of a block
 // fed with data (rowData, data, dataSource); values that come from users or databases
 // are JSON, fenced in backticks.
+// agentRender renders a page as markdown with semantic tags (internal/lowdefy/render).
+func agentRender(p *engine.Page) string {
+	return render.Page(p, render.Options{})
+}
+
 func plainRender(p *engine.Page) string {
 	var sb strings.Builder
 	fmt.Fprintf(&sb, "# page %s\n", p.ID())
