@@ -127,6 +127,8 @@ func refuse(w http.ResponseWriter, r *http.Request, status int, msg string) {
 	switch {
 	case strings.HasPrefix(p, "/admin/api/"):
 		adminError(w, status, msg)
+	case strings.HasPrefix(p, "/api/mcp/"):
+		restError(w, status, msg)
 	case strings.HasPrefix(p, "/mcp/") && !strings.HasPrefix(p, "/mcp/meta/"):
 		writeRPCError(w, status, nil, codeInvalidRequest, msg)
 	default:

@@ -73,6 +73,8 @@ func (g *Gateway) routes(mux *http.ServeMux) {
 	})
 	mux.HandleFunc("/mcp/", serveMCPNotFound)
 
+	g.restRoutes(mux) // /api/mcp/{server}/…: the same servers for callers that do not speak MCP
+
 	mux.HandleFunc("GET /.well-known/oauth-protected-resource/mcp/{server}", g.serveResourceMetadata)
 
 	mux.HandleFunc("GET /healthz", g.serveHealth)
