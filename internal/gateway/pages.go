@@ -3,8 +3,11 @@ package gateway
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/mcpbridge/mcpbridge/internal/auth"
 	"net"
 	"net/http"
+	"os"
+	"path/filepath"
 	"sort"
 	"strings"
 
@@ -19,6 +22,22 @@ func (g *Gateway) serveIndex(w http.ResponseWriter, r *http.Request) {
 		sum := web.ServerSummary{Name: s.Name, Title: s.Title, Description: s.Description, Kind: s.Kind, Enabled: s.IsEnabled()}
 		if c := e.Catalog(); c != nil {
 			sum.Tools, sum.Resources, sum.Prompts = len(c.Tools), len(c.Resources), len(c.Prompts)
+			// The names of the tools the caller may call, on a server it may use.
+			pr := auth.FromContext(r.Context())
+			if auth.AuthorizeServer(pr, e.Name, g.serverRule(s)) == auth.Allow {
+				st := e.state.Load()
+				sum.ToolNames = []string{}
+				for _, t := range c.Tools {
+					if !auth.MayCallTool(pr, toolRoles(st, t.Name)) {
+						continue
+					}
+					if len(sum.ToolNames) < web.MaxIndexTools {
+						sum.ToolNames = append(sum.ToolNames, t.Name)
+					} else {
+						sum.MoreTools++
+					}
+				}
+			}
 		}
 		p.Servers = append(p.Servers, sum)
 	}
@@ -74,10 +93,14 @@ func (g *Gateway) serveMeta(w http.ResponseWriter, r *http.Request, name string)
 			p.Prompts = append(p.Prompts, pv)
 		}
 	}
-	cfgPath := g.opts.ConfigLabel
+	args := stdioArgs(g.opts.ConfigLabel, name)
+	if _, inFile := g.cfg.Servers[name]; !inFile && g.opts.StoreFile != "" {
+		// A server added through the admin API lives in the store, not the file.
+		args = append(args[:len(args)-1], "--store", "sqlite:"+g.opts.StoreFile, name)
+	}
 	desktop := map[string]any{"mcpServers": map[string]any{name: map[string]any{
-		"command": "mcpbridge",
-		"args":    stdioArgs(cfgPath, name),
+		"command": stdioCommand(),
+		"args":    args,
 	}}}
 	db, _ := json.MarshalIndent(desktop, "", "  ")
 	p.Desktop = string(db)
@@ -92,6 +115,20 @@ func (g *Gateway) serveMeta(w http.ResponseWriter, r *http.Request, name string)
 	if err := web.RenderMeta(w, p); err != nil {
 		g.log.Error("rendering meta page", "server", name, "error", err)
 	}
+}
+
+// stdioCommand is the command of the stdio snippets: the absolute path of the running
+// binary, so the snippet works when pasted whether or not mcpbridge is on PATH; "mcpbridge"
+// when the binary is a temporary one of `go run` (it is gone once the run ends).
+func stdioCommand() string {
+	exe, err := os.Executable()
+	if err != nil || strings.Contains(exe, string(filepath.Separator)+"go-build") {
+		return "mcpbridge"
+	}
+	if abs, err := filepath.EvalSymlinks(exe); err == nil {
+		exe = abs
+	}
+	return exe
 }
 
 func stdioArgs(cfgPath, name string) []string {

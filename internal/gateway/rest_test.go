@@ -184,3 +184,39 @@ func TestRESTRoutesAuth(t *testing.T) {
 		t.Errorf("root calling wipe: %d %v", status, out)
 	}
 }
+
+// The /mcp index lists each server's tools by name — only those the caller may call, on
+// servers it may use.
+func TestIndexListsTools(t *testing.T) {
+	f := newAuthFixture(t)
+	index := func(user string) map[string][]any {
+		t.Helper()
+		var c *http.Client
+		if user != "" {
+			c = &http.Client{Transport: bearer(f.secret[user])}
+		}
+		status, out := restDo(t, c, "GET", f.srv.URL+"/mcp", "", map[string]string{"Accept": "application/json"})
+		if status != 200 {
+			t.Fatalf("GET /mcp as %q: %d", user, status)
+		}
+		names := map[string][]any{}
+		for _, s := range out["servers"].([]any) {
+			m := s.(map[string]any)
+			n, _ := m["toolNames"].([]any)
+			names[m["name"].(string)] = n
+		}
+		return names
+	}
+	anon := index("")
+	if len(anon["open"]) != 1 || anon["open"][0] != "hello" || len(anon["crm"]) != 0 {
+		t.Errorf("anonymous sees %v, want hello on open and nothing of crm", anon)
+	}
+	alice := index("alice")
+	if len(alice["crm"]) != 1 || alice["crm"][0] != "read" {
+		t.Errorf("alice (sales) sees %v of crm, want read only", alice["crm"])
+	}
+	root := index("root")
+	if len(root["crm"]) != 2 {
+		t.Errorf("root (admin) sees %v of crm, want read and wipe", root["crm"])
+	}
+}

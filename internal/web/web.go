@@ -30,9 +30,16 @@ type ServerSummary struct {
 	Kind        string `json:"kind"`
 	Enabled     bool   `json:"enabled"`
 	Tools       int    `json:"tools"`
-	Resources   int    `json:"resources"`
-	Prompts     int    `json:"prompts"`
+	// ToolNames are the names of the tools the caller may call (at most MaxIndexTools;
+	// MoreTools counts the rest); none for a server the caller may not use.
+	ToolNames []string `json:"toolNames"`
+	MoreTools int      `json:"moreTools,omitempty"`
+	Resources int      `json:"resources"`
+	Prompts   int      `json:"prompts"`
 }
+
+// MaxIndexTools is how many tool names the index lists per server.
+const MaxIndexTools = 12
 
 // IndexPage is the data of /mcp.
 type IndexPage struct {
