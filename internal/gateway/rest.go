@@ -278,6 +278,10 @@ func readRESTBody(w http.ResponseWriter, r *http.Request, v any) bool {
 		}
 		return false
 	}
+	if d.More() {
+		restError(w, http.StatusBadRequest, "the body holds more than one JSON value: send one object")
+		return false
+	}
 	return true
 }
 

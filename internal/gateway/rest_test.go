@@ -125,6 +125,7 @@ func TestRESTRoutes(t *testing.T) {
 		{"unknown tool", "POST", base + "/tools/call", `{"name":"nope","arguments":{}}`, nil, 404, "GET /api/mcp/tools/tools lists the tools"},
 		{"no name", "POST", base + "/tools/call", `{"arguments":{}}`, nil, 400, `needs "name"`},
 		{"not JSON", "POST", base + "/tools/call", `name=greet`, nil, 400, "not the JSON object"},
+		{"two values", "POST", base + "/tools/call", `{"name":"greet","arguments":{"name":"a"}} {"name":"greet"}`, nil, 400, "more than one JSON value"},
 		{"wrong content type", "POST", base + "/tools/call", `{}`, map[string]string{"Content-Type": "text/plain"}, 415, "as JSON"},
 		{"unknown resource", "POST", base + "/resources/read", `{"uri":"doc://nope"}`, nil, 404, "lists them"},
 		{"unknown prompt", "POST", base + "/prompts/get", `{"name":"nope"}`, nil, 404, "lists the prompts"},
