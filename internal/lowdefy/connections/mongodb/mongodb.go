@@ -166,13 +166,10 @@ func (r *request) doc(name string) (bson.D, error) {
 	return toDocument(r.props.Prop(name), name)
 }
 
-func runFind(ctx context.Context, r *request) (any, error) {
-	query, err := r.doc("query")
-	if err != nil {
-		return nil, err
-	}
-	b := options.Find()
-	common, err := applyOptions(r.typ, r.props.Prop("options"), findOptions, b, r.warn)
+// onCollection applies the request's options to the driver's options builder b (by the
+// request type's table), opens the collection, and runs op on it while it is open.
+func onCollection[B any](ctx context.Context, r *request, table map[string]setter[B], b B, op func(context.Context, *mongo.Collection) (any, error)) (any, error) {
+	common, err := applyOptions(r.typ, r.props.Prop("options"), table, b, r.warn)
 	if err != nil {
 		return nil, err
 	}
@@ -181,11 +178,22 @@ func runFind(ctx context.Context, r *request) (any, error) {
 		return nil, err
 	}
 	defer done()
-	cur, err := coll.Find(ctx, query, b)
+	return op(ctx, coll)
+}
+
+func runFind(ctx context.Context, r *request) (any, error) {
+	query, err := r.doc("query")
 	if err != nil {
-		return nil, r.fail(err)
+		return nil, err
 	}
-	return r.all(ctx, cur)
+	b := options.Find()
+	return onCollection(ctx, r, findOptions, b, func(ctx context.Context, coll *mongo.Collection) (any, error) {
+		cur, err := coll.Find(ctx, query, b)
+		if err != nil {
+			return nil, r.fail(err)
+		}
+		return r.all(ctx, cur)
+	})
 }
 
 // all reads every document of a cursor.
@@ -211,27 +219,20 @@ func runFindOne(ctx context.Context, r *request) (any, error) {
 		return nil, err
 	}
 	b := options.FindOne()
-	common, err := applyOptions(r.typ, r.props.Prop("options"), findOneOptions, b, r.warn)
-	if err != nil {
-		return nil, err
-	}
-	coll, ctx, done, err := r.collection(ctx, common)
-	if err != nil {
-		return nil, err
-	}
-	defer done()
-	raw, err := coll.FindOne(ctx, query, b).Raw()
-	if errors.Is(err, mongo.ErrNoDocuments) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, r.fail(err)
-	}
-	o, err := fromRaw(raw)
-	if err != nil {
-		return nil, r.fail(err)
-	}
-	return o, nil
+	return onCollection(ctx, r, findOneOptions, b, func(ctx context.Context, coll *mongo.Collection) (any, error) {
+		raw, err := coll.FindOne(ctx, query, b).Raw()
+		if errors.Is(err, mongo.ErrNoDocuments) {
+			return nil, nil
+		}
+		if err != nil {
+			return nil, r.fail(err)
+		}
+		o, err := fromRaw(raw)
+		if err != nil {
+			return nil, r.fail(err)
+		}
+		return o, nil
+	})
 }
 
 func runAggregation(ctx context.Context, r *request) (any, error) {
@@ -248,20 +249,13 @@ func runAggregation(ctx context.Context, r *request) (any, error) {
 		return nil, err
 	}
 	b := options.Aggregate()
-	common, err := applyOptions(r.typ, r.props.Prop("options"), aggregateOptions, b, r.warn)
-	if err != nil {
-		return nil, err
-	}
-	coll, ctx, done, err := r.collection(ctx, common)
-	if err != nil {
-		return nil, err
-	}
-	defer done()
-	cur, err := coll.Aggregate(ctx, pipeline, b)
-	if err != nil {
-		return nil, r.fail(err)
-	}
-	return r.all(ctx, cur)
+	return onCollection(ctx, r, aggregateOptions, b, func(ctx context.Context, coll *mongo.Collection) (any, error) {
+		cur, err := coll.Aggregate(ctx, pipeline, b)
+		if err != nil {
+			return nil, r.fail(err)
+		}
+		return r.all(ctx, cur)
+	})
 }
 
 func runInsertOne(ctx context.Context, r *request) (any, error) {
@@ -270,24 +264,17 @@ func runInsertOne(ctx context.Context, r *request) (any, error) {
 		return nil, err
 	}
 	b := options.InsertOne()
-	common, err := applyOptions(r.typ, r.props.Prop("options"), insertOneOptions, b, r.warn)
-	if err != nil {
-		return nil, err
-	}
-	coll, ctx, done, err := r.collection(ctx, common)
-	if err != nil {
-		return nil, err
-	}
-	defer done()
-	res, err := coll.InsertOne(ctx, doc, b)
-	if err != nil {
-		return nil, r.fail(err)
-	}
-	id, err := fromGo(res.InsertedID)
-	if err != nil {
-		return nil, r.fail(err)
-	}
-	return jsvalue.ObjectOf("acknowledged", res.Acknowledged, "insertedId", id), nil
+	return onCollection(ctx, r, insertOneOptions, b, func(ctx context.Context, coll *mongo.Collection) (any, error) {
+		res, err := coll.InsertOne(ctx, doc, b)
+		if err != nil {
+			return nil, r.fail(err)
+		}
+		id, err := fromGo(res.InsertedID)
+		if err != nil {
+			return nil, r.fail(err)
+		}
+		return jsvalue.ObjectOf("acknowledged", res.Acknowledged, "insertedId", id), nil
+	})
 }
 
 func runInsertMany(ctx context.Context, r *request) (any, error) {
@@ -301,20 +288,13 @@ func runInsertMany(ctx context.Context, r *request) (any, error) {
 		docs[i] = d
 	}
 	b := options.InsertMany()
-	common, err := applyOptions(r.typ, r.props.Prop("options"), insertManyOptions, b, r.warn)
-	if err != nil {
-		return nil, err
-	}
-	coll, ctx, done, err := r.collection(ctx, common)
-	if err != nil {
-		return nil, err
-	}
-	defer done()
-	res, err := coll.InsertMany(ctx, docs, b)
-	if err != nil {
-		return nil, r.fail(err)
-	}
-	return jsvalue.ObjectOf("acknowledged", res.Acknowledged, "insertedCount", float64(len(res.InsertedIDs))), nil
+	return onCollection(ctx, r, insertManyOptions, b, func(ctx context.Context, coll *mongo.Collection) (any, error) {
+		res, err := coll.InsertMany(ctx, docs, b)
+		if err != nil {
+			return nil, r.fail(err)
+		}
+		return jsvalue.ObjectOf("acknowledged", res.Acknowledged, "insertedCount", float64(len(res.InsertedIDs))), nil
+	})
 }
 
 // filterAndUpdate reads the filter and the update (an update document or a pipeline).
@@ -354,20 +334,13 @@ func runUpdateOne(ctx context.Context, r *request) (any, error) {
 		return nil, err
 	}
 	b := options.UpdateOne()
-	common, err := applyOptions(r.typ, r.props.Prop("options"), updateOneOptions, b, r.warn)
-	if err != nil {
-		return nil, err
-	}
-	coll, ctx, done, err := r.collection(ctx, common)
-	if err != nil {
-		return nil, err
-	}
-	defer done()
-	res, err := coll.UpdateOne(ctx, filter, update, b)
-	if err != nil {
-		return nil, r.fail(err)
-	}
-	return updateResult(res, true)
+	return onCollection(ctx, r, updateOneOptions, b, func(ctx context.Context, coll *mongo.Collection) (any, error) {
+		res, err := coll.UpdateOne(ctx, filter, update, b)
+		if err != nil {
+			return nil, r.fail(err)
+		}
+		return updateResult(res, true)
+	})
 }
 
 func runUpdateMany(ctx context.Context, r *request) (any, error) {
@@ -376,20 +349,13 @@ func runUpdateMany(ctx context.Context, r *request) (any, error) {
 		return nil, err
 	}
 	b := options.UpdateMany()
-	common, err := applyOptions(r.typ, r.props.Prop("options"), updateManyOptions, b, r.warn)
-	if err != nil {
-		return nil, err
-	}
-	coll, ctx, done, err := r.collection(ctx, common)
-	if err != nil {
-		return nil, err
-	}
-	defer done()
-	res, err := coll.UpdateMany(ctx, filter, update, b)
-	if err != nil {
-		return nil, r.fail(err)
-	}
-	return updateResult(res, false)
+	return onCollection(ctx, r, updateManyOptions, b, func(ctx context.Context, coll *mongo.Collection) (any, error) {
+		res, err := coll.UpdateMany(ctx, filter, update, b)
+		if err != nil {
+			return nil, r.fail(err)
+		}
+		return updateResult(res, false)
+	})
 }
 
 func runDeleteOne(ctx context.Context, r *request) (any, error) {
@@ -398,20 +364,13 @@ func runDeleteOne(ctx context.Context, r *request) (any, error) {
 		return nil, err
 	}
 	b := options.DeleteOne()
-	common, err := applyOptions(r.typ, r.props.Prop("options"), deleteOneOptions, b, r.warn)
-	if err != nil {
-		return nil, err
-	}
-	coll, ctx, done, err := r.collection(ctx, common)
-	if err != nil {
-		return nil, err
-	}
-	defer done()
-	res, err := coll.DeleteOne(ctx, filter, b)
-	if err != nil {
-		return nil, r.fail(err)
-	}
-	return jsvalue.ObjectOf("acknowledged", res.Acknowledged, "deletedCount", float64(res.DeletedCount)), nil
+	return onCollection(ctx, r, deleteOneOptions, b, func(ctx context.Context, coll *mongo.Collection) (any, error) {
+		res, err := coll.DeleteOne(ctx, filter, b)
+		if err != nil {
+			return nil, r.fail(err)
+		}
+		return jsvalue.ObjectOf("acknowledged", res.Acknowledged, "deletedCount", float64(res.DeletedCount)), nil
+	})
 }
 
 func runDeleteMany(ctx context.Context, r *request) (any, error) {
@@ -420,18 +379,11 @@ func runDeleteMany(ctx context.Context, r *request) (any, error) {
 		return nil, err
 	}
 	b := options.DeleteMany()
-	common, err := applyOptions(r.typ, r.props.Prop("options"), deleteManyOptions, b, r.warn)
-	if err != nil {
-		return nil, err
-	}
-	coll, ctx, done, err := r.collection(ctx, common)
-	if err != nil {
-		return nil, err
-	}
-	defer done()
-	res, err := coll.DeleteMany(ctx, filter, b)
-	if err != nil {
-		return nil, r.fail(err)
-	}
-	return jsvalue.ObjectOf("acknowledged", res.Acknowledged, "deletedCount", float64(res.DeletedCount)), nil
+	return onCollection(ctx, r, deleteManyOptions, b, func(ctx context.Context, coll *mongo.Collection) (any, error) {
+		res, err := coll.DeleteMany(ctx, filter, b)
+		if err != nil {
+			return nil, r.fail(err)
+		}
+		return jsvalue.ObjectOf("acknowledged", res.Acknowledged, "deletedCount", float64(res.DeletedCount)), nil
+	})
 }
