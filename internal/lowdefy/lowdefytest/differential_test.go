@@ -224,51 +224,29 @@ func compareJourney(t *testing.T, want, got []json.RawMessage, opts ...lowdefyte
 	t.Logf("%d steps agree", len(want))
 }
 
-// The tutorial journeys end to end: the Go engine, server and connections (Knex on a copy
-// of tutorial_db.sqlite, AxiosHttp on the fake dummyjson.com) against Lowdefy's engine,
-// api and connections on another copy.
-func TestDifferentialTutorialRuntime(t *testing.T) {
+// The Go side against Lowdefy's engine on every tutorial journey, the oracle run once per
+// journey and compared with three Go runs, each on its own copy of the app and database:
+//   - engine: the client engine alone, the server side replayed from the oracle's responses;
+//   - runtime: end to end, the Go engine, server and connections (Knex on a copy of
+//     tutorial_db.sqlite, AxiosHttp on the fake dummyjson.com);
+//   - save-restore: end to end, saved and restored (the snapshot through JSON, a fresh
+//     engine) after every step, which must end exactly like the uninterrupted journey.
+func TestDifferentialTutorial(t *testing.T) {
 	dummy := lowdefytest.StartDummyJSON(t)
 	for _, step := range lowdefytest.TutorialSteps {
 		t.Run(step, func(t *testing.T) {
 			script := lowdefytest.Journey(t, step)
 			oa := lowdefytest.Tutorial(t, step, dummy)
 			want := lowdefytest.RunOracleWith(t, oa.Dir, script, lowdefytest.OracleOptions{Now: diffNow})
-			ga := lowdefytest.Tutorial(t, step, dummy)
-			got := runEngine(t, ga, script, nil, nil)
-			compareJourney(t, want, got)
-		})
-	}
-}
-
-// Save and restore after every step of every tutorial journey (the snapshot through JSON,
-// a fresh engine restored from it) ends exactly like Lowdefy's uninterrupted journey.
-func TestDifferentialTutorialSaveRestore(t *testing.T) {
-	dummy := lowdefytest.StartDummyJSON(t)
-	for _, step := range lowdefytest.TutorialSteps {
-		t.Run(step, func(t *testing.T) {
-			script := lowdefytest.Journey(t, step)
-			oa := lowdefytest.Tutorial(t, step, dummy)
-			want := lowdefytest.RunOracleWith(t, oa.Dir, script, lowdefytest.OracleOptions{Now: diffNow})
-			ga := lowdefytest.Tutorial(t, step, dummy)
-			got := runEngineRestoring(t, ga, script, nil, nil, true)
-			compareJourney(t, want, got)
-		})
-	}
-}
-
-// The Go engine against Lowdefy's engine on the tutorial journeys, with the server side
-// replayed from the oracle's responses.
-func TestDifferentialTutorialEngine(t *testing.T) {
-	dummy := lowdefytest.StartDummyJSON(t)
-	for _, step := range lowdefytest.TutorialSteps {
-		t.Run(step, func(t *testing.T) {
-			script := lowdefytest.Journey(t, step)
-			oa := lowdefytest.Tutorial(t, step, dummy)
-			want := lowdefytest.RunOracleWith(t, oa.Dir, script, lowdefytest.OracleOptions{Now: diffNow})
-			ga := lowdefytest.Tutorial(t, step, dummy)
-			got := runEngine(t, ga, script, nil, newReplay(t, want))
-			compareJourney(t, want, got)
+			t.Run("engine", func(t *testing.T) {
+				compareJourney(t, want, runEngine(t, lowdefytest.Tutorial(t, step, dummy), script, nil, newReplay(t, want)))
+			})
+			t.Run("runtime", func(t *testing.T) {
+				compareJourney(t, want, runEngine(t, lowdefytest.Tutorial(t, step, dummy), script, nil, nil))
+			})
+			t.Run("save-restore", func(t *testing.T) {
+				compareJourney(t, want, runEngineRestoring(t, lowdefytest.Tutorial(t, step, dummy), script, nil, nil, true))
+			})
 		})
 	}
 }
