@@ -155,24 +155,8 @@ func (c *rawMCP) post(w *rawWorker, method, name string, body []byte) (http.Head
 	if strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream") {
 		data = lastSSEData(data)
 	}
-	var m struct {
-		Result *struct {
-			IsError bool `json:"isError"`
-		} `json:"result"`
-		Error *struct {
-			Message string `json:"message"`
-		} `json:"error"`
-	}
-	if err := json.Unmarshal(data, &m); err != nil {
-		return nil, fmt.Errorf("answer is not JSON-RPC: %v: %.200s", err, data)
-	}
-	switch {
-	case m.Error != nil:
-		return nil, errors.New(m.Error.Message)
-	case m.Result == nil:
-		return nil, fmt.Errorf("answer without a result: %.200s", data)
-	case m.Result.IsError:
-		return nil, fmt.Errorf("tool error: %.200s", data)
+	if err := checkAnswer(data); err != nil {
+		return nil, err
 	}
 	return resp.Header, nil
 }
@@ -204,4 +188,28 @@ func (c *rawMCP) close() {
 		}
 	}
 	c.tr.CloseIdleConnections()
+}
+
+// checkAnswer checks a JSON-RPC answer to tools/call: a result that is not a tool error.
+func checkAnswer(data []byte) error {
+	var m struct {
+		Result *struct {
+			IsError bool `json:"isError"`
+		} `json:"result"`
+		Error *struct {
+			Message string `json:"message"`
+		} `json:"error"`
+	}
+	if err := json.Unmarshal(data, &m); err != nil {
+		return fmt.Errorf("answer is not JSON-RPC: %v: %.200s", err, data)
+	}
+	switch {
+	case m.Error != nil:
+		return errors.New(m.Error.Message)
+	case m.Result == nil:
+		return fmt.Errorf("answer without a result: %.200s", data)
+	case m.Result.IsError:
+		return fmt.Errorf("tool error: %.200s", data)
+	}
+	return nil
 }

@@ -101,24 +101,8 @@ func (w *stdioWorker) roundTrip(req []byte, id int64) ([]byte, error) {
 		if !bytes.Contains(line, want) {
 			continue // a notification or a request of the server's
 		}
-		var m struct {
-			Result *struct {
-				IsError bool `json:"isError"`
-			} `json:"result"`
-			Error *struct {
-				Message string `json:"message"`
-			} `json:"error"`
-		}
-		if err := json.Unmarshal(line, &m); err != nil {
-			return nil, fmt.Errorf("answer is not JSON-RPC: %v: %.200s", err, line)
-		}
-		switch {
-		case m.Error != nil:
-			return nil, errors.New(m.Error.Message)
-		case m.Result == nil:
-			return nil, fmt.Errorf("answer without a result: %.200s", line)
-		case m.Result.IsError:
-			return nil, fmt.Errorf("tool error: %.200s", line)
+		if err := checkAnswer(line); err != nil {
+			return nil, err
 		}
 		return line, nil
 	}
