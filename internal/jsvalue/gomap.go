@@ -47,21 +47,7 @@ func fromGo(v any) (any, bool) {
 		}
 		return out, true
 	case []any:
-		var out []any
-		for i, item := range x {
-			c, changed := fromGo(item)
-			if changed && out == nil {
-				out = make([]any, len(x))
-				copy(out, x[:i])
-			}
-			if out != nil {
-				out[i] = c
-			}
-		}
-		if out == nil {
-			return x, false
-		}
-		return out, true
+		return MapItems(x, fromGo)
 	case int:
 		return float64(x), true
 	case int64:
@@ -108,4 +94,23 @@ func ToGo(v any) any {
 		return out
 	}
 	return v
+}
+
+// MapItems returns x with f applied to every item. x is copied only when f changes an
+// item (changed reports it), and is never modified.
+func MapItems(x []any, f func(any) (any, bool)) (out []any, changed bool) {
+	for i, item := range x {
+		v, ch := f(item)
+		if ch && out == nil {
+			out = make([]any, len(x))
+			copy(out, x[:i])
+		}
+		if out != nil {
+			out[i] = v
+		}
+	}
+	if out == nil {
+		return x, false
+	}
+	return out, true
 }

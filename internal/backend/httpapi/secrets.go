@@ -3,7 +3,6 @@ package httpapi
 import (
 	"encoding/json"
 	"github.com/mcpbridge/mcpbridge/internal/jsvalue"
-	"slices"
 	"sort"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -97,19 +96,7 @@ func (s scrubber) value(v any) (any, bool) {
 		}
 		return x, false
 	case []any:
-		var out []any
-		for i, e := range x {
-			if y, changed := s.value(e); changed {
-				if out == nil {
-					out = slices.Clone(x)
-				}
-				out[i] = y
-			}
-		}
-		if out == nil {
-			return x, false
-		}
-		return out, true
+		return jsvalue.MapItems(x, s.value)
 	case *jsvalue.Object:
 		var out *jsvalue.Object
 		for i := range x.Len() {

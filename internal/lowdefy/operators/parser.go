@@ -174,21 +174,7 @@ func (st *parseState) evalNode(node any, depth int) (any, bool) {
 	case *jsvalue.Object:
 		return st.evalObject(x, depth)
 	case []any:
-		var out []any
-		for i, item := range x {
-			v, changed := st.evalNode(item, depth+1)
-			if changed && out == nil {
-				out = make([]any, len(x))
-				copy(out, x[:i])
-			}
-			if out != nil {
-				out[i] = v
-			}
-		}
-		if out == nil {
-			return x, false
-		}
-		return out, true
+		return jsvalue.MapItems(x, func(item any) (any, bool) { return st.evalNode(item, depth+1) })
 	case int:
 		return float64(x), true
 	case int64:
