@@ -51,26 +51,39 @@ func writeRPCError(w http.ResponseWriter, status int, id json.RawMessage, code i
 }
 
 // serveEndpoint serves POST/GET/DELETE on /mcp/{server} (and /mcp/{server}/sse when sse).
-func (g *Gateway) serveEndpoint(w http.ResponseWriter, r *http.Request, name string, sse bool) {
-	if !config.NamePattern.MatchString(name) {
-		writeRPCError(w, http.StatusNotFound, nil, codeInvalidRequest, fmt.Sprintf("no server named %q; GET /mcp lists the servers", name))
-		return
-	}
+// usableEntry returns the server named name when the caller may use it and it is served,
+// or answers with fail (404 unknown or disabled, 503 unavailable) or the authentication
+// challenge, and returns nil. It is the check of /mcp/{server} and /api/mcp/{server}.
+func (g *Gateway) usableEntry(w http.ResponseWriter, r *http.Request, name string, fail func(w http.ResponseWriter, status int, msg string)) *Entry {
 	e := g.reg.get(name)
-	if e == nil {
-		writeRPCError(w, http.StatusNotFound, nil, codeInvalidRequest, fmt.Sprintf("no server named %q; GET /mcp lists the servers", name))
-		return
+	if !config.NamePattern.MatchString(name) || e == nil {
+		fail(w, http.StatusNotFound, fmt.Sprintf("no server named %q; GET /mcp lists the servers", name))
+		return nil
 	}
 	if r.Method != http.MethodOptions && !g.authorizeServer(w, r, e) {
-		return
+		return nil
 	}
 	if !e.Config().IsEnabled() {
-		writeRPCError(w, http.StatusNotFound, nil, codeInvalidRequest, fmt.Sprintf("server %q is disabled (enabled: false in its definition)", name))
-		return
+		fail(w, http.StatusNotFound, fmt.Sprintf("server %q is disabled (enabled: false in its definition)", name))
+		return nil
 	}
 	if reason := e.Unavailable(); reason != "" {
 		w.Header().Set("Retry-After", "30")
-		writeRPCError(w, http.StatusServiceUnavailable, nil, codeInternalError, fmt.Sprintf("server %q is unavailable: it could not be opened: %s; fix its definition or what it depends on", name, reason))
+		fail(w, http.StatusServiceUnavailable, fmt.Sprintf("server %q is unavailable: it could not be opened: %s; fix its definition or what it depends on", name, reason))
+		return nil
+	}
+	return e
+}
+
+func (g *Gateway) serveEndpoint(w http.ResponseWriter, r *http.Request, name string, sse bool) {
+	e := g.usableEntry(w, r, name, func(w http.ResponseWriter, status int, msg string) {
+		code := codeInvalidRequest
+		if status == http.StatusServiceUnavailable {
+			code = codeInternalError
+		}
+		writeRPCError(w, status, nil, code, msg)
+	})
+	if e == nil {
 		return
 	}
 	if o := r.Header.Get("Origin"); o != "" {

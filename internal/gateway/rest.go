@@ -13,7 +13,6 @@ import (
 	"github.com/yosida95/uritemplate/v3"
 
 	"github.com/mcpbridge/mcpbridge/internal/auth"
-	"github.com/mcpbridge/mcpbridge/internal/config"
 )
 
 // The plain REST routes of a server, for callers that do not speak MCP (seed 003). They
@@ -58,21 +57,8 @@ func (g *Gateway) restRoutes(mux *http.ServeMux) {
 // being served, and enters it (the caller calls st.live.exit), or answers and reports false.
 func (g *Gateway) restEntry(w http.ResponseWriter, r *http.Request) (*Entry, *entryState, bool) {
 	name := r.PathValue("server")
-	e := g.reg.get(name)
-	if !config.NamePattern.MatchString(name) || e == nil {
-		restError(w, http.StatusNotFound, fmt.Sprintf("no server named %q; GET /mcp lists the servers", name))
-		return nil, nil, false
-	}
-	if !g.authorizeServer(w, r, e) {
-		return nil, nil, false
-	}
-	if !e.Config().IsEnabled() {
-		restError(w, http.StatusNotFound, fmt.Sprintf("server %q is disabled (enabled: false in its definition)", name))
-		return nil, nil, false
-	}
-	if reason := e.Unavailable(); reason != "" {
-		w.Header().Set("Retry-After", "30")
-		restError(w, http.StatusServiceUnavailable, fmt.Sprintf("server %q is unavailable: it could not be opened: %s; fix its definition or what it depends on", name, reason))
+	e := g.usableEntry(w, r, name, restError)
+	if e == nil {
 		return nil, nil, false
 	}
 	st, ok := e.enter()
