@@ -129,3 +129,25 @@ func TestNotAnMCPServer(t *testing.T) {
 	_, demo := connect(t, srv, "demo", "2025-11-25")
 	wantText(t, demo, "echo", map[string]any{"m": "fine"}, "fine\n")
 }
+
+// A message from the upstream longer than the gateway accepts breaks that connection with a
+// clear error instead of being decoded whole (stdio lines and HTTP stream lines alike);
+// the gateway and other servers keep serving, and the next call works again.
+func TestHugeUpstreamMessage(t *testing.T) {
+	for _, v := range []struct{ name, yaml string }{
+		{"stdio", stdioUpstream(t, nil, "")},
+		{"http", "    url: " + startHTTPServer(t) + "\n"},
+	} {
+		t.Run(v.name, func(t *testing.T) {
+			srv := start(t, "servers:\n  up:\n    kind: mcp\n    description: d\n    timeout: 20s\n"+v.yaml+demoServer)
+			_, cs := connect(t, srv, "up", "2025-11-25")
+			_, demo := connect(t, srv, "demo", "2025-11-25")
+			wantText(t, cs, "big", map[string]any{"n": 1000}, strings.Repeat("x", 1000))
+			if r := callTool(t, cs, "big", map[string]any{"n": 40 << 20}); !r.IsError {
+				t.Errorf("a 40 MiB message was passed on: %d bytes", len(text(r)))
+			}
+			wantText(t, demo, "echo", map[string]any{"m": "still here"}, "still here\n")
+			wantText(t, cs, "big", map[string]any{"n": 10}, "xxxxxxxxxx")
+		})
+	}
+}

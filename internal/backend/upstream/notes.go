@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"strings"
@@ -105,11 +106,34 @@ type lineCounter struct {
 	sse  bool
 	line []byte
 	skip bool // the current line is longer than maxCounted
+	run  int  // the length of the current line, to bound one message (maxMessage)
+	err  error
 }
 
+// maxMessage bounds one message from an upstream (a line on stdio, a data line of an HTTP
+// or SSE stream): the SDK decodes a message whole, so an unbounded one would take the
+// gateway's memory. A longer one breaks the connection (the reader fails with
+// errMessageTooLarge) and the call fails; the next call connects again. (On stdio the
+// SDK's own frame limit, lower than this, usually trips first.)
+const maxMessage = 32 << 20
+
+// errMessageTooLarge is why a connection that carried too long a message was broken.
+var errMessageTooLarge = fmt.Errorf("the upstream sent a message longer than %d MiB, more than the gateway accepts; make the tool return less (page its results)", maxMessage>>20)
+
 func (c *lineCounter) Read(p []byte) (int, error) {
+	if c.err != nil {
+		return 0, c.err
+	}
 	k, err := c.r.Read(p)
-	for _, b := range p[:k] {
+	for i, b := range p[:k] {
+		if b != '\n' {
+			if c.run++; c.run > maxMessage {
+				c.err = errMessageTooLarge
+				return i, c.err
+			}
+		} else {
+			c.run = 0
+		}
 		if b == '\n' {
 			if !c.skip {
 				c.take(c.line)

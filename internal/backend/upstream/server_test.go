@@ -146,6 +146,9 @@ func addTools(srv *mcp.Server) {
 		r.StructuredContent = map[string]any{"text": t}
 		return r, nil
 	})
+	tool("big", "returns a text of n bytes", `"n":{"type":"number"}`, func(_ context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		return textResult("%s", strings.Repeat("x", args(req).num("n"))), nil
+	})
 	tool("pid", "the server's process id", ``, func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		return textResult("%d", os.Getpid()), nil
 	})
