@@ -58,25 +58,35 @@ func (a *auditor) record(e store.Entry) {
 // auditBatch is the most entries written in one transaction.
 const auditBatch = 512
 
-// run writes what is queued, all that has piled up in one transaction: a store that
-// commits (and syncs) once per write keeps up with any call rate this way.
+// auditLinger is how long the writer waits, after the first entry of a batch, for more to
+// join it. One transaction (and one fsync) per call cost more CPU than the rest of a call
+// with one client; a batch of what 20 ms brings makes it a few microseconds per call. Rows
+// appear in the store at most this much later.
+const auditLinger = 20 * time.Millisecond
+
+// run writes what is queued in batches: the first entry waits at most auditLinger for
+// others, so a store that commits (and syncs) once per write keeps up with any call rate.
 func (a *auditor) run() {
 	defer close(a.done)
 	batch := make([]store.Entry, 0, auditBatch)
+	linger := time.NewTimer(auditLinger)
+	linger.Stop()
 	for e := range a.ch {
 		batch = append(batch[:0], e)
+		linger.Reset(auditLinger)
 	more:
 		for len(batch) < auditBatch {
 			select {
 			case e, ok := <-a.ch:
 				if !ok {
-					break more
+					break more // closing: write what we have now
 				}
 				batch = append(batch, e)
-			default:
+			case <-linger.C:
 				break more
 			}
 		}
+		linger.Stop()
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		if err := a.rec.Record(ctx, batch...); err != nil {
 			a.log.Warn("writing audit entries failed", "entries", len(batch), "error", err)

@@ -179,6 +179,15 @@ func (b *Backend) respond(ctx context.Context, t *tool, args map[string]any, dis
 	if truncated {
 		note = fmt.Sprintf("\n[truncated: the response is longer than max_output (%d bytes); raise max_output on the tool to see all of it]", t.maxOutput)
 	}
+	if kind == kindJSON && !truncated && t.response == nil && b.scrub.sc == nil {
+		if raw, ok := rawObject(data); ok {
+			// Passed on as it came: no parse into a map and encode again per call.
+			return &mcp.CallToolResult{
+				Content:           []mcp.Content{&mcp.TextContent{Text: string(data)}},
+				StructuredContent: raw,
+			}
+		}
+	}
 	var body any
 	isJSON := false
 	if kind == kindJSON && !truncated {
@@ -251,6 +260,16 @@ func cutText(s string, max int64) string {
 	cut := []byte(s[:max])
 	cut = trimPartialRune(cut, true)
 	return string(cut) + fmt.Sprintf("\n[truncated: the result is longer than max_output (%d bytes)]", max)
+}
+
+// rawObject returns data as structured content without decoding it, when it is one valid
+// JSON object: the result is encoded with the upstream's own key order and numbers.
+func rawObject(data []byte) (json.RawMessage, bool) {
+	t := bytes.TrimSpace(data)
+	if len(t) == 0 || t[0] != '{' || !json.Valid(t) {
+		return nil, false
+	}
+	return json.RawMessage(t), true
 }
 
 // parseJSON parses one JSON value, keeping numbers exact.
