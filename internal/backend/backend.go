@@ -37,7 +37,7 @@ type Catalog struct {
 // concurrent use. See Kind for its lifecycle.
 //
 // Optional abilities are found by type assertion and used by the gateway: ResourceReader,
-// PromptGetter, Completer, Watcher, SessionEnder and io.Closer.
+// PromptGetter, Completer, Watcher, Subscriber, SessionEnder, Quiet and io.Closer.
 type Backend interface {
 	// Catalog returns what the backend offers now.
 	Catalog(ctx context.Context) (*Catalog, error)
@@ -171,6 +171,15 @@ type Subscriber interface {
 	SubscribeResource(ctx context.Context, uri string) error
 	UnsubscribeResource(ctx context.Context, uri string) error
 	ResourceUpdates() <-chan string
+}
+
+// Quiet is implemented by backends whose tool calls send the client nothing but their
+// result, except progress when the call carries a progress token and log notifications when
+// the client set a log level: no requests back to the client (sampling, elicitation, roots).
+// The gateway may answer such a call on a legacy session with one JSON body instead of an
+// event stream, when neither a progress token nor a log level is in play.
+type Quiet interface {
+	Quiet() bool
 }
 
 // SessionEnder is implemented by backends that keep state per client session (an upstream

@@ -218,6 +218,20 @@ func cmpOr(a, b string) string {
 	return b
 }
 
+// bearerUser is the user a request's credentials bind a legacy session to, as
+// withTokenInfo hands it to the SDK: the principal's user when it came with a bearer token,
+// else "".
+func bearerUser(r *http.Request) string {
+	p := auth.FromContext(r.Context())
+	if !p.Authenticated() {
+		return ""
+	}
+	if _, ok := auth.BearerToken(r); !ok {
+		return ""
+	}
+	return p.User
+}
+
 // principalKey is where the principal rides in a go-sdk TokenInfo.
 const principalExtra = "mcpbridge.principal"
 
@@ -262,6 +276,9 @@ func (g *Gateway) principalMiddleware(e *Entry) mcp.Middleware {
 			p := principalOf(ctx, req)
 			ctx = auth.WithPrincipal(ctx, p)
 			res, err := next(ctx, method, req)
+			if method == "logging/setLevel" && err == nil && req.GetSession() != nil {
+				g.sessions.setLogging(req.GetSession().ID()) // calls may log: no lean path
+			}
 			if method != "tools/list" || err != nil {
 				return res, err
 			}

@@ -83,7 +83,9 @@ type Gateway struct {
 	adminKeys *auth.StaticKeys
 	jwt       *auth.JWTVerifier // nil without auth.jwt
 
-	sessions *sessionTable
+	sessions  *sessionTable
+	stopSweep chan struct{} // ends the idle-session sweeper
+	closeOnce sync.Once
 
 	leanOff    bool         // serve every 2026-07-28 request through the SDK (tests compare the two)
 	leanServed atomic.Int64 // requests the lean path answered
@@ -135,6 +137,10 @@ func New(ctx context.Context, cfg *config.Config, opts Options) (*Gateway, error
 	}
 	g.metrics = newMetrics(g)
 	g.sessions = newSessionTable(cfg.Limits.Sessions, cfg.Limits.SessionsPerClient)
+	g.stopSweep = make(chan struct{})
+	if opts.SessionTimeout > 0 {
+		go g.sessions.sweep(opts.SessionTimeout, g.stopSweep)
+	}
 	if opts.Audit != nil {
 		g.audit = newAuditor(opts.Audit, g.log)
 	}
@@ -233,6 +239,7 @@ func (g *Gateway) maxConnections() int {
 
 // Close flushes the audit log and releases the backends.
 func (g *Gateway) Close() error {
+	g.closeOnce.Do(func() { close(g.stopSweep) })
 	g.audit.close()
 	g.watch.stopWatching()
 	var errs []error

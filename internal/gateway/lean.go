@@ -8,6 +8,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcpbridge/mcpbridge/internal/backend"
 )
 
 // The 2026-07-28 wire is stateless: every request stands alone. The SDK serves it by
@@ -45,6 +47,49 @@ func (g *Gateway) serveLean(w http.ResponseWriter, r *http.Request, e *Entry, bo
 		return false // the SDK words "unknown tool"
 	}
 	res, err := g.toolHandler(e, p.Name)(r.Context(), &mcp.CallToolRequest{Params: p})
+	g.writeLean(w, req.ID, e, res, err, true)
+	return true
+}
+
+// serveLeanLegacy answers a tools/call on a legacy Streamable HTTP session with one
+// application/json body, as the SDK would over an event stream, and reports true; or
+// reports false having written nothing. It serves only calls that send the client nothing
+// but their result: a quiet backend (backend.Quiet), no progress token, no _meta, and a
+// session whose client has not set a log level; and only the session's own user (the SDK
+// answers the others, with 403).
+func (g *Gateway) serveLeanLegacy(w http.ResponseWriter, r *http.Request, e *Entry, body []byte, sid string) bool {
+	if g.leanOff || !acceptsJSON(r.Header.Get("Accept")) {
+		return false
+	}
+	info, ok := g.sessions.lookup(sid)
+	if !ok || info.server != e.Name || info.logging || info.owner != bearerUser(r) {
+		return false
+	}
+	st := e.state.Load()
+	if q, ok := st.backend.(backend.Quiet); !ok || !q.Quiet() {
+		return false
+	}
+	var req leanRequest
+	if err := json.Unmarshal(body, &req); err != nil || req.JSONRPC != "2.0" || req.Method != "tools/call" || req.Params == nil || len(req.ID) == 0 {
+		return false
+	}
+	p := req.Params
+	if p.Name == "" || len(p.Meta) != 0 {
+		return false
+	}
+	if _, served := st.schemas[p.Name]; !served {
+		return false
+	}
+	res, err := g.toolHandler(e, p.Name)(r.Context(), &mcp.CallToolRequest{Session: info.ss, Params: p})
+	g.writeLean(w, req.ID, e, res, err, false)
+	return true
+}
+
+// writeLean writes the answer of a tools/call as one JSON-RPC message in an
+// application/json body. A 2026-07-28 answer (modern) carries the server's info in _meta,
+// its result type, and the HTTP status of its error; a legacy one is the bare result or
+// error, with 200.
+func (g *Gateway) writeLean(w http.ResponseWriter, id json.RawMessage, e *Entry, res *mcp.CallToolResult, err error, modern bool) {
 	var out []byte
 	status := http.StatusOK
 	if err != nil {
@@ -52,34 +97,41 @@ func (g *Gateway) serveLean(w http.ResponseWriter, r *http.Request, e *Entry, bo
 		if !ok {
 			je = &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: err.Error()}
 		}
-		status = errorStatus(je.Code)
+		if modern {
+			status = errorStatus(je.Code)
+		}
 		b, _ := json.Marshal(je)
-		out = leanEnvelope(req.ID, "error", b)
+		out = leanEnvelope(id, "error", b)
 	} else {
-		resultType := "complete"
-		if res.InputRequests != nil {
-			resultType = "input_required"
+		if modern {
+			m := res.Meta
+			if m == nil {
+				m = mcp.Meta{}
+			}
+			if _, ok := m[mcp.MetaKeyServerInfo]; !ok {
+				m[mcp.MetaKeyServerInfo] = e.impl
+			}
+			res.Meta = m
 		}
-		m := res.Meta
-		if m == nil {
-			m = mcp.Meta{}
-		}
-		if _, ok := m[mcp.MetaKeyServerInfo]; !ok {
-			m[mcp.MetaKeyServerInfo] = e.impl
-		}
-		res.Meta = m
 		b, merr := json.Marshal(res)
-		if merr != nil {
+		switch {
+		case merr != nil:
 			b, _ = json.Marshal(&jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "the result cannot be written as JSON: " + merr.Error()})
-			out = leanEnvelope(req.ID, "error", b)
-		} else {
+			out = leanEnvelope(id, "error", b)
+		case modern:
+			resultType := "complete"
+			if res.InputRequests != nil {
+				resultType = "input_required"
+			}
 			// The SDK's result type is unexported; it is the last key of the object.
 			sep := ","
 			if len(b) == 2 {
 				sep = ""
 			}
 			b = append(b[:len(b)-1], sep+`"resultType":"`+resultType+`"}`...)
-			out = leanEnvelope(req.ID, "result", b)
+			out = leanEnvelope(id, "result", b)
+		default:
+			out = leanEnvelope(id, "result", b)
 		}
 	}
 	g.leanServed.Add(1)
@@ -88,7 +140,6 @@ func (g *Gateway) serveLean(w http.ResponseWriter, r *http.Request, e *Entry, bo
 	h.Set("Content-Length", strconv.Itoa(len(out)))
 	w.WriteHeader(status)
 	w.Write(out)
-	return true
 }
 
 // errorStatus is the HTTP status of a 2026-07-28 JSON-RPC error response, as the SDK

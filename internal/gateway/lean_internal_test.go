@@ -9,8 +9,10 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"reflect"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/mcpbridge/mcpbridge/internal/backend"
 	_ "github.com/mcpbridge/mcpbridge/internal/backend/all"
@@ -122,5 +124,181 @@ func TestLeanPathMatchesSDK(t *testing.T) {
 				t.Errorf("lean path: %d %s\nSDK:       %d %s", status, gb, wantStatus, wb)
 			}
 		})
+	}
+}
+
+// legacyPost sends one request on a legacy session and returns the JSON-RPC message of the
+// answer and its Content-Type.
+func legacyPost(t *testing.T, url, sid, body string) (any, string) {
+	t.Helper()
+	req, _ := http.NewRequest("POST", url, strings.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	req.Header.Set("Mcp-Protocol-Version", "2025-11-25")
+	if sid != "" {
+		req.Header.Set("Mcp-Session-Id", sid)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	raw, _ := io.ReadAll(resp.Body)
+	ct := resp.Header.Get("Content-Type")
+	if strings.HasPrefix(ct, "text/event-stream") {
+		sc := bufio.NewScanner(bytes.NewReader(raw))
+		for sc.Scan() {
+			if d, ok := strings.CutPrefix(sc.Text(), "data: "); ok && strings.Contains(d, `"jsonrpc"`) {
+				raw = []byte(d)
+			}
+		}
+	}
+	if resp.StatusCode == http.StatusAccepted {
+		return nil, ct
+	}
+	var v any
+	if err := json.Unmarshal(raw, &v); err != nil || resp.StatusCode != 200 {
+		t.Fatalf("answer: %d %s", resp.StatusCode, raw)
+	}
+	return v, ct
+}
+
+// openLegacy initializes a 2025-11-25 session and returns its id.
+func openLegacy(t *testing.T, url string) string {
+	t.Helper()
+	req, _ := http.NewRequest("POST", url, strings.NewReader(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	io.ReadAll(resp.Body) // the answer ends once initialize is handled
+	resp.Body.Close()
+	sid := resp.Header.Get("Mcp-Session-Id")
+	if sid == "" {
+		t.Fatalf("initialize: %d, no session", resp.StatusCode)
+	}
+	legacyPost(t, url, sid, `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	return sid
+}
+
+// On a legacy session the lean path answers a quiet tool's call with the same JSON-RPC
+// message as the SDK's event stream, and leaves to the SDK the calls that may send more
+// than their result: a progress token, _meta, or a session that set a log level.
+func TestLeanLegacyMatchesSDK(t *testing.T) {
+	cfg, err := config.Parse("lean.yaml", t.TempDir(), []byte(leanConfig), backend.Kinds())
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := New(context.Background(), cfg, Options{Version: "test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer g.Close()
+	srv := httptest.NewServer(g.Handler())
+	defer srv.Close()
+	url := srv.URL + "/mcp/lean"
+	sid := openLegacy(t, url)
+	call := func(id, name, args string) string {
+		return `{"jsonrpc":"2.0","id":` + id + `,"method":"tools/call","params":{"name":"` + name + `","arguments":` + args + `}}`
+	}
+	cases := []struct {
+		name string
+		body string
+		lean bool
+	}{
+		{"success", call("1", "echo", `{"m":"hi"}`), true},
+		{"string id", call(`"abc"`, "echo", `{"m":"hi","n":3}`), true},
+		{"tool error", call("2", "fail", `{}`), true},
+		{"invalid arguments", call("3", "echo", `{"n":"x"}`), true},
+		{"unknown tool", call("4", "nope", `{}`), false},
+		{"progress token", `{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"echo","arguments":{"m":"x"},"_meta":{"progressToken":1}}}`, false},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			g.leanOff = false
+			before := g.leanServed.Load()
+			got, ct := legacyPost(t, url, sid, c.body)
+			lean := g.leanServed.Load() > before
+			g.leanOff = true
+			want, _ := legacyPost(t, url, sid, c.body)
+			g.leanOff = false
+			if lean != c.lean {
+				t.Errorf("answered by the lean path: %v, want %v", lean, c.lean)
+			}
+			if lean && ct != "application/json" {
+				t.Errorf("lean answer Content-Type %q", ct)
+			}
+			if !reflect.DeepEqual(got, want) {
+				gb, _ := json.Marshal(got)
+				wb, _ := json.Marshal(want)
+				t.Errorf("lean path: %s\nSDK:       %s", gb, wb)
+			}
+		})
+	}
+	// A session that set a log level may receive log notifications with a call: the SDK
+	// answers on an event stream. Another session is not affected.
+	logged := openLegacy(t, url)
+	legacyPost(t, url, logged, `{"jsonrpc":"2.0","id":9,"method":"logging/setLevel","params":{"level":"debug"}}`)
+	before := g.leanServed.Load()
+	if _, ct := legacyPost(t, url, logged, call("10", "echo", `{"m":"x"}`)); g.leanServed.Load() != before || !strings.HasPrefix(ct, "text/event-stream") {
+		t.Errorf("a session with a log level was answered by the lean path (%s)", ct)
+	}
+	if legacyPost(t, url, sid, call("11", "echo", `{"m":"x"}`)); g.leanServed.Load() != before+1 {
+		t.Errorf("the other session's call did not take the lean path")
+	}
+	// An unknown session is the SDK's to refuse.
+	req, _ := http.NewRequest("POST", url, strings.NewReader(call("12", "echo", `{"m":"x"}`)))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	req.Header.Set("Mcp-Session-Id", "no-such-session")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusNotFound {
+		t.Errorf("unknown session: %d, want 404", resp.StatusCode)
+	}
+}
+
+// Calls answered by the lean path keep a legacy session alive: the idle time counts from
+// the end of the last request, whichever path answered it.
+func TestLeanLegacyKeepsSessionAlive(t *testing.T) {
+	cfg, err := config.Parse("lean.yaml", t.TempDir(), []byte(leanConfig), backend.Kinds())
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := New(context.Background(), cfg, Options{Version: "test", SessionTimeout: 600 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer g.Close()
+	srv := httptest.NewServer(g.Handler())
+	defer srv.Close()
+	url := srv.URL + "/mcp/lean"
+	sid := openLegacy(t, url)
+	before := g.leanServed.Load()
+	for i := range 8 {
+		time.Sleep(200 * time.Millisecond)
+		legacyPost(t, url, sid, `{"jsonrpc":"2.0","id":`+strconv.Itoa(i+1)+`,"method":"tools/call","params":{"name":"echo","arguments":{"m":"x"}}}`)
+	}
+	if g.leanServed.Load() != before+8 {
+		t.Fatalf("lean path answered %d of 8 calls", g.leanServed.Load()-before)
+	}
+	time.Sleep(1500 * time.Millisecond)
+	req, _ := http.NewRequest("POST", url, strings.NewReader(`{"jsonrpc":"2.0","id":99,"method":"ping"}`))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	req.Header.Set("Mcp-Session-Id", sid)
+	req.Header.Set("Mcp-Protocol-Version", "2025-11-25")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusNotFound {
+		t.Errorf("a session idle for 1.5 s with session_idle 600ms answered %d, want 404", resp.StatusCode)
 	}
 }

@@ -103,7 +103,7 @@ func (g *Gateway) serveEndpoint(w http.ResponseWriter, r *http.Request, name str
 		http.Redirect(w, r, "/mcp/meta/"+name, http.StatusSeeOther)
 		return
 	}
-	var id json.RawMessage
+	var id, body json.RawMessage
 	var method string
 	modern := r.Header.Get("Mcp-Protocol-Version") >= modernVersion
 	if r.Method == http.MethodPost {
@@ -113,7 +113,7 @@ func (g *Gateway) serveEndpoint(w http.ResponseWriter, r *http.Request, name str
 			writeRPCError(w, http.StatusUnsupportedMediaType, nil, codeInvalidRequest, fmt.Sprintf("Content-Type must be application/json, got %q", ct))
 			return
 		}
-		body, err := readBody(w, r, g.cfg.Limits.MaxBody)
+		body, err = readBody(w, r, g.cfg.Limits.MaxBody)
 		if err != nil {
 			g.bodyError(w, err)
 			return
@@ -136,6 +136,16 @@ func (g *Gateway) serveEndpoint(w http.ResponseWriter, r *http.Request, name str
 	}
 	if !sse && !modern && !g.checkSessionVersion(w, r, e, id) {
 		return
+	}
+	if sid := r.Header.Get("Mcp-Session-Id"); sid != "" && !sse && !modern && r.Method == http.MethodPost {
+		// The session does not expire while this request runs; its idle time restarts
+		// when it ends (sessionTable.sweep).
+		done, known := g.sessions.use(sid)
+		defer done()
+		if known && method == "tools/call" && g.serveLeanLegacy(w, r, e, body, sid) {
+			g.metrics.requests.WithLabelValues(name, "200").Inc()
+			return
+		}
 	}
 	// A legacy POST without a session opens one; so does a GET of the HTTP+SSE transport.
 	opens := (!sse && !modern && r.Method == http.MethodPost && r.Header.Get("Mcp-Session-Id") == "") ||
@@ -172,9 +182,13 @@ func (g *Gateway) serveEndpoint(w http.ResponseWriter, r *http.Request, name str
 		// A Streamable HTTP session lives on after this request: keep its slot until it ends.
 		// An HTTP+SSE session ended with its stream, which is this request.
 		if sid := w.Header().Get("Mcp-Session-Id"); sid != "" && !sse {
-			if ss := findSession(e.Server, sid); ss != nil && ss.InitializeParams() != nil {
-				g.sessions.bind(ss, e.Name, release)
-				release = nil
+			if ss := findSession(e.Server, sid); ss != nil {
+				if ss.InitializeParams() != nil {
+					g.sessions.bind(ss, e.Name, bearerUser(r), release)
+					release = nil
+				} else {
+					ss.Close() // never initialized: nothing would expire it
+				}
 			}
 		}
 	}

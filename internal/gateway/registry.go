@@ -209,8 +209,9 @@ func (g *Gateway) newEntry(name, title, instructions string) *Entry {
 	e.Server = srv
 	get := func(*http.Request) *mcp.Server { return srv }
 	e.legacy = mcp.NewStreamableHTTPHandler(get, &mcp.StreamableHTTPOptions{
-		Logger:                     g.sdkLog.With("server", name),
-		SessionTimeout:             max(g.opts.SessionTimeout, 0),
+		Logger: g.sdkLog.With("server", name),
+		// Idle sessions are closed by the gateway (sessionTable.sweep), which also sees the
+		// calls its lean path answers without the SDK.
 		MaxRequestBodyBytes:        g.cfg.Limits.MaxBody,
 		DisableLocalhostProtection: true, // checkHost guards every route
 		EventStore:                 g.events,

@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"slices"
 	"sync"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -20,16 +21,28 @@ type sessionTable struct {
 	mu       sync.Mutex
 	open     int            // sessions open, or being opened under a reservation
 	byClient map[string]int // the same, per client
-	byID     map[string]sessionInfo
+	byID     map[string]*sessionInfo
+	// logging holds the sessions whose client set a log level, also before bind: a client
+	// may send logging/setLevel as soon as it has read the initialize answer.
+	logging map[string]time.Time
 }
 
+// sessionInfo is what the gateway knows of one Streamable HTTP session. The fields below
+// mu's note change while the session lives.
 type sessionInfo struct {
+	ss      *mcp.ServerSession
 	server  string
 	version string // negotiated at initialize
+	owner   string // the user that opened it with a bearer token, as the SDK binds it; "" for none
+
+	// Guarded by the table's mu.
+	logging  bool      // the client set a log level: calls may send log notifications
+	lastUsed time.Time // end of the last request on it
+	inflight int       // requests on it now
 }
 
 func newSessionTable(total, perClient int) *sessionTable {
-	return &sessionTable{total: total, perClient: perClient, byClient: map[string]int{}, byID: map[string]sessionInfo{}}
+	return &sessionTable{total: total, perClient: perClient, byClient: map[string]int{}, byID: map[string]*sessionInfo{}, logging: map[string]time.Time{}}
 }
 
 // reserve takes a slot for a session that client is about to open. It returns a release
@@ -62,15 +75,16 @@ func (t *sessionTable) reserve(client string) (release func(), status int, msg s
 
 // bind records a Streamable HTTP session opened under a reservation. The reservation is
 // released, and the record dropped, when the session ends.
-func (t *sessionTable) bind(ss *mcp.ServerSession, server string, release func()) {
+func (t *sessionTable) bind(ss *mcp.ServerSession, server, owner string, release func()) {
 	id := ss.ID()
 	t.mu.Lock()
-	t.byID[id] = sessionInfo{server: server, version: negotiatedVersion(ss.InitializeParams().ProtocolVersion)}
+	t.byID[id] = &sessionInfo{ss: ss, server: server, owner: owner, version: negotiatedVersion(ss.InitializeParams().ProtocolVersion), lastUsed: time.Now(), logging: !t.logging[id].IsZero()}
 	t.mu.Unlock()
 	go func() {
 		ss.Wait()
 		t.mu.Lock()
 		delete(t.byID, id)
+		delete(t.logging, id)
 		t.mu.Unlock()
 		release()
 	}()
@@ -81,7 +95,79 @@ func (t *sessionTable) lookup(id string) (sessionInfo, bool) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	info, ok := t.byID[id]
-	return info, ok
+	if !ok {
+		return sessionInfo{}, false
+	}
+	return *info, true
+}
+
+// use marks a request on session id as running until done is called, which keeps the
+// session from expiring while the request runs and restarts its idle time when it ends.
+// ok is false for a session the gateway does not know.
+func (t *sessionTable) use(id string) (done func(), ok bool) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	info, ok := t.byID[id]
+	if !ok {
+		return func() {}, false
+	}
+	info.inflight++
+	return func() {
+		t.mu.Lock()
+		info.inflight--
+		info.lastUsed = time.Now()
+		t.mu.Unlock()
+	}, true
+}
+
+// setLogging records that the client of session id set a log level.
+func (t *sessionTable) setLogging(id string) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if id == "" {
+		return // a stateless request
+	}
+	t.logging[id] = time.Now()
+	if info, ok := t.byID[id]; ok {
+		info.logging = true
+	}
+}
+
+// expireIdle closes the sessions without a request for idle or longer and reports how
+// many. A session ends with its ServerSession (bind's goroutine drops its record).
+func (t *sessionTable) expireIdle(now time.Time, idle time.Duration) int {
+	var stale []*mcp.ServerSession
+	t.mu.Lock()
+	for _, info := range t.byID {
+		if info.inflight == 0 && now.Sub(info.lastUsed) >= idle {
+			stale = append(stale, info.ss)
+		}
+	}
+	for id, at := range t.logging {
+		if _, bound := t.byID[id]; !bound && now.Sub(at) > time.Minute {
+			delete(t.logging, id) // an HTTP+SSE session, never bound
+		}
+	}
+	t.mu.Unlock()
+	for _, ss := range stale {
+		ss.Close()
+	}
+	return len(stale)
+}
+
+// sweep closes idle sessions every so often until stop is closed.
+func (t *sessionTable) sweep(idle time.Duration, stop <-chan struct{}) {
+	every := min(max(idle/4, 10*time.Millisecond), time.Minute)
+	tick := time.NewTicker(every)
+	defer tick.Stop()
+	for {
+		select {
+		case <-stop:
+			return
+		case now := <-tick.C:
+			t.expireIdle(now, idle)
+		}
+	}
 }
 
 // negotiatedVersion is the version the go-sdk answers an initialize for version v with:

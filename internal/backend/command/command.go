@@ -132,6 +132,10 @@ func argvText(argv []Arg) string {
 	return strings.Join(parts, " ")
 }
 
+// Quiet reports that a call sends the client nothing but its result, progress when the
+// call asks for it and stderr lines when the client set a log level (backend.Quiet).
+func (b *Backend) Quiet() bool { return true }
+
 // Catalog returns the server's tools.
 func (b *Backend) Catalog(context.Context) (*backend.Catalog, error) {
 	return &backend.Catalog{Tools: b.list}, nil

@@ -305,6 +305,9 @@ func fieldLabel(in, field string) string {
 	return field
 }
 
+// Quiet reports that a call sends the client nothing but its result (backend.Quiet).
+func (b *Backend) Quiet() bool { return true }
+
 // Catalog returns the server's tools.
 func (b *Backend) Catalog(context.Context) (*backend.Catalog, error) {
 	return &backend.Catalog{Tools: b.list}, nil
