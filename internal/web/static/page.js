@@ -42,17 +42,6 @@
     input.addEventListener("input", filter);
     input.addEventListener("search", filter);
     if (input.value) filter(); // the browser kept a query across a reload
-
-    // A TOC link to a group the search hides clears the search first, so the link lands.
-    document.querySelectorAll("nav.toc a").forEach(function (a) {
-      a.addEventListener("click", function () {
-        var g = document.getElementById(decodeURIComponent(a.hash.slice(1)));
-        if (g && g.hidden) {
-          input.value = "";
-          filter();
-        }
-      });
-    });
   }
 
   // Copy buttons after every .copy element. Without the Clipboard API (a page served over

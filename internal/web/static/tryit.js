@@ -111,11 +111,11 @@
     if (!props.length) return el("p", { "class": "muted" }, ["No arguments."]);
     var rows = props.map(function (p) {
       var desc = [p.schema.title, p.schema.description].filter(function (s) { return typeof s === "string" && s; }).join(": ");
-      return el("tr", {}, [el("td", {}, [el("code", {}, [p.name])]), el("td", {}, [typeLabel(p.schema)]),
-        el("td", {}, [p.required ? "yes" : "no"]), el("td", {}, [desc])]);
+      return el("tr", {}, [el("td", {}, [el("code", {}, [p.name]), p.required ? el("span", { "class": "required" }, [" (required)"]) : null]),
+        el("td", {}, [typeLabel(p.schema)]), el("td", {}, [desc])]);
     });
     return el("table", { "class": "args" }, [
-      el("thead", {}, [el("tr", {}, ["Argument", "Type", "Required", "Description"].map(function (h) { return el("th", {}, [h]); }))]),
+      el("thead", {}, [el("tr", {}, ["Argument", "Type", "Description"].map(function (h) { return el("th", {}, [h]); }))]),
       el("tbody", {}, rows)
     ]);
   }
@@ -238,7 +238,7 @@
     var label = el("label", { "for": id }, [el("code", {}, [p.name]), p.required ? el("span", { "class": "required", title: "required" }, [" *"]) : null,
       hint ? el("span", { "class": "muted" }, [" (" + hint + ")"]) : null]);
     var desc = [ps.title, ps.description].filter(function (s) { return typeof s === "string" && s; }).join(": ");
-    var node = el("div", { "class": "field", "data-arg": p.name, "data-kind": kind }, [label, control, desc ? el("small", { "class": "hint" }, [desc]) : null]);
+    var node = el("div", { "class": "field", "data-field": p.name, "data-kind": kind }, [label, control, desc ? el("small", { "class": "hint" }, [desc]) : null]);
     set(ps["default"]);
     return { name: p.name, required: p.required, node: node, get: get, set: set };
   }
