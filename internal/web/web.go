@@ -1,7 +1,9 @@
 // Package web renders mcpbridge's HTML pages: /mcp lists the servers, /mcp/meta/{server}
-// shows a server's tools, resources and prompts with a form to try a tool and copy-paste
-// client setup. Templates are embedded; everything user-supplied is escaped by html/template,
-// and pages are served with a strict Content-Security-Policy (no inline script).
+// shows a server's copy-paste client setup, its tools (a searchable list with a table of
+// contents; static/tryit.js loads a tool's schema and builds a form to try it when the tool
+// is opened), resources and prompts. Templates are embedded; everything user-supplied is
+// escaped by html/template, or set as text by the scripts, and pages are served with a strict
+// Content-Security-Policy (no inline script).
 package web
 
 import (

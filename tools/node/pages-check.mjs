@@ -299,7 +299,8 @@ async function scalePage(context) {
     const clip = state === 'copied' ? await page.evaluate(() => navigator.clipboard.readText()).catch((e) => `readText: ${e}`) : null;
     check('the first copy button copies the Streamable HTTP URL', state === 'copied' && clip === endpoint, { state, clip });
   }
-  const bare = await open(context, `${sbase}${label}`, () => {
+  // The bare page is opened at #tool-echo: that opens (and loads) echo.
+  const bare = await open(context, `${sbase}${label}#tool-echo`, () => {
     Object.defineProperty(Navigator.prototype, 'clipboard', { get: () => undefined });
   });
   const bareButton = bare.page.locator('button.copy-button').first();
@@ -309,6 +310,9 @@ async function scalePage(context) {
     const selected = await bare.page.evaluate(() => String(window.getSelection()));
     check('without the Clipboard API a copy button selects the text', state === 'selected' && selected === endpoint, { state, selected });
   }
+  const linked = await bare.page.locator('li.tool[data-tool="echo"] > details[data-loaded="ok"] form.try-it')
+    .waitFor({ state: 'attached', timeout }).then(() => true, () => false);
+  check('a link to #tool-echo opens echo with its form', linked);
   await checkClean(`${label} without the Clipboard API`, bare.w, bare.page);
   await bare.page.close();
 

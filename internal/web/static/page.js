@@ -78,7 +78,7 @@
     cb.writeText(text).then(function () { done("copied", "Copied"); }, selectInstead);
   }
 
-  // #tool-NAME opens that tool (tryit.js then loads it).
+  // #tool-NAME opens that tool (tryit.js, loaded before this script, then loads it).
   function openFromHash() {
     var id = decodeURIComponent(location.hash.slice(1));
     if (id.indexOf("tool-") !== 0) return;
