@@ -353,6 +353,12 @@ async function scalePage(context) {
     const problem = form.locator('.form-problem');
     check(`${gen}'s form refuses an empty required field`, (await problem.isVisible()) && (await problem.textContent()).includes('owner is required'),
       await problem.textContent());
+    // Past the form, the server's own validation answers with an isError result.
+    await form.locator('button.try-it-mode').click();
+    await form.locator('textarea[name="arguments"]').fill('{}');
+    const { status, result } = await callTool(page, gen);
+    const said = status ? await result.locator('p.error').first().textContent().catch(() => '') : '';
+    check(`${gen} called without owner shows the isError result as an error`, status === 'error' && said.includes('The tool reported an error'), { status, said });
   }
 
   // An image result is an <img>.

@@ -80,7 +80,8 @@
 
   // #tool-NAME opens that tool (tryit.js, loaded before this script, then loads it).
   function openFromHash() {
-    var id = decodeURIComponent(location.hash.slice(1));
+    var id;
+    try { id = decodeURIComponent(location.hash.slice(1)); } catch (e) { return; } // a malformed %-escape
     if (id.indexOf("tool-") !== 0) return;
     var li = document.getElementById(id);
     var d = li && li.querySelector("details");
