@@ -7,11 +7,14 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"path/filepath"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/mcpbridge/mcpbridge/internal/gateway/gatewaytest"
 )
 
 // pagesReport is the JSON that tools/node/pages-check.mjs prints.
@@ -24,16 +27,17 @@ type pagesReport struct {
 	Screenshots []string `json:"screenshots"`
 }
 
-// runPagesCheck runs tools/node/pages-check.mjs against base and returns its report and exit error.
-func runPagesCheck(t *testing.T, base, out string) (pagesReport, error) {
+// runPagesCheck runs tools/node/pages-check.mjs against base (and the extra arguments) and
+// returns its report and exit error.
+func runPagesCheck(t *testing.T, base, out string, extra ...string) (pagesReport, error) {
 	t.Helper()
 	tools := requireNodeTools(t)
 	browser := requireChromium(t)
 	script := filepath.Join(tools.Dir, "pages-check.mjs")
 	start := time.Now()
-	stdout, stderr, err := runLogged(context.Background(), 120*time.Second, tools.Dir, []string{"HOME=" + t.TempDir()},
-		tools.Node, script, "--base", base, "--out", out, "--chromium", browser,
-		"--server", "tools-demo", "--tool", "echo", "--hostile-server", "xss-demo")
+	args := append([]string{script, "--base", base, "--out", out, "--chromium", browser,
+		"--server", "tools-demo", "--tool", "echo", "--hostile-server", "xss-demo"}, extra...)
+	stdout, stderr, err := runLogged(context.Background(), 120*time.Second, tools.Dir, []string{"HOME=" + t.TempDir()}, tools.Node, args...)
 	t.Logf("pages-check.mjs: %s (exit: %v)", time.Since(start).Round(time.Millisecond), err)
 	var report pagesReport
 	if jerr := json.Unmarshal(stdout, &report); jerr != nil || len(report.Checks) == 0 {
@@ -45,13 +49,17 @@ func runPagesCheck(t *testing.T, base, out string) (pagesReport, error) {
 // TestPagesChromium opens the HTML pages (/mcp and /mcp/meta/{server}) in headless Debian
 // Chromium through tools/node/pages-check.mjs: no console or page errors or failed requests, the
 // server and tool lists, the try-it form of echo with an HTML message (shown as text, no dialog),
-// and the meta page of a server whose description is HTML. Screenshots go to the test's
-// artifact directory and their paths are logged.
+// the meta page of a server whose description is HTML, and the page at scale: a gateway of its
+// own serves a server of gatewaytest.ManyToolsServer (1,223 tools), whose page is checked for
+// search, table of contents, copy buttons, the forms built from schemas, text and image results,
+// hostile text and sideways scroll (see pages-check.mjs). Screenshots go to the test's artifact
+// directory and their paths are logged.
 func TestPagesChromium(t *testing.T) {
 	requireNodeTools(t)
 	requireChromium(t)
 	gw := sharedGateway(t)
-	report, err := runPagesCheck(t, gw.Base, artifactDir(t))
+	scale := startScaleGateway(t)
+	report, err := runPagesCheck(t, gw.Base, artifactDir(t), "--scale-base", scale.Base, "--scale-server", "many")
 	failed := 0
 	for _, c := range report.Checks {
 		if c.OK {
@@ -69,7 +77,24 @@ func TestPagesChromium(t *testing.T) {
 	}
 	if failed > 0 {
 		t.Logf("gateway log tail:\n%s", gw.LogTail())
+		t.Logf("scale gateway log tail:\n%s", scale.LogTail())
 	}
+}
+
+// startScaleGateway serves a config of one server, "many", with gatewaytest.ManyToolsCount
+// tools, on a gateway of the test's own, stopped when the test ends.
+func startScaleGateway(t *testing.T) *gateway {
+	t.Helper()
+	src := filepath.Join(t.TempDir(), "many.yaml")
+	if err := os.WriteFile(src, []byte("servers:\n"+gatewaytest.ManyToolsServer("many")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	gw, err := startGateway(mcpbridgeBinary(t), src, t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(gw.stop)
+	return gw
 }
 
 // TestPagesCheckCatchesUnsafePages runs pages-check.mjs against deliberately unsafe pages (HTML

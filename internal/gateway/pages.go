@@ -3,14 +3,15 @@ package gateway
 import (
 	"encoding/json"
 	"fmt"
-	"github.com/mcpbridge/mcpbridge/internal/auth"
 	"net"
 	"net/http"
 	"os"
 	"path/filepath"
-	"sort"
 	"strings"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcpbridge/mcpbridge/internal/auth"
 	"github.com/mcpbridge/mcpbridge/internal/config"
 	"github.com/mcpbridge/mcpbridge/internal/web"
 )
@@ -76,12 +77,11 @@ func (g *Gateway) serveMeta(w http.ResponseWriter, r *http.Request, name string)
 	endpoint := baseURL(r) + "/mcp/" + name
 	p := &web.MetaPage{
 		Name: name, Title: s.Title, Description: s.Description, Kind: s.Kind, Enabled: s.IsEnabled(),
-		Endpoint: endpoint, SSE: endpoint + "/sse",
+		Endpoint: endpoint, SSE: endpoint + "/sse", ToolsURL: "/api/mcp/" + name + "/tools",
 	}
 	if c := e.Catalog(); c != nil {
-		for _, t := range c.Tools {
-			p.Tools = append(p.Tools, toolView(t.Name, t.Title, t.Description, t.InputSchema))
-		}
+		tools := g.callableTools(r, e, c.Tools)
+		p.ToolCount, p.ToolGroups = len(tools), web.GroupTools(tools)
 		for _, res := range c.Resources {
 			p.Resources = append(p.Resources, web.Resource{URI: res.URI, Name: res.Name, Description: res.Description, MimeType: res.MIMEType})
 		}
@@ -138,72 +138,17 @@ func stdioArgs(cfgPath, name string) []string {
 	return []string{"stdio", "--config", cfgPath, name}
 }
 
-// toolView turns a tool's schema into the readable argument table and example arguments.
-func toolView(name, title, desc string, schema any) web.Tool {
-	t := web.Tool{Name: name, Title: title, Description: desc}
-	b, _ := json.Marshal(schema)
-	var s map[string]any
-	json.Unmarshal(b, &s)
-	pretty, _ := json.MarshalIndent(s, "", "  ")
-	t.Schema = string(pretty)
-	props, _ := s["properties"].(map[string]any)
-	req := map[string]bool{}
-	if rs, ok := s["required"].([]any); ok {
-		for _, x := range rs {
-			if n, ok := x.(string); ok {
-				req[n] = true
-			}
+// callableTools are the summaries of the tools of e the caller may call, for its page; the
+// rest of each tool (schemas, the try-it form) the page loads from the REST route when the
+// tool is opened, so the page of a server with a thousand tools stays small.
+func (g *Gateway) callableTools(r *http.Request, e *Entry, tools []*mcp.Tool) []web.ToolSummary {
+	p := auth.FromContext(r.Context())
+	st := e.state.Load()
+	out := make([]web.ToolSummary, 0, len(tools))
+	for _, t := range tools {
+		if auth.MayCallTool(p, toolRoles(st, t.Name)) {
+			out = append(out, web.ToolSummary{Name: t.Name, Title: t.Title, Summary: web.Summarize(t.Description)})
 		}
 	}
-	names := make([]string, 0, len(props))
-	for n := range props {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	example := map[string]any{}
-	for _, n := range names {
-		ps, _ := props[n].(map[string]any)
-		typ := fmt.Sprint(ps["type"])
-		if ps["type"] == nil {
-			typ = "any"
-		}
-		if typ == "array" {
-			if it, ok := ps["items"].(map[string]any); ok && it["type"] != nil {
-				typ = fmt.Sprintf("array of %v", it["type"])
-			}
-		}
-		if en, ok := ps["enum"].([]any); ok {
-			typ += fmt.Sprintf(" (one of %v)", en)
-		}
-		d, _ := ps["description"].(string)
-		t.Properties = append(t.Properties, web.Property{Name: n, Type: typ, Required: req[n], Description: d})
-		if req[n] {
-			example[n] = exampleValue(ps)
-		}
-	}
-	eb, _ := json.Marshal(example)
-	t.Example = string(eb)
-	return t
-}
-
-func exampleValue(s map[string]any) any {
-	if d, ok := s["default"]; ok {
-		return d
-	}
-	if en, ok := s["enum"].([]any); ok && len(en) > 0 {
-		return en[0]
-	}
-	switch s["type"] {
-	case "string":
-		return ""
-	case "integer", "number":
-		return 0
-	case "boolean":
-		return false
-	case "array":
-		return []any{}
-	case "object":
-		return map[string]any{}
-	}
-	return nil
+	return out
 }

@@ -21,7 +21,7 @@ import (
 // Origin, body-size and authentication rules; results are the MCP result objects as JSON,
 // errors {"error": MESSAGE} with an HTTP status.
 //
-//	GET  /api/mcp/{server}/tools            {"tools": [...]}
+//	GET  /api/mcp/{server}/tools            {"tools": [...]} (?name=TOOL: that tool only)
 //	POST /api/mcp/{server}/tools/call       {"name", "arguments"} → CallToolResult
 //	GET  /api/mcp/{server}/resources        {"resources": [...], "resourceTemplates": [...]}
 //	POST /api/mcp/{server}/resources/read   {"uri"} → ReadResourceResult
@@ -74,13 +74,22 @@ func (g *Gateway) restEntry(w http.ResponseWriter, r *http.Request) (*Entry, *en
 	return e, st, true
 }
 
+// restTools lists the tools the caller may call; with ?name=TOOL only that one (the server
+// page loads a tool's schema so when it is opened), or 404 when the caller may call no tool
+// of that name.
 func (g *Gateway) restTools(w http.ResponseWriter, r *http.Request, e *Entry, st *entryState) {
 	p := auth.FromContext(r.Context())
+	q := r.URL.Query()
+	name, one := q.Get("name"), q.Has("name")
 	tools := []*mcp.Tool{}
 	for _, t := range st.catalog.Tools {
-		if auth.MayCallTool(p, toolRoles(st, t.Name)) {
+		if (!one || t.Name == name) && auth.MayCallTool(p, toolRoles(st, t.Name)) {
 			tools = append(tools, t)
 		}
+	}
+	if one && len(tools) == 0 {
+		restError(w, http.StatusNotFound, fmt.Sprintf("no tool %q on server %q; GET /api/mcp/%s/tools lists the tools", name, e.Name, e.Name))
+		return
 	}
 	restJSON(w, http.StatusOK, map[string]any{"tools": tools})
 }
@@ -221,7 +230,10 @@ func (g *Gateway) restOpenAPI(w http.ResponseWriter, r *http.Request, e *Entry, 
 		"info", obj("title", "mcpbridge server "+e.Name, "version", g.opts.Version,
 			"description", "Plain REST access to the MCP server "+e.Name+" (also at /mcp/"+e.Name+"). Results are MCP result objects."),
 		"paths", obj(
-			base+"/tools", obj("get", obj("operationId", "listTools", "summary", "List the tools", "responses", ok("{\"tools\": [Tool]}"))),
+			base+"/tools", obj("get", obj("operationId", "listTools", "summary", "List the tools",
+				"parameters", []any{obj("name", "name", "in", "query", "required", false, "schema", obj("type", "string"),
+					"description", "list only this tool (404 when there is no such tool you may call)")},
+				"responses", ok("{\"tools\": [Tool]}"))),
 			base+"/tools/call", obj("post", obj("operationId", "callTool", "summary", "Call a tool",
 				"requestBody", jsonBody(obj("type", "object", "required", []string{"name"}, "properties", obj(
 					"name", obj("type", "string", "enum", names),

@@ -1,7 +1,9 @@
 // Package web renders mcpbridge's HTML pages: /mcp lists the servers, /mcp/meta/{server}
-// shows a server's tools, resources and prompts with a form to try a tool and copy-paste
-// client setup. Templates are embedded; everything user-supplied is escaped by html/template,
-// and pages are served with a strict Content-Security-Policy (no inline script).
+// shows a server's copy-paste client setup, its tools (a searchable list with a table of
+// contents; static/tryit.js loads a tool's schema and builds a form to try it when the tool
+// is opened), resources and prompts. Templates are embedded; everything user-supplied is
+// escaped by html/template, or set as text by the scripts, and pages are served with a strict
+// Content-Security-Policy (no inline script).
 package web
 
 import (
@@ -47,22 +49,20 @@ type IndexPage struct {
 	Servers []ServerSummary `json:"servers"`
 }
 
-// Property is one argument of a tool, for the readable schema table.
-type Property struct {
-	Name        string
-	Type        string
-	Required    bool
-	Description string
+// ToolSummary is a tool as listed on a meta page: its name, title and the first line of its
+// description. The rest (full description, schemas, the try-it form) loads when it is opened.
+type ToolSummary struct {
+	Name    string
+	Title   string
+	Summary string
 }
 
-// Tool is a tool as shown on a meta page.
-type Tool struct {
-	Name        string
-	Title       string
-	Description string
-	Properties  []Property
-	Schema      string // indented JSON
-	Example     string // example arguments (JSON)
+// ToolGroup is one group of the tool list and one entry of its table of contents. Anchor is
+// the group's element id: unique on the page and made of [a-z0-9_-] only.
+type ToolGroup struct {
+	Label  string
+	Anchor string
+	Tools  []ToolSummary
 }
 
 // Resource is a resource as shown on a meta page.
@@ -91,13 +91,19 @@ type MetaPage struct {
 	Enabled     bool
 	Endpoint    string // absolute URL of the MCP endpoint
 	SSE         string // absolute URL of the legacy SSE endpoint
-	Tools       []Tool
-	Resources   []Resource
-	Prompts     []Prompt
-	Desktop     string // desktop-app JSON
-	HTTPClient  string // an HTTP client command line
-	Inspector   string // MCP Inspector CLI command
-	Curl        string // curl command
+	// ToolCount is the number of tools listed, ToolGroups the tools in the groups of the
+	// table of contents (one group without a label for a small server).
+	ToolCount  int
+	ToolGroups []ToolGroup
+	// ToolsURL is the JSON route of the listed tools; ?name=TOOL answers one tool, which the
+	// page loads when the tool is opened.
+	ToolsURL   string
+	Resources  []Resource
+	Prompts    []Prompt
+	Desktop    string // desktop-app JSON
+	HTTPClient string // an HTTP client command line
+	Inspector  string // MCP Inspector CLI command
+	Curl       string // curl command
 }
 
 func setHeaders(w http.ResponseWriter) {
