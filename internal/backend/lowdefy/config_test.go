@@ -37,7 +37,6 @@ servers:
 	for _, want := range []string{
 		"servers.a.app: missing app",
 		`servers.a.toolset: toolset "everything" is not one of session, forms or both`,
-		"servers.b.toolset: toolset forms (generated form tools) is not available yet",
 		"servers.b.secrets.DB: write a reference",
 		`servers.b.secrets.bad name: "bad name" is not a secret name`,
 		"servers.b.aap",
