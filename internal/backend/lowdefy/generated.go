@@ -388,9 +388,14 @@ func generate(a *app.App, reserved []string) (*generated, error) {
 				continue
 			}
 			missing := false
+			runs := lifecycleRequests(p)
 			for _, id := range reqs {
-				if p.Request(id) == nil {
+				switch {
+				case p.Request(id) == nil:
 					bad("%s.requests: page %s has no request %q", path, p.ID, id)
+					missing = true
+				case !slices.Contains(runs, id):
+					bad("%s.requests: page %s does not run request %q when it opens; a resource serves what its page loads", path, p.ID, id)
 					missing = true
 				}
 			}
