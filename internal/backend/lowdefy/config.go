@@ -21,8 +21,8 @@ const (
 	// ToolsetSession is the work-session tools of seeds 001/002 (session_create, navigate,
 	// interact, ...).
 	ToolsetSession = "session"
-	// ToolsetForms is the generated per-form and per-endpoint tools of seed 000 (not built
-	// yet: a server asking for them alone is refused, see decode).
+	// ToolsetForms is the tools and resources generated from the app (seed 000): one tool
+	// per form's submit button, one per API endpoint, one resource per query page.
 	ToolsetForms = "forms"
 	// ToolsetBoth is both; the default.
 	ToolsetBoth = "both"
@@ -74,9 +74,7 @@ func decode(s *config.Server) (backend.Spec, config.Problems) {
 	switch c.Toolset {
 	case "":
 		c.Toolset = ToolsetBoth
-	case ToolsetSession, ToolsetBoth:
-	case ToolsetForms:
-		ps = append(ps, sec.Problem("toolset", "toolset forms (generated form tools) is not available yet; use session or both"))
+	case ToolsetSession, ToolsetBoth, ToolsetForms:
 	default:
 		ps = append(ps, sec.Problem("toolset", "toolset %q is not one of session, forms or both", c.Toolset))
 	}
@@ -104,8 +102,12 @@ func decode(s *config.Server) (backend.Spec, config.Problems) {
 func (sp *spec) Check(deps backend.Deps) config.Problems {
 	var ps config.Problems
 	sec := sp.server.Section
-	if _, err := loadApp(sp.appDir(deps.Dir)); err != nil {
+	if a, err := loadApp(sp.appDir(deps.Dir)); err != nil {
 		ps = append(ps, sec.Problem("app", "%v", err))
+	} else if sp.conf.Toolset != ToolsetSession {
+		if _, err := generate(a, sessionToolNames(sp.conf.Toolset)); err != nil {
+			ps = append(ps, sec.Problem("app", "the app's generated tools: %v", err))
+		}
 	}
 	if _, err := sp.secrets(deps); err != nil {
 		ps = append(ps, sec.Problem("secrets", "%v", err))

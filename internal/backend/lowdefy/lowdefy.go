@@ -1,6 +1,10 @@
 // Package lowdefy is the backend kind "lowdefy": a Lowdefy app used by agents the way a
 // person uses it in a browser, through a small set of work-session tools (seeds 001/002):
-// session_create, session_list, session_close, navigate, interact, get_state and get_pages.
+// session_create, session_list, session_close, navigate, interact, get_state and get_pages;
+// and through tools and resources generated from the app (seed 000): a form page's submit
+// button becomes a tool (submit_{page}), a query page a resource (lowdefy://{page}/{name}),
+// an API endpoint a tool (api_{endpointId}). The server's toolset (session, forms or both)
+// chooses which are offered; the app's mcp section adjusts the generated ones.
 //
 // A work session is application data, not an MCP session: the headless engine's plain data
 // (engine.Snapshot), the session's name and an audit trail of what was done, kept in the
@@ -33,6 +37,7 @@ import (
 	"github.com/mcpbridge/mcpbridge/internal/jsvalue"
 	"github.com/mcpbridge/mcpbridge/internal/lowdefy/app"
 	"github.com/mcpbridge/mcpbridge/internal/lowdefy/connections"
+	"github.com/mcpbridge/mcpbridge/internal/lowdefy/connections/all"
 	"github.com/mcpbridge/mcpbridge/internal/lowdefy/engine"
 	"github.com/mcpbridge/mcpbridge/internal/lowdefy/runtime"
 	"github.com/mcpbridge/mcpbridge/internal/lowdefy/server"
@@ -55,6 +60,7 @@ type Backend struct {
 	name     string
 	app      *app.App
 	srv      *server.Server // for page authorisation (get_pages)
+	runner   *server.Server // runs API endpoints (api_ tools), with the app's connections
 	secrets  map[string]string
 	pools    *connections.Pools
 	client   func() *http.Client
@@ -64,6 +70,8 @@ type Backend struct {
 	now      func() time.Time
 	log      *slog.Logger
 	tools    []*mcp.Tool
+	toolset  string
+	gen      *generated
 
 	locks sync.Map // session id → *sync.Mutex
 }
@@ -90,33 +98,87 @@ func (sp *spec) Open(ctx context.Context, deps backend.Deps) (backend.Backend, e
 		log.Warn("lowdefy app warning", "problem", w.String())
 	}
 	hc := deps.Client(sp.policy(), safehttp.Options{})
+	gen := &generated{byName: map[string]*genTool{}, byURI: map[string]*genResource{}}
+	if sp.conf.Toolset != ToolsetSession {
+		if gen, err = generate(a, sessionToolNames(sp.conf.Toolset)); err != nil {
+			return nil, fmt.Errorf("the app's generated tools: %w", err)
+		}
+	}
+	pools := &connections.Pools{}
+	client := func() *http.Client { return hc }
 	b := &Backend{
-		name:     sp.server.Name,
-		app:      a,
-		srv:      server.New(a, server.Options{Secrets: secrets}),
-		secrets:  secrets,
-		pools:    &connections.Pools{},
-		client:   func() *http.Client { return hc },
+		name:    sp.server.Name,
+		app:     a,
+		srv:     server.New(a, server.Options{Secrets: secrets}),
+		secrets: secrets,
+		pools:   pools,
+		client:  client,
+		toolset: sp.conf.Toolset,
+		gen:     gen,
+		runner: server.New(a, server.Options{
+			Connections: all.Set(),
+			Secrets:     secrets,
+			Deps:        &connections.Deps{Logger: log, HTTPClient: client, Pools: pools},
+			Logger:      log,
+			Now:         deps.Clock(),
+		}),
 		sessions: deps.WorkSessions,
 		limits:   limits,
 		render:   agentRender,
 		now:      deps.Clock(),
 		log:      log,
 	}
-	b.tools = sessionTools(limits)
+	if b.toolset != ToolsetForms {
+		b.tools = sessionTools(limits)
+	}
+	if b.toolset != ToolsetSession {
+		for _, t := range gen.tools {
+			b.tools = append(b.tools, t.tool)
+		}
+		if len(gen.tools)+len(gen.resources) == 0 {
+			log.Warn("the lowdefy app generates no tools or resources (no form, query page or API endpoint, or mcp.enabled is false)", "toolset", b.toolset)
+		}
+	}
 	return b, nil
 }
 
-// Catalog returns the work-session tools.
+// sessionToolNames are the names the work-session tools take under a toolset.
+func sessionToolNames(toolset string) []string {
+	if toolset == ToolsetForms {
+		return nil
+	}
+	var out []string
+	for _, t := range sessionTools(DefaultLimits) {
+		out = append(out, t.Name)
+	}
+	return out
+}
+
+// Catalog returns the tools of the server's toolset, and the generated resources unless
+// the toolset is session.
 func (b *Backend) Catalog(context.Context) (*backend.Catalog, error) {
-	return &backend.Catalog{Tools: b.tools}, nil
+	cat := &backend.Catalog{Tools: b.tools}
+	if b.toolset != ToolsetSession {
+		for _, r := range b.gen.resources {
+			cat.Resources = append(cat.Resources, r.res)
+		}
+	}
+	return cat, nil
 }
 
 // Close closes the app's database pools.
 func (b *Backend) Close() error { return b.pools.Close() }
 
-// CallTool runs one of the work-session tools.
+// CallTool runs one of the server's tools.
 func (b *Backend) CallTool(ctx context.Context, c *backend.Call) (*mcp.CallToolResult, error) {
+	if b.toolset != ToolsetSession {
+		if t := b.gen.byName[c.Name]; t != nil {
+			return b.callGenerated(ctx, c, t)
+		}
+	}
+	if b.toolset == ToolsetForms {
+		return backend.ErrorResult("unknown tool %q: tools/list lists this server's tools", c.Name), nil
+	}
 	switch c.Name {
 	case "session_create":
 		return b.sessionCreate(ctx, c)

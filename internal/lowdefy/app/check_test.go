@@ -51,7 +51,7 @@ func TestCheckProblems(t *testing.T) {
 	if summary != "" {
 		t.Errorf("summary = %q, want none", summary)
 	}
-	if len(problems) != 1 || problems[0].String() != `lowdefy.yaml:5:5: pages[0].visble: unknown key "visble" in a block (allowed: areas, blocks, events, field, id, layout, loading, properties, requests, required, skeleton, style, type, validate, visible)` {
+	if len(problems) != 1 || problems[0].String() != `lowdefy.yaml:5:5: pages[0].visble: unknown key "visble" in a block (allowed: areas, blocks, events, field, id, layout, loading, mcp, properties, requests, required, skeleton, style, type, validate, visible)` {
 		t.Errorf("problems = %v", problems)
 	}
 	_, problems = Check(t.TempDir())

@@ -1,6 +1,9 @@
 package app
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 // The app's mcp section (mcpbridge's own) is accepted, built with operators like any other
 // section, and kept on App.MCP; an app without one has a nil MCP.
@@ -23,5 +26,51 @@ pages:
 	}
 	if ps := loadProblems(t, map[string]string{"lowdefy.yaml": "lowdefy: 4.0.0\nmcp: 3\n"}); len(ps) == 0 {
 		t.Fatal("mcp: 3 loaded without a problem")
+	}
+}
+
+// The mcp section, a block's mcp annotation and an endpoint's are checked like the rest of
+// the app: a wrong type or an unknown key is a problem at its file:line:col and path.
+func TestMCPSchemaProblems(t *testing.T) {
+	a := mustLoad(t, map[string]string{"lowdefy.yaml": `lowdefy: 4.0.0
+mcp:
+  enabled: true
+  tools: {submit_a: {confirm: true, description: Save it, enabled: true}}
+  resources: {a_data: {page: a, requests: [r], enabled: false}}
+pages:
+  - id: a
+    type: Box
+    mcp: {exclude: true}
+    blocks:
+      - {id: b, type: Button, mcp: {toolName: save_a, description: Saves}}
+`})
+	if got := a.Pages[0].Config.Prop("mcp"); got == nil {
+		t.Fatal("the page's mcp annotation was dropped")
+	}
+	ps := loadProblems(t, map[string]string{"lowdefy.yaml": `lowdefy: 4.0.0
+mcp:
+  transport: sse
+  tools:
+    x: {confirm: 1, nope: 2}
+api:
+  - {id: e, type: Api, routine: [], mcp: {toolname: y}}
+pages:
+  - id: a
+    type: Box
+    mcp: {exclud: true}
+`})
+	var got []string
+	for _, p := range ps {
+		got = append(got, p.String())
+	}
+	want := []string{
+		`lowdefy.yaml:3:3: mcp.transport: unknown key "transport" in a settings section (allowed: enabled, limits, resources, tools)`,
+		`lowdefy.yaml:5:18: mcp.tools.x.confirm: must be boolean, got number 1`,
+		`lowdefy.yaml:5:21: mcp.tools.x.nope: unknown key "nope" in a tool override (allowed: confirm, description, enabled)`,
+		`lowdefy.yaml:7:43: api[0].mcp.toolname: unknown key "toolname" in an endpoint mcp annotation (allowed: description, exclude, inputSchema, toolName)`,
+		`lowdefy.yaml:11:11: pages[0].mcp.exclud: unknown key "exclud" in a block mcp annotation (allowed: description, exclude, toolName)`,
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("problems:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 }

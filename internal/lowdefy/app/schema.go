@@ -62,6 +62,10 @@ var appSchema = func() *schema {
 		return 0
 	}, what: "event (an array of actions or an object with try and catch)"}
 	area := &schema{types: []kind{kindMap}, props: map[string]*schema{"blocks": arrayOf(block)}, what: "area"}
+	// mcpbridge: a block's (or page's) annotation for the generated MCP tools.
+	blockMCP := obj("block mcp annotation", true, nil, map[string]*schema{
+		"exclude": boolValue, "toolName": strValue, "description": strValue,
+	})
 	block.props = map[string]*schema{
 		"id": strValue, "type": strValue, "field": strValue, "properties": objValue,
 		"layout": objValue, "skeleton": objValue, "style": objValue, "visible": anyValue,
@@ -69,6 +73,7 @@ var appSchema = func() *schema {
 		"required": anyValue, "validate": arrayOf(objValue),
 		"events": {types: []kind{kindMap}, values: event},
 		"areas":  {types: []kind{kindMap}, values: area},
+		"mcp":    blockMCP,
 	}
 	authPlugin := obj("auth plugin", false, []string{"id", "type"}, map[string]*schema{
 		"id": strValue, "type": strValue, "properties": objValue,
@@ -119,6 +124,22 @@ var appSchema = func() *schema {
 	})
 	endpoint := obj("api endpoint", false, []string{"id", "type"}, map[string]*schema{
 		"id": strValue, "type": strValue,
+		// mcpbridge: the endpoint's generated tool (api_{id}).
+		"mcp": obj("endpoint mcp annotation", true, nil, map[string]*schema{
+			"exclude": boolValue, "toolName": strValue, "description": strValue, "inputSchema": objValue,
+		}),
+	})
+	// mcpbridge's own section: the limits of work sessions and the generated tools and
+	// resources (see docs/lowdefy-mcp.md).
+	mcpSection := obj("settings section", true, nil, map[string]*schema{
+		"enabled": boolValue,
+		"limits":  objValue,
+		"tools": {types: []kind{kindMap}, what: "map of tool name to override", values: obj("tool override", true, nil, map[string]*schema{
+			"description": strValue, "enabled": boolValue, "confirm": boolValue,
+		})},
+		"resources": {types: []kind{kindMap}, what: "map of resource name to settings", values: obj("resource setting", true, nil, map[string]*schema{
+			"description": strValue, "enabled": boolValue, "page": strValue, "requests": strList,
+		})},
 	})
 	return obj("app", true, []string{"lowdefy"}, map[string]*schema{
 		"name": strValue, "lowdefy": strValue, "license": strValue, "version": strValue,
@@ -138,7 +159,7 @@ var appSchema = func() *schema {
 		"api":         arrayOf(endpoint),
 		"modules":     arrayOf(objValue),
 		"logger":      objValue,
-		"mcp":         objValue, // mcpbridge: the app's MCP settings (limits, tools, resources)
+		"mcp":         mcpSection, // mcpbridge: the app's MCP settings (limits, tools, resources)
 	})
 }()
 
