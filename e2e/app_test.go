@@ -1,0 +1,354 @@
+package e2e
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	_ "modernc.org/sqlite"
+
+	"github.com/mcpbridge/mcpbridge/internal/jsvalue"
+	"github.com/mcpbridge/mcpbridge/internal/lowdefy/app"
+	"github.com/mcpbridge/mcpbridge/internal/lowdefy/lowdefytest"
+)
+
+// tutorialServer is the server name `mcpbridge app` gives tutorial 08-final (its
+// lowdefy.yaml name is "Lowdefy starter").
+const tutorialServer = "lowdefy-starter"
+
+// tutorialApp copies tutorial 08-final into a temporary folder (the shared apps are never
+// written), with its AxiosHttp connection pointed at a local fake of dummyjson.com, and
+// returns it with the SQLite file its Knex connection writes to. The file is found as the
+// app says: the connection's filename is `_secret: NAME`, and the secret's value is the
+// LOWDEFY_SECRET_NAME the app is run with.
+func tutorialApp(t *testing.T) (ta *lowdefytest.App, sqliteFile string) {
+	t.Helper()
+	ta = lowdefytest.Tutorial(t, "08-final", lowdefytest.StartDummyJSON(t))
+	a, err := app.Load(ta.Dir, app.Options{})
+	if err != nil {
+		t.Fatalf("loading the tutorial app: %v", err)
+	}
+	for _, c := range a.Connections {
+		if c.Type != "Knex" {
+			continue
+		}
+		conn, _ := c.Properties.Prop("connection").(*jsvalue.Object)
+		if conn == nil {
+			break
+		}
+		ref, _ := conn.Prop("filename").(*jsvalue.Object)
+		if ref == nil {
+			break
+		}
+		name, _ := ref.Prop("_secret").(string)
+		if file := ta.Secrets[name]; file != "" {
+			return ta, file
+		}
+	}
+	t.Fatalf("the tutorial's Knex connection names no SQLite file through a secret")
+	return nil, ""
+}
+
+// appCommand returns `mcpbridge app DIR ARGS...` with the app's secrets in its environment,
+// run from a temporary folder.
+func appCommand(t *testing.T, ta *lowdefytest.App, args ...string) *exec.Cmd {
+	t.Helper()
+	cmd := exec.Command(mcpbridgeBinary(t), append([]string{"app", ta.Dir, "--allow-private"}, args...)...)
+	cmd.Dir = t.TempDir()
+	cmd.Env = append(os.Environ(), ta.Env()...)
+	return cmd
+}
+
+// startAppHTTP runs `mcpbridge app DIR --http --listen 127.0.0.1:PORT ARGS...` until the test
+// ends and returns it once /healthz answers; its log is in the test's temporary folder.
+func startAppHTTP(t *testing.T, ta *lowdefytest.App, args ...string) *gateway {
+	t.Helper()
+	port, err := freePort()
+	if err != nil {
+		t.Fatal(err)
+	}
+	listen := fmt.Sprintf("127.0.0.1:%d", port)
+	cmd := appCommand(t, ta, append([]string{"--http", "--listen", listen}, args...)...)
+	logPath := filepath.Join(t.TempDir(), "app.log")
+	logFile, err := os.Create(logPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.Stdout, cmd.Stderr = logFile, logFile
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := cmd.Start(); err != nil {
+		logFile.Close()
+		t.Fatalf("starting %s: %v", strings.Join(cmd.Args, " "), err)
+	}
+	g := &gateway{Base: "http://" + listen, cmd: cmd, logPath: logPath, done: make(chan struct{})}
+	go func() {
+		g.waitErr = cmd.Wait()
+		logFile.Close()
+		close(g.done)
+	}()
+	t.Cleanup(g.stop)
+	if err := g.waitReady(30 * time.Second); err != nil {
+		t.Fatalf("%s: %v; its log:\n%s", strings.Join(cmd.Args, " "), err, g.LogTail())
+	}
+	return g
+}
+
+// appAgent is a scripted agent: an MCP client of the app's server.
+type appAgent struct {
+	t  *testing.T
+	cs *mcp.ClientSession
+}
+
+func (a *appAgent) call(name string, args map[string]any) *mcp.CallToolResult {
+	a.t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	res, err := a.cs.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: args})
+	if err != nil {
+		a.t.Fatalf("%s: %v", name, err)
+	}
+	if res.IsError {
+		a.t.Fatalf("%s: error result: %s", name, resultText(res))
+	}
+	return res
+}
+
+func resultText(res *mcp.CallToolResult) string {
+	var sb strings.Builder
+	for _, c := range res.Content {
+		if tc, ok := c.(*mcp.TextContent); ok {
+			sb.WriteString(tc.Text)
+		}
+	}
+	return sb.String()
+}
+
+// pageAndLog decodes the structured content of a navigate or interact result: {page, log}.
+func pageAndLog(t *testing.T, res *mcp.CallToolResult) (string, []map[string]any) {
+	t.Helper()
+	var out struct {
+		Page string           `json:"page"`
+		Log  []map[string]any `json:"log"`
+	}
+	b, err := json.Marshal(res.StructuredContent)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(b, &out); err != nil || out.Page == "" {
+		t.Fatalf("structured content is not {page, log} (%v): %s", err, b)
+	}
+	return out.Page, out.Log
+}
+
+// ticketsTitled counts the tickets with title in the tutorial's SQLite file.
+func ticketsTitled(t *testing.T, file, title string) int {
+	t.Helper()
+	db, err := sql.Open("sqlite", file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	var n int
+	if err := db.QueryRow(`SELECT count(*) FROM tickets WHERE ticket_title = ?`, title).Scan(&n); err != nil {
+		t.Fatalf("reading %s: %v", file, err)
+	}
+	return n
+}
+
+// logATicket is the journey of issue 9: create a work session, open new-ticket, fill in the
+// form, press submit, open view-tickets and see the new row, which is also in the SQLite
+// file.
+func logATicket(t *testing.T, a *appAgent, sqliteFile, title string) {
+	t.Helper()
+	var created struct{ SessionID string }
+	if err := json.Unmarshal([]byte(resultText(a.call("session_create", map[string]any{"name": "log a ticket"}))), &created); err != nil || created.SessionID == "" {
+		t.Fatalf("session_create gave no sessionId (%v)", err)
+	}
+	sid := created.SessionID
+
+	page, _ := pageAndLog(t, a.call("navigate", map[string]any{"sessionId": sid, "pageId": "new-ticket"}))
+	for _, id := range []string{"ticket_title", "ticket_type", "ticket_description", "submit_button"} {
+		if !strings.Contains(page, id) {
+			t.Fatalf("the new-ticket page does not show %s:\n%s", id, page)
+		}
+	}
+	_, log := pageAndLog(t, a.call("interact", map[string]any{"sessionId": sid, "actions": []any{
+		map[string]any{"type": "setValue", "blockId": "ticket_title", "value": title},
+		map[string]any{"type": "setValue", "blockId": "ticket_type", "value": "Complaint"},
+		map[string]any{"type": "setValue", "blockId": "purchase_in_last_month", "value": "Yes"},
+		map[string]any{"type": "setValue", "blockId": "ticket_description", "value": "Smoke from tray 2."},
+		map[string]any{"type": "triggerEvent", "blockId": "submit_button", "event": "onClick"},
+	}}))
+	if len(log) != 5 {
+		t.Fatalf("interact log has %d entries, want 5: %v", len(log), log)
+	}
+	for i, e := range log {
+		if e["success"] != true {
+			t.Errorf("action %d failed: %v", i+1, e)
+		}
+	}
+	if rr := fmt.Sprint(log[4]["requestResults"]); !strings.Contains(rr, "save_new_ticket") {
+		t.Errorf("submitting ran no save_new_ticket request: %v", log[4])
+	}
+	page, _ = pageAndLog(t, a.call("navigate", map[string]any{"sessionId": sid, "pageId": "view-tickets"}))
+	if !strings.Contains(page, title) {
+		t.Errorf("view-tickets does not show the new ticket %q:\n%s", title, page)
+	}
+	if n := ticketsTitled(t, sqliteFile, title); n != 1 {
+		t.Errorf("%d tickets titled %q in %s, want 1", n, title, sqliteFile)
+	}
+	a.call("session_close", map[string]any{"sessionId": sid})
+}
+
+// connectApp connects an MCP client to transport tr.
+func connectApp(t *testing.T, tr mcp.Transport, opts *mcp.ClientOptions) *appAgent {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "e2e-agent", Version: "1"}, opts).Connect(ctx, tr, nil)
+	if err != nil {
+		t.Fatalf("connecting to the app: %v", err)
+	}
+	t.Cleanup(func() { cs.Close() })
+	return &appAgent{t: t, cs: cs}
+}
+
+// TestAppLogATicketStdio: a desktop-style client runs `mcpbridge app DIR` over stdio and
+// logs a ticket with the work-session tools.
+func TestAppLogATicketStdio(t *testing.T) {
+	ta, db := tutorialApp(t)
+	a := connectApp(t, &mcp.CommandTransport{Command: appCommand(t, ta)}, nil)
+	logATicket(t, a, db, "Printer on fire (stdio)")
+}
+
+// TestAppLogATicketHTTP: the same journey with `mcpbridge app DIR --http`, in both protocol
+// eras.
+func TestAppLogATicketHTTP(t *testing.T) {
+	ta, db := tutorialApp(t)
+	g := startAppHTTP(t, ta)
+	for _, era := range []string{"2025-11-25", "2026-07-28"} {
+		t.Run(era, func(t *testing.T) {
+			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+			defer cancel()
+			cs, err := mcp.NewClient(&mcp.Implementation{Name: "e2e-agent", Version: "1"}, nil).Connect(ctx,
+				&mcp.StreamableClientTransport{Endpoint: g.MCPURL(tutorialServer)}, &mcp.ClientSessionOptions{ProtocolVersion: era})
+			if err != nil {
+				t.Fatalf("connecting to %s: %v\nlog:\n%s", g.MCPURL(tutorialServer), err, g.LogTail())
+			}
+			defer cs.Close()
+			logATicket(t, &appAgent{t: t, cs: cs}, db, "Printer on fire ("+era+")")
+		})
+	}
+}
+
+// TestAppLogATicketFormTool: the journey with the generated form tool of new-ticket (seed
+// 000), when the app's server offers one.
+func TestAppLogATicketFormTool(t *testing.T) {
+	ta, db := tutorialApp(t)
+	a := connectApp(t, &mcp.CommandTransport{Command: appCommand(t, ta)}, nil)
+	res, err := a.cs.ListTools(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var form *mcp.Tool
+	var names []string
+	for _, tool := range res.Tools {
+		names = append(names, tool.Name)
+		n := strings.ToLower(tool.Name)
+		if strings.Contains(n, "new_ticket") || strings.Contains(n, "new-ticket") || strings.Contains(n, "newticket") {
+			form = tool
+		}
+	}
+	if form == nil {
+		t.Skipf("no generated form tool for new-ticket in tools/list (%s): the generated form tools are not merged yet", strings.Join(names, ", "))
+	}
+	schema, _ := json.Marshal(form.InputSchema)
+	var s struct {
+		Properties map[string]json.RawMessage `json:"properties"`
+		Required   []string                   `json:"required"`
+	}
+	if err := json.Unmarshal(schema, &s); err != nil {
+		t.Fatalf("tool %s: input schema %s: %v", form.Name, schema, err)
+	}
+	const title = "Printer on fire (form tool)"
+	fields := map[string]any{
+		"ticket_title": title, "ticket_type": "Complaint", "purchase_in_last_month": "Yes",
+		"ticket_description": "Smoke from tray 2.",
+	}
+	args := map[string]any{}
+	for k, v := range fields {
+		if _, ok := s.Properties[k]; ok {
+			args[k] = v
+		}
+	}
+	for _, r := range s.Required {
+		if _, ok := args[r]; !ok {
+			t.Fatalf("tool %s requires %q, which this journey does not know how to fill; its input schema:\n%s", form.Name, r, schema)
+		}
+	}
+	if _, ok := args["ticket_title"]; !ok {
+		t.Fatalf("tool %s has no ticket_title argument; its input schema:\n%s", form.Name, schema)
+	}
+	out := a.call(form.Name, args)
+	t.Logf("%s: %s", form.Name, resultText(out))
+	if n := ticketsTitled(t, db, title); n != 1 {
+		t.Errorf("%d tickets titled %q in %s after %s, want 1", n, title, db, form.Name)
+	}
+	// The row shows on view-tickets, as for a person.
+	var created struct{ SessionID string }
+	json.Unmarshal([]byte(resultText(a.call("session_create", map[string]any{"name": "check"}))), &created)
+	page, _ := pageAndLog(t, a.call("navigate", map[string]any{"sessionId": created.SessionID, "pageId": "view-tickets"}))
+	if !strings.Contains(page, title) {
+		t.Errorf("view-tickets does not show the ticket the form tool saved:\n%s", page)
+	}
+}
+
+// TestAppWatch: with --watch, a changed page title reaches connected clients: they are told
+// the tool list changed and the next navigate shows the new title.
+func TestAppWatch(t *testing.T) {
+	ta, _ := tutorialApp(t)
+	changed := make(chan struct{}, 8)
+	a := connectApp(t, &mcp.CommandTransport{Command: appCommand(t, ta, "--watch")}, &mcp.ClientOptions{
+		ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) { changed <- struct{}{} },
+	})
+	var created struct{ SessionID string }
+	json.Unmarshal([]byte(resultText(a.call("session_create", map[string]any{"name": "watch"}))), &created)
+	nav := func() string {
+		page, _ := pageAndLog(t, a.call("navigate", map[string]any{"sessionId": created.SessionID, "pageId": "new-ticket"}))
+		return page
+	}
+	const newTitle = "Report a fault (edited)"
+	if strings.Contains(nav(), newTitle) {
+		t.Fatal("the page shows the new title before the edit")
+	}
+	file := filepath.Join(ta.Dir, "new-ticket.yaml")
+	src, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The first Title block of new-ticket is the form's heading.
+	edited := strings.Replace(string(src), "content: Log a ticket", "content: "+newTitle, 1)
+	if edited == string(src) {
+		t.Fatalf("new-ticket.yaml has no `content: Log a ticket` to edit:\n%s", src)
+	}
+	if err := os.WriteFile(file, []byte(edited), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-changed:
+	case <-time.After(15 * time.Second):
+		t.Fatal("no notifications/tools/list_changed within 15s of the edit")
+	}
+	if page := nav(); !strings.Contains(page, newTitle) {
+		t.Errorf("navigate after the reload does not show the new title %q:\n%s", newTitle, page)
+	}
+}
