@@ -352,3 +352,91 @@ func TestAppWatch(t *testing.T) {
 		t.Errorf("navigate after the reload does not show the new title %q:\n%s", newTitle, page)
 	}
 }
+
+// inspectorText is the text content of an Inspector tools/call result, failing on an error
+// result.
+func inspectorText(t *testing.T, res inspectorResult) string {
+	t.Helper()
+	if res.Result.IsError {
+		t.Fatalf("tools/call returned isError: %+v", res.Result.Content)
+	}
+	var sb strings.Builder
+	for _, c := range res.Result.Content {
+		if c.Type == "text" {
+			sb.WriteString(c.Text)
+		}
+	}
+	return sb.String()
+}
+
+// TestAppInspectorCLI drives `mcpbridge app DIR --http` with the MCP Inspector CLI, one
+// Inspector process per call as a person would type them: tools/list, then the log-a-ticket
+// journey through --method tools/call (the work session lives in the store, so it outlives
+// each connection), checking the rendered pages and the SQLite file; and tools/list over
+// stdio (`-- mcpbridge app DIR`).
+func TestAppInspectorCLI(t *testing.T) {
+	tools := requireNodeTools(t)
+	ta, db := tutorialApp(t)
+	g := startAppHTTP(t, ta)
+	for _, era := range []string{"legacy", "modern"} {
+		t.Run("http-"+era, func(t *testing.T) {
+			url := g.MCPURL(tutorialServer)
+			inspect := func(args ...string) inspectorResult {
+				return runInspector(t, tools, append([]string{url, "--transport", "http", "--protocol-era", era, "--method"}, args...)...)
+			}
+			list := inspect("tools/list")
+			var names []string
+			for _, tool := range list.Result.Tools {
+				names = append(names, tool.Name)
+			}
+			for _, want := range []string{"session_create", "navigate", "interact", "get_state", "get_pages"} {
+				if !strings.Contains(" "+strings.Join(names, " ")+" ", " "+want+" ") {
+					t.Errorf("tools/list = %v, want it to include %s", names, want)
+				}
+			}
+
+			var created struct{ SessionID string }
+			out := inspectorText(t, inspect("tools/call", "--tool-name", "session_create", "--tool-arg", "name=inspector "+era))
+			if err := json.Unmarshal([]byte(out), &created); err != nil || created.SessionID == "" {
+				t.Fatalf("session_create: %s (%v)", out, err)
+			}
+			sid := "sessionId=" + created.SessionID
+			page := inspectorText(t, inspect("tools/call", "--tool-name", "navigate", "--tool-arg", sid, "pageId=new-ticket"))
+			for _, want := range []string{"Log a ticket", `id="ticket_title"`, `id="submit_button"`} {
+				if !strings.Contains(page, want) {
+					t.Errorf("the rendered new-ticket page lacks %s:\n%s", want, page)
+				}
+			}
+			title := "Inspector ticket " + era
+			actions, _ := json.Marshal(map[string]any{"sessionId": created.SessionID, "actions": []any{
+				map[string]any{"type": "setValue", "blockId": "ticket_title", "value": title},
+				map[string]any{"type": "setValue", "blockId": "ticket_type", "value": "Question"},
+				map[string]any{"type": "setValue", "blockId": "ticket_description", "value": "Asked through the Inspector."},
+				map[string]any{"type": "triggerEvent", "blockId": "submit_button", "event": "onClick"},
+			}})
+			out = inspectorText(t, inspect("tools/call", "--tool-name", "interact", "--tool-args-json", string(actions)))
+			if !strings.Contains(out, "save_new_ticket") {
+				t.Errorf("interact did not run save_new_ticket:\n%s", out)
+			}
+			page = inspectorText(t, inspect("tools/call", "--tool-name", "navigate", "--tool-arg", sid, "pageId=view-tickets"))
+			if !strings.Contains(page, title) {
+				t.Errorf("the rendered view-tickets page lacks the new ticket %q:\n%s", title, page)
+			}
+			if n := ticketsTitled(t, db, title); n != 1 {
+				t.Errorf("%d tickets titled %q in %s, want 1", n, title, db)
+			}
+		})
+	}
+	t.Run("stdio", func(t *testing.T) {
+		args := []string{"--method", "tools/list"}
+		for _, kv := range ta.Env() {
+			args = append(args, "-e", kv)
+		}
+		// The server command goes after "--", so that the Inspector keeps none of its flags.
+		args = append(args, "--", mcpbridgeBinary(t), "app", ta.Dir, "--allow-private")
+		list := runInspector(t, tools, args...)
+		if len(list.Result.Tools) != 7 {
+			t.Errorf("tools/list over stdio: %d tools, want the 7 session tools: %+v", len(list.Result.Tools), list.Result.Tools)
+		}
+	})
+}
