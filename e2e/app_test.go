@@ -14,9 +14,13 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/mongo"
+	"go.mongodb.org/mongo-driver/v2/mongo/options"
 	_ "modernc.org/sqlite"
 
 	"github.com/mcpbridge/mcpbridge/internal/jsvalue"
+	"github.com/mcpbridge/mcpbridge/internal/lowdefy/connections/mongodb/mongotest"
 	"github.com/mcpbridge/mcpbridge/internal/lowdefy/app"
 	"github.com/mcpbridge/mcpbridge/internal/lowdefy/lowdefytest"
 )
@@ -439,4 +443,121 @@ func TestAppInspectorCLI(t *testing.T) {
 			t.Errorf("tools/list over stdio: %d tools, want the 7 session tools: %+v", len(list.Result.Tools), list.Result.Tools)
 		}
 	})
+}
+
+// brandsIn returns the documents of the crud app's brands collection on FerretDB.
+func brandsIn(t *testing.T, coll *mongo.Collection, filter bson.M) []bson.M {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	cur, err := coll.Find(ctx, filter)
+	if err != nil {
+		t.Fatalf("reading the brands collection: %v", err)
+	}
+	var docs []bson.M
+	if err := cur.All(ctx, &docs); err != nil {
+		t.Fatalf("reading the brands collection: %v", err)
+	}
+	return docs
+}
+
+// interactOK runs one interact call and fails the test when an action failed; it returns the
+// page and log.
+func interactOK(t *testing.T, a *appAgent, sid string, actions ...map[string]any) (string, []map[string]any) {
+	t.Helper()
+	as := make([]any, len(actions))
+	for i, x := range actions {
+		as[i] = x
+	}
+	page, log := pageAndLog(t, a.call("interact", map[string]any{"sessionId": sid, "actions": as}))
+	for i, e := range log {
+		if e["success"] == false {
+			t.Fatalf("action %d failed: %v\npage:\n%s", i+1, e, page)
+		}
+	}
+	return page, log
+}
+
+// TestAppCrudFerretDB: an agent creates, edits and deletes a brand in Lowdefy's crud example
+// app, served by `mcpbridge app` over stdio with its MongoDB connection on FerretDB; the
+// collection is checked with the MongoDB driver after each step.
+func TestAppCrudFerretDB(t *testing.T) {
+	srv := mongotest.New(t)
+	ca := lowdefytest.Crud(t, srv.URI)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	mc, err := mongo.Connect(options.Client().ApplyURI(srv.URI))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer mc.Disconnect(context.Background())
+	brands := mc.Database("example-crud").Collection("brands")
+	// Another brand, so the table has rows to tell apart.
+	if _, err := brands.InsertOne(ctx, bson.M{"name": "Zephyr", "description": "Fans"}); err != nil {
+		t.Fatal(err)
+	}
+
+	a := connectApp(t, &mcp.CommandTransport{Command: appCommand(t, ca)}, nil)
+	var created struct{ SessionID string }
+	json.Unmarshal([]byte(resultText(a.call("session_create", map[string]any{"name": "brands"}))), &created)
+	sid := created.SessionID
+
+	// Create.
+	page, _ := pageAndLog(t, a.call("navigate", map[string]any{"sessionId": sid, "pageId": "brands"}))
+	if !strings.Contains(page, "Zephyr") {
+		t.Fatalf("the brands page does not list the existing brand:\n%s", page)
+	}
+	page, _ = interactOK(t, a, sid, map[string]any{"type": "triggerEvent", "blockId": "new_brand_button", "event": "onClick"})
+	if !strings.Contains(page, `id="name"`) {
+		t.Fatalf("new_brand_button did not open the new-brand form:\n%s", page)
+	}
+	page, _ = interactOK(t, a, sid,
+		map[string]any{"type": "setValue", "blockId": "name", "value": "Acme"},
+		map[string]any{"type": "setValue", "blockId": "description", "value": "Anvils and rockets"},
+		map[string]any{"type": "triggerEvent", "blockId": "insert_brand", "event": "onClick"})
+	docs := brandsIn(t, brands, bson.M{"name": "Acme"})
+	if len(docs) != 1 || docs[0]["description"] != "Anvils and rockets" {
+		t.Fatalf("after Save on new-brand, brands named Acme: %v", docs)
+	}
+	id, ok := docs[0]["_id"].(bson.ObjectID)
+	if !ok {
+		t.Fatalf("the new brand's _id is %T, want an ObjectId", docs[0]["_id"])
+	}
+	if !strings.Contains(page, "Acme") {
+		t.Errorf("the brands page after Save does not list Acme:\n%s", page)
+	}
+
+	// Edit: a row click opens edit-brand with the brand's _id in the URL query, as the
+	// table's onRowClick event gives it.
+	openEdit := func() string {
+		t.Helper()
+		page, _ := interactOK(t, a, sid, map[string]any{"type": "triggerEvent", "blockId": "brands_table", "event": "onRowClick",
+			"args": map[string]any{"row": map[string]any{"_id": map[string]any{"_oid": id.Hex()}, "name": "Acme"}}})
+		if !strings.Contains(page, `id="update_brand"`) || !strings.Contains(page, "Anvils and rockets") && !strings.Contains(page, "Pots and pans") {
+			t.Fatalf("the row click did not open Acme on edit-brand:\n%s", page)
+		}
+		return page
+	}
+	openEdit()
+	interactOK(t, a, sid,
+		map[string]any{"type": "setValue", "blockId": "description", "value": "Pots and pans"},
+		map[string]any{"type": "triggerEvent", "blockId": "update_brand", "event": "onClick"})
+	docs = brandsIn(t, brands, bson.M{"_id": id})
+	if len(docs) != 1 || docs[0]["description"] != "Pots and pans" || docs[0]["name"] != "Acme" {
+		t.Fatalf("after Save on edit-brand, the brand is %v", docs)
+	}
+
+	// Delete: the Delete button opens a confirmation; Yes deletes.
+	openEdit()
+	interactOK(t, a, sid, map[string]any{"type": "triggerEvent", "blockId": "delete_brand", "event": "onClick"})
+	if docs := brandsIn(t, brands, bson.M{"_id": id}); len(docs) != 1 {
+		t.Fatalf("the brand went before the deletion was confirmed: %v", docs)
+	}
+	page, _ = interactOK(t, a, sid, map[string]any{"type": "triggerEvent", "blockId": "delete_modal", "event": "onOk"})
+	if docs := brandsIn(t, brands, bson.M{"_id": id}); len(docs) != 0 {
+		t.Fatalf("after confirming the deletion the brand is still there: %v", docs)
+	}
+	if strings.Contains(page, "Acme") || !strings.Contains(page, "Zephyr") {
+		t.Errorf("the brands page after the deletion:\n%s", page)
+	}
 }
