@@ -20,8 +20,8 @@ import (
 	_ "modernc.org/sqlite"
 
 	"github.com/mcpbridge/mcpbridge/internal/jsvalue"
-	"github.com/mcpbridge/mcpbridge/internal/lowdefy/connections/mongodb/mongotest"
 	"github.com/mcpbridge/mcpbridge/internal/lowdefy/app"
+	"github.com/mcpbridge/mcpbridge/internal/lowdefy/connections/mongodb/mongotest"
 	"github.com/mcpbridge/mcpbridge/internal/lowdefy/lowdefytest"
 )
 
