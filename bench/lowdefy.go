@@ -160,7 +160,8 @@ func runLowdefy() error {
 		return err
 	}
 	defer logf.Close()
-	cmd := exec.Command(bin, "app", appDir, "--http", "--listen", addr, "--allow-private", "--log-level", *serveLogLevel)
+	storeURL := appStore(dir, "app")
+	cmd := exec.Command(bin, "app", appDir, "--http", "--listen", addr, "--allow-private", "--log-level", *serveLogLevel, "--store", storeURL)
 	cmd.Env = append(os.Environ(), "LOWDEFY_SECRET_SQLITE_FILENAME="+db)
 	cmd.Env = append(cmd.Env, splitList(*serveEnv)...)
 	cmd.Stdout, cmd.Stderr = logf, logf
@@ -182,15 +183,17 @@ func runLowdefy() error {
 	fmt.Printf("  save_new_ticket INSERT, reset), get_state (baseline: restore only); %s per client count after a %s warm-up; GOMAXPROCS=%d\n",
 		roundText(), *warmup, runtime.GOMAXPROCS(0))
 
-	sids, err := createSessions(url, *appSessions)
-	if err != nil {
-		return err
-	}
 	tickets := 0
 	var samples map[string][]byte
 	for _, n := range splitInts(*appClients) {
-		if n < 1 || n > len(sids) {
-			return fmt.Errorf("-app-clients %d: want 1 to -sessions (%d)", n, len(sids))
+		if n < 1 || n > *appSessions {
+			return fmt.Errorf("-app-clients %d: want 1 to -sessions (%d)", n, *appSessions)
+		}
+		// Each client count starts on new sessions: a session's stored data grows with its
+		// audit trail, and so does the cost of loading and saving it.
+		sids, err := createSessions(url, *appSessions)
+		if err != nil {
+			return err
 		}
 		if _, _, _, err := appRound(url, sids, n, *warmup, &tickets); err != nil {
 			return err
@@ -203,6 +206,12 @@ func runLowdefy() error {
 		cpu := procCPU(app.pid()).sub(cpu0).total()
 		samples = smp
 		printAppRound(n, res, secs, cpu)
+		if avg, maxSize, err := sessionSizes(strings.TrimPrefix(storeURL, "sqlite:"), sids); err == nil {
+			fmt.Printf("  stored work session at the end: %.1f KB on average, %.1f KB at most (loaded and saved by every call)\n", avg/1024, maxSize/1024)
+		}
+		if err := closeSessions(url, sids); err != nil {
+			return err
+		}
 	}
 	if got, err := countBenchTickets(db); err != nil {
 		return err
@@ -219,6 +228,15 @@ func runLowdefy() error {
 		return profileLowdefy(dir, appDir, db)
 	}
 	return nil
+}
+
+// appStore is the SQLite store of one app process: a new file in -store-dir (default dir),
+// so that each process starts with no work sessions.
+func appStore(dir, name string) string {
+	if *storeDirFlag != "" {
+		dir = *storeDirFlag
+	}
+	return "sqlite:" + filepath.Join(dir, fmt.Sprintf("bench-%s-%d.db", name, time.Now().UnixNano()))
 }
 
 // waitHealthy waits until base/healthz answers, or the process exits.
@@ -297,6 +315,10 @@ func createSessions(url string, n int) ([]string, error) {
 		if err != nil {
 			return nil, fmt.Errorf("session_create: %w", err)
 		}
+		if res.IsError {
+			b, _ := json.Marshal(res.Content)
+			return nil, fmt.Errorf("session_create: %s", b)
+		}
 		var out struct{ SessionID string }
 		b, _ := json.Marshal(res.StructuredContent)
 		if err := json.Unmarshal(b, &out); err != nil || out.SessionID == "" {
@@ -305,6 +327,41 @@ func createSessions(url string, n int) ([]string, error) {
 		sids[i] = out.SessionID
 	}
 	return sids, nil
+}
+
+// closeSessions closes the work sessions sids.
+func closeSessions(url string, sids []string) error {
+	ctx := context.Background()
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "bench", Version: "1"}, nil).Connect(ctx, &mcp.StreamableClientTransport{Endpoint: url}, nil)
+	if err != nil {
+		return fmt.Errorf("connecting to %s: %w", url, err)
+	}
+	defer cs.Close()
+	for _, sid := range sids {
+		if _, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "session_close", Arguments: map[string]any{"sessionId": sid}}); err != nil {
+			return fmt.Errorf("session_close: %w", err)
+		}
+	}
+	return nil
+}
+
+// sessionSizes reads the mean and largest size of the stored data of sessions sids.
+func sessionSizes(file string, sids []string) (avg, largest float64, err error) {
+	db, err := sql.Open("sqlite", file+"?mode=ro")
+	if err != nil {
+		return 0, 0, err
+	}
+	defer db.Close()
+	var sum float64
+	for _, id := range sids {
+		var n float64
+		if err := db.QueryRow(`SELECT length(data) FROM work_sessions WHERE id = ?`, id).Scan(&n); err != nil {
+			return 0, 0, err
+		}
+		sum += n
+		largest = max(largest, n)
+	}
+	return sum / float64(len(sids)), largest, nil
 }
 
 // appRound runs n clients for d, client k driving sessions k, k+n, k+2n, ... in turn, one
@@ -542,10 +599,10 @@ func countTokens(texts map[string]string) (map[string]int, error) {
 // lowdefyParts split a CPU profile of the app process (see categorizeBy).
 var lowdefyParts = []part{
 	{"audit: one SQLite transaction per call (background)", []string{"gateway.(*auditor).run"}},
+	{"Knex request (save_new_ticket)", []string{"connections/knex."}},
 	{"work-session store: SQLite load and save", []string{"store/sqlite.", "store.(*", "modernc.org/sqlite", "database/sql."}},
 	{"session snapshot: save and restore", []string{"engine.(*Engine).Save", "engine.(*Engine).Restore", "engine.restorePage", "lowdefy/serial."}},
 	{"page render (markdown)", []string{"lowdefy/render.", "backend/lowdefy.agentRender"}},
-	{"Knex request (save_new_ticket)", []string{"connections/knex."}},
 	{"AxiosHttp request (get_products)", []string{"connections/axioshttp.", "net/http.(*persistConn)", "net/http.(*Transport)"}},
 	{"Lowdefy engine: events, actions, operators", []string{"lowdefy/engine.", "lowdefy/operators.", "lowdefy/runtime.", "lowdefy/server.", "lowdefy/blocks."}},
 	{"lowdefy backend: tools, JSON results", []string{"backend/lowdefy.", "jsvalue."}},
@@ -584,7 +641,7 @@ func profileLowdefy(dir, appDir, db string) error {
 		return err
 	}
 	defer logf.Close()
-	cmd := exec.Command(bin, "app", appDir, "--http", "--listen", addr, "--allow-private", "--log-level", *serveLogLevel)
+	cmd := exec.Command(bin, "app", appDir, "--http", "--listen", addr, "--allow-private", "--log-level", *serveLogLevel, "--store", appStore(dir, "profapp"))
 	cmd.Env = append(os.Environ(), "LOWDEFY_SECRET_SQLITE_FILENAME="+db, "MCPBRIDGE_PROF_ADDR="+profAddr)
 	cmd.Env = append(cmd.Env, splitList(*serveEnv)...)
 	cmd.Stdout, cmd.Stderr = logf, logf
