@@ -22,11 +22,18 @@
 //	go run ./bench -mode processes -candidate /tmp/mcpbridge-branch   # A/B against another build
 //	go run ./bench -mode processes -profile /tmp/prof                 # then profile the serve process
 //	go run ./bench -mode upstream                                     # kind: mcp against its upstream called directly
+//	go run ./bench -mode lowdefy -duration 10s                        # mcpbridge app: navigate/interact, 50 work sessions
 //
 // -mode upstream (issue 10) compares tools/call through a `kind: mcp` server
 // (isolation: per-session) with the same upstream MCP server (bench/cmd/echoserver) called
 // directly, for a Streamable HTTP and a stdio upstream, and a bare go-sdk proxy between the
 // two; see upstream.go.
+//
+// -mode lowdefy (issue 9) runs `mcpbridge app` on Lowdefy's tutorial (08-final) in its own
+// process and drives 50 work sessions (navigate, interact setValue, interact submit with its
+// SQLite insert, and get_state as the baseline) from 50 and from 1 concurrent clients,
+// printing calls/s and p50/p99 per call; with -profile it profiles the app process under
+// the same load; see lowdefy.go.
 //
 // After every round the benchmark waits until all processes are idle and charges the CPU the
 // answering server spent meanwhile (a draining audit queue) to that round, so that one
@@ -69,7 +76,7 @@ import (
 )
 
 var (
-	mode     = flag.String("mode", "both", "processes (client, serve and upstream in separate processes), inprocess, both, profile (only the -profile part), or upstream (kind: mcp against the upstream called directly)")
+	mode     = flag.String("mode", "both", "processes (client, serve and upstream in separate processes), inprocess, both, profile (only the -profile part), upstream (kind: mcp against the upstream called directly), or lowdefy (mcpbridge app on the Lowdefy tutorial: navigate and interact with 50 work sessions)")
 	duration = flag.Duration("duration", 2*time.Second, "length of one round (ignored with -count)")
 	count    = flag.Int("count", 0, "calls per round (instead of -duration)")
 	rounds   = flag.Int("rounds", 3, "rounds per target and era; medians are reported")
@@ -279,6 +286,10 @@ func main() {
 		if err := runUpstream(); err != nil {
 			log.Fatalf("bench: %v", err)
 		}
+	case "lowdefy":
+		if err := runLowdefy(); err != nil {
+			log.Fatalf("bench: %v", err)
+		}
 	case "profile":
 		if *profileDir == "" {
 			log.Fatal("bench: -mode profile needs -profile DIR")
@@ -287,7 +298,7 @@ func main() {
 			log.Fatalf("bench: %v", err)
 		}
 	default:
-		log.Fatalf("bench: -mode must be processes, inprocess, both, profile or upstream, not %q", *mode)
+		log.Fatalf("bench: -mode must be processes, inprocess, both, profile, upstream or lowdefy, not %q", *mode)
 	}
 }
 

@@ -12,7 +12,8 @@ import (
 
 func runApp(ctx context.Context, e *env, args []string) error {
 	if len(args) == 0 {
-		fmt.Fprintln(e.stderr, "Usage: mcpbridge app eval [flags] EXPR_JSON | mcpbridge app check DIR | mcpbridge app run DIR --script FILE.json [--user JSON]")
+		fmt.Fprintln(e.stderr, "Usage: mcpbridge app DIR [--http [--listen ADDR]] [--build] [--watch] [flags] | mcpbridge app eval [flags] EXPR_JSON | mcpbridge app check DIR | mcpbridge app run DIR --script FILE.json [--user JSON]")
+		fmt.Fprintln(e.stderr, "Run 'mcpbridge app -h' for the flags of serving an app.")
 		return errUsage
 	}
 	switch args[0] {
@@ -23,8 +24,8 @@ func runApp(ctx context.Context, e *env, args []string) error {
 	case "run":
 		return runAppRun(ctx, e, args[1:])
 	}
-	fmt.Fprintf(e.stderr, "mcpbridge app: unknown subcommand %q (want eval, check or run)\n", args[0])
-	return errUsage
+	// Anything else is `mcpbridge app DIR [flags]`: serve the app.
+	return runAppServe(ctx, e, args)
 }
 
 // jsonFlag is a flag holding a JSON document.

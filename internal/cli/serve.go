@@ -222,8 +222,15 @@ func runStdio(ctx context.Context, e *env, args []string) error {
 	if g.Entry(name) == nil {
 		return fmt.Errorf("stored server %q cannot be served; `mcpbridge serve` logs why", name)
 	}
+	return serveStdio(ctx, e, cfg, g, st.Keys, name)
+}
+
+// serveStdio serves the gateway's server name over stdin and stdout until the input ends,
+// as the principal the environment names (stdioPrincipal), after checking that principal
+// may use it.
+func serveStdio(ctx context.Context, e *env, cfg *config.Config, g *gateway.Gateway, keys store.Keys, name string) error {
 	// The principal comes from the environment, never from the protocol.
-	p, err := stdioPrincipal(ctx, cfg, st.Keys)
+	p, err := stdioPrincipal(ctx, cfg, keys)
 	if err != nil {
 		return err
 	}

@@ -2,6 +2,7 @@ package gateway
 
 import (
 	"context"
+	"fmt"
 	"reflect"
 	"slices"
 
@@ -83,4 +84,26 @@ func (g *Gateway) Reload(ctx context.Context, next *config.Config) (needRestart 
 		needRestart = append(needRestart, "variables")
 	}
 	return needRestart
+}
+
+// ReloadServer opens server s (defined in the configuration, not the store) anew, even when
+// its definition is unchanged — what it points at, such as a Lowdefy app's folder, may have
+// changed — and serves it in place of the running one: connected clients get list_changed
+// notifications and calls in flight finish on the old backend. When the new backend cannot
+// be opened the running one is kept and the error returned, so a broken edit never takes a
+// working server down.
+func (g *Gateway) ReloadServer(ctx context.Context, s *config.Server) error {
+	unlock := g.dyn.lock(s.Name)
+	defer unlock()
+	e := g.reg.get(s.Name)
+	if e == nil {
+		return fmt.Errorf("reloading server %s: it is not served", s.Name)
+	}
+	st, err := g.openState(ctx, s)
+	if err != nil {
+		return fmt.Errorf("reloading server %s: %w", s.Name, err)
+	}
+	g.apply(e, st)
+	g.log.Info("server reloaded", "server", s.Name)
+	return nil
 }

@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -42,6 +43,9 @@ var (
 	releaseSlow = sync.OnceFunc(func() { close(slowOpen) })
 )
 
+// flakyFails makes the Open of test-seam servers named flaky* fail.
+var flakyFails atomic.Bool
+
 // seams are the opened test-seam backends by server name, in the order they were opened.
 var seams = struct {
 	sync.Mutex
@@ -62,7 +66,7 @@ func init() {
 	backend.Register(backend.Kind{Name: "test-seam", Decode: func(s *config.Server) (backend.Spec, config.Problems) {
 		name := s.Name
 		return backend.SpecFunc(func(context.Context, backend.Deps) (backend.Backend, error) {
-			if strings.HasPrefix(name, "broken") {
+			if strings.HasPrefix(name, "broken") || strings.HasPrefix(name, "flaky") && flakyFails.Load() {
 				return nil, errors.New("upstream at 127.0.0.1:1 refused the connection")
 			}
 			if strings.HasPrefix(name, "slow") {
@@ -423,6 +427,55 @@ servers:
 	}
 	if srv.Entry("drop") != nil {
 		t.Error("the removed server is still served")
+	}
+}
+
+// ReloadServer reopens a server whose definition did not change (what it points at did),
+// telling connected clients; when the new backend cannot be opened the running one is kept.
+func TestReloadServer(t *testing.T) {
+	srv := gatewaytest.Start(t, "servers:\n  flaky: {kind: test-seam, description: d}\n", gateway.Options{})
+	first := lastSeam("flaky")
+	changed := make(chan struct{}, 4)
+	c := mcp.NewClient(&mcp.Implementation{Name: "reload-test", Version: "1"}, &mcp.ClientOptions{
+		ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) { changed <- struct{}{} },
+	})
+	cs, err := c.Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: srv.URL + "/mcp/flaky"}, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	def := srv.Entry("flaky").Config()
+	if err := srv.ReloadServer(context.Background(), def); err != nil {
+		t.Fatal(err)
+	}
+	second := lastSeam("flaky")
+	if second == first {
+		t.Fatal("the server was not reopened")
+	}
+	select {
+	case <-changed:
+	case <-time.After(5 * time.Second):
+		t.Error("no list_changed after the reload")
+	}
+	select {
+	case <-first.closed:
+	case <-time.After(5 * time.Second):
+		t.Error("the replaced backend was not closed")
+	}
+
+	flakyFails.Store(true)
+	defer flakyFails.Store(false)
+	if err := srv.ReloadServer(context.Background(), def); err == nil || !strings.Contains(err.Error(), "refused the connection") {
+		t.Fatalf("reloading a server that cannot open: %v", err)
+	}
+	if lastSeam("flaky") != second || srv.Entry("flaky").Unavailable() != "" {
+		t.Error("the running backend was not kept")
+	}
+	if _, err := cs.ListTools(context.Background(), nil); err != nil {
+		t.Errorf("the kept server does not answer: %v", err)
+	}
+	if err := srv.ReloadServer(context.Background(), &config.Server{Name: "nope"}); err == nil {
+		t.Error("reloading a server that is not served succeeded")
 	}
 }
 
