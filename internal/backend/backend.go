@@ -37,7 +37,7 @@ type Catalog struct {
 // concurrent use. See Kind for its lifecycle.
 //
 // Optional abilities are found by type assertion and used by the gateway: ResourceReader,
-// PromptGetter, Completer, Watcher, Subscriber, SessionEnder, Quiet and io.Closer.
+// PromptGetter, Completer, Watcher, Subscriber, SessionEnder, ToolGate, Quiet and io.Closer.
 type Backend interface {
 	// Catalog returns what the backend offers now.
 	Catalog(ctx context.Context) (*Catalog, error)
@@ -171,6 +171,13 @@ type Subscriber interface {
 	SubscribeResource(ctx context.Context, uri string) error
 	UnsubscribeResource(ctx context.Context, uri string) error
 	ResourceUpdates() <-chan string
+}
+
+// ToolGate is implemented by backends whose tools are not all for every principal (a
+// Lowdefy app's pages under its auth rules): the gateway lists, shows and dispatches a tool
+// only when ToolAllowed, on top of the roles of the server's config.
+type ToolGate interface {
+	ToolAllowed(p auth.Principal, tool string) bool
 }
 
 // Quiet is implemented by backends whose tool calls send the client nothing but their

@@ -15,6 +15,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/oauthex"
 
 	"github.com/mcpbridge/mcpbridge/internal/auth"
+	"github.com/mcpbridge/mcpbridge/internal/backend"
 	"github.com/mcpbridge/mcpbridge/internal/config"
 )
 
@@ -289,7 +290,7 @@ func (g *Gateway) principalMiddleware(e *Entry) mcp.Middleware {
 			st := e.state.Load()
 			kept := lr.Tools[:0:0]
 			for _, t := range lr.Tools {
-				if auth.MayCallTool(p, toolRoles(st, t.Name)) {
+				if mayCall(p, st, t.Name) {
 					kept = append(kept, t)
 				}
 			}
@@ -297,6 +298,18 @@ func (g *Gateway) principalMiddleware(e *Entry) mcp.Middleware {
 			return lr, nil
 		}
 	}
+}
+
+// mayCall reports whether principal p may see and call tool name of st: it has one of the
+// roles the tool's config asks for, and the backend lets it (backend.ToolGate).
+func mayCall(p auth.Principal, st *entryState, name string) bool {
+	if !auth.MayCallTool(p, toolRoles(st, name)) {
+		return false
+	}
+	if gate, ok := st.backend.(backend.ToolGate); ok {
+		return gate.ToolAllowed(p, name)
+	}
+	return true
 }
 
 // toolRoles are the roles a tool of st requires (none: any principal the server admits).

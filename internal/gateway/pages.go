@@ -29,7 +29,7 @@ func (g *Gateway) serveIndex(w http.ResponseWriter, r *http.Request) {
 				st := e.state.Load()
 				sum.ToolNames = []string{}
 				for _, t := range c.Tools {
-					if !auth.MayCallTool(pr, toolRoles(st, t.Name)) {
+					if !mayCall(pr, st, t.Name) {
 						continue
 					}
 					if len(sum.ToolNames) < web.MaxIndexTools {
@@ -146,7 +146,7 @@ func (g *Gateway) callableTools(r *http.Request, e *Entry, tools []*mcp.Tool) []
 	st := e.state.Load()
 	out := make([]web.ToolSummary, 0, len(tools))
 	for _, t := range tools {
-		if auth.MayCallTool(p, toolRoles(st, t.Name)) {
+		if mayCall(p, st, t.Name) {
 			out = append(out, web.ToolSummary{Name: t.Name, Title: t.Title, Summary: web.Summarize(t.Description)})
 		}
 	}

@@ -559,9 +559,9 @@ func (g *Gateway) callTool(ctx context.Context, e *Entry, name string, req *mcp.
 	if !ok {
 		return nil, "unknown_tool", &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("unknown tool %q", name)}
 	}
-	if p := auth.FromContext(ctx); !auth.MayCallTool(p, toolRoles(st, name)) {
+	if p := auth.FromContext(ctx); !mayCall(p, st, name) {
 		// Answered as for a tool that does not exist: tools/list does not show it either.
-		g.log.InfoContext(ctx, "tool call refused: missing role", "server", e.Name, "tool", name, "user", p.User, "via", p.Via)
+		g.log.InfoContext(ctx, "tool call refused: not for this principal (roles or the backend's rules)", "server", e.Name, "tool", name, "user", p.User, "via", p.Via)
 		return nil, "forbidden", &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("unknown tool %q", name)}
 	}
 	raw := req.Params.Arguments

@@ -83,7 +83,7 @@ func (g *Gateway) restTools(w http.ResponseWriter, r *http.Request, e *Entry, st
 	name, one := q.Get("name"), q.Has("name")
 	tools := []*mcp.Tool{}
 	for _, t := range st.catalog.Tools {
-		if (!one || t.Name == name) && auth.MayCallTool(p, toolRoles(st, t.Name)) {
+		if (!one || t.Name == name) && mayCall(p, st, t.Name) {
 			tools = append(tools, t)
 		}
 	}
@@ -206,7 +206,7 @@ func (g *Gateway) restOpenAPI(w http.ResponseWriter, r *http.Request, e *Entry, 
 	p := auth.FromContext(r.Context())
 	names := []string{}
 	for _, t := range st.catalog.Tools {
-		if auth.MayCallTool(p, toolRoles(st, t.Name)) {
+		if mayCall(p, st, t.Name) {
 			names = append(names, t.Name)
 		}
 	}

@@ -12,6 +12,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/mcpbridge/mcpbridge/internal/auth"
+	"github.com/mcpbridge/mcpbridge/internal/backend"
 	"github.com/mcpbridge/mcpbridge/internal/gateway"
 	"github.com/mcpbridge/mcpbridge/internal/gateway/gatewaytest"
 )
@@ -254,10 +256,33 @@ func TestFormToolRules(t *testing.T) {
 		t.Fatalf("%d notes by Bob, want 1: %s", n, text(res))
 	}
 
-	// auth.pages: the support page's tool and resource are not bob's.
-	res = bob.call("submit_close_note", map[string]any{"note_id": 1, "confirm": true}, true)
-	if !strings.Contains(text(res), "not available to you") {
-		t.Errorf("bob closes a note: %s", text(res))
+	// auth.pages: the support page's tool and resource are not bob's: he is not shown the
+	// tool, and calling it is answered as for a tool that does not exist.
+	listed := func(c *mcp.ClientSession) []string {
+		lt, err := c.ListTools(ctx, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var names []string
+		for _, tool := range lt.Tools {
+			names = append(names, tool.Name)
+		}
+		return names
+	}
+	if names := listed(bob.cs); slices.Contains(names, "submit_close_note") || !slices.Contains(names, "add_note") {
+		t.Errorf("bob's tools/list: %v, want add_note and not submit_close_note", names)
+	}
+	if names := listed(alice.cs); !slices.Contains(names, "submit_close_note") {
+		t.Errorf("alice's tools/list lacks submit_close_note: %v", names)
+	}
+	if _, err := bob.cs.CallTool(ctx, &mcp.CallToolParams{Name: "submit_close_note", Arguments: map[string]any{"note_id": 1, "confirm": true}}); err == nil || !strings.Contains(err.Error(), `unknown tool "submit_close_note"`) {
+		t.Errorf("bob closes a note: %v, want unknown tool", err)
+	}
+	// The backend's own check holds for a caller that skips the gateway.
+	b := srv.Gateway.Entry("tickets").Backend()
+	bobP := auth.Principal{User: "bob", Roles: []string{"sales"}}
+	if res, _ := b.CallTool(ctx, &backend.Call{Name: "submit_close_note", Arguments: json.RawMessage(`{"note_id":1,"confirm":true}`), Principal: bobP, Session: backend.NoSession{}}); res == nil || !strings.Contains(text(res), "not available to you") {
+		t.Errorf("bob closes a note through the backend: %v", res)
 	}
 	if _, err := bob.cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: "lowdefy://desk-notes/desk_notes"}); err == nil || !strings.Contains(err.Error(), "not found") {
 		t.Errorf("bob reads the desk's notes: %v", err)

@@ -10,6 +10,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/mcpbridge/mcpbridge/internal/auth"
 	"github.com/mcpbridge/mcpbridge/internal/jsvalue"
 	"github.com/mcpbridge/mcpbridge/internal/lowdefy/app"
 )
@@ -525,4 +526,16 @@ func newResource(p *app.Page, name string, requests []string, desc string) *genR
 			MIMEType:    "application/json",
 		},
 	}
+}
+
+// ToolAllowed hides a generated form tool from a principal whose user may not open its page
+// (the app's auth.pages): the gateway neither lists nor dispatches it (backend.ToolGate).
+// The session tools and endpoint tools are for every principal the server admits; an
+// endpoint's own auth is checked when it is called.
+func (b *Backend) ToolAllowed(p auth.Principal, tool string) bool {
+	t := b.gen.byName[tool]
+	if t == nil || t.pageID() == "" {
+		return true
+	}
+	return b.srv.PageAllowed(userOf(p), t.pageID())
 }
