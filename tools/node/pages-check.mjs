@@ -123,6 +123,13 @@ async function serverList(context) {
   check(`/mcp has no injected <img src=x>`, (await page.locator('img[src="x"]').count()) === 0);
   await page.waitForTimeout(300); // let a late onerror handler or dialog show itself
   await shot(page, 'mcp-index.png');
+  for (const width of [1280, 390]) {
+    await page.setViewportSize({ width, height: 900 });
+    await page.waitForTimeout(150);
+    const sw = await sideways(page);
+    check(`/mcp does not scroll sideways at ${width}px`, sw.scrollWidth <= sw.clientWidth, sw);
+  }
+  await shot(page, 'mcp-index-390.png');
   await checkClean('/mcp', w, page);
   await page.close();
 }
