@@ -41,6 +41,8 @@ const (
 	DefaultHeaderTimeout        = 10 * time.Second
 	DefaultReadTimeout          = 30 * time.Second
 	DefaultIdleTimeout          = 60 * time.Second
+
+	DefaultAuditRetention = 30 * 24 * time.Hour
 )
 
 // NamePattern is what a server name must match: it becomes a URL path segment.
@@ -59,6 +61,7 @@ type Config struct {
 	Origins   []string           `yaml:"origins"`
 	Variables map[string]any     `yaml:"variables"`
 	Limits    Limits             `yaml:"limits"`
+	Audit     Audit              `yaml:"audit"`
 	Admin     Admin              `yaml:"admin"`
 	Auth      *Auth              `yaml:"auth"`
 	Servers   map[string]*Server `yaml:"servers"`
@@ -144,6 +147,21 @@ func orDefault[T int | int64 | time.Duration](v *T, d T) {
 	}
 }
 
+// Audit configures the audit log: one row per tool call (who, what, how long, how it ended)
+// in the store.
+type Audit struct {
+	// Retention is how long rows are kept: serve deletes older ones every few minutes.
+	// Zero takes DefaultAuditRetention (30 days).
+	Retention time.Duration `yaml:"retention"`
+}
+
+// ServerAudit is what a server's audit rows record beyond the common fields.
+type ServerAudit struct {
+	// Arguments records each call's argument values (fields whose name looks like a
+	// secret are masked); off by default, when rows carry no arguments.
+	Arguments bool `yaml:"arguments"`
+}
+
 // Admin configures the admin API.
 type Admin struct {
 	Keys []string `yaml:"keys"` // secret references (env:NAME, file:PATH, secret:NAME)
@@ -166,6 +184,8 @@ type Server struct {
 	ToolsExclude []string `yaml:"tools_exclude"`
 	// Auth says who may use the server; nil takes the default (see Config.ServerRule).
 	Auth *ServerAuth `yaml:"auth"`
+	// Audit says what the server's audit rows record; nil records no arguments.
+	Audit *ServerAudit `yaml:"audit"`
 
 	// Section holds the server-level fields of the kind, undecoded.
 	Section Section `yaml:"-"`
@@ -388,6 +408,7 @@ func yamlProblem(file string, err error) Problem {
 
 func (c *Config) applyDefaults() {
 	c.Limits.SetDefaults()
+	orDefault(&c.Audit.Retention, DefaultAuditRetention)
 	c.Auth.setDefaults()
 	for _, s := range c.Servers {
 		if s == nil {

@@ -32,6 +32,9 @@ func (c *Config) validate(file string, root *yaml.Node, kinds Kinds) Problems {
 	if c.Auth != nil {
 		ps = append(ps, c.Auth.validate(file, c.Servers)...)
 	}
+	if c.Audit.Retention < 0 {
+		ps = append(ps, Problem{File: file, Path: "audit.retention", Msg: "must not be negative"})
+	}
 	for _, name := range c.Limits.negative() {
 		ps = append(ps, Problem{File: file, Path: "limits." + name, Msg: "must not be negative"})
 	}

@@ -62,6 +62,10 @@ type Options struct {
 	Keys store.Keys
 	// JWKSClient fetches auth.jwt.jwks_url; nil uses a client with a 10s timeout.
 	JWKSClient *http.Client
+	// SweepInterval is how often Serve deletes audit rows older than audit.retention (when
+	// Audit can prune) and expired work sessions; zero means DefaultSweepInterval, a
+	// negative value turns the sweep off.
+	SweepInterval time.Duration
 }
 
 // Gateway serves a configuration's servers over HTTP.
@@ -113,6 +117,9 @@ func New(ctx context.Context, cfg *config.Config, opts Options) (*Gateway, error
 		opts.Logger = slog.New(slog.DiscardHandler)
 	}
 	cfg.Limits.SetDefaults() // for configs not made by config.Parse
+	if cfg.Audit.Retention == 0 {
+		cfg.Audit.Retention = config.DefaultAuditRetention
+	}
 	if opts.SessionTimeout == 0 {
 		opts.SessionTimeout = cfg.Limits.SessionIdle
 	}
@@ -189,6 +196,7 @@ func (g *Gateway) Serve(ctx context.Context, ln net.Listener) error {
 	wctx, stopWatch := context.WithCancel(ctx)
 	defer stopWatch()
 	go g.Watch(wctx)
+	go g.sweep(wctx)
 	select {
 	case err := <-errc:
 		return err

@@ -536,7 +536,11 @@ func (g *Gateway) toolHandler(e *Entry, name string) mcp.ToolHandler {
 			g.log.InfoContext(ctx, "tool call", attrs...)
 		}
 		if g.audit != nil {
-			entry := store.Entry{Time: start, Server: server, Tool: name, Principal: auth.FromContext(ctx).User, Outcome: outcome, Duration: d}
+			p := auth.FromContext(ctx)
+			entry := store.Entry{Time: start, Server: server, Tool: name, Principal: p.User, Via: p.Via, Outcome: outcome, Duration: d}
+			if a := e.Config().Audit; a != nil && a.Arguments && req.Params != nil {
+				entry.Arguments = auditArguments(req.Params.Arguments)
+			}
 			if res != nil && res.IsError {
 				entry.Error = truncate(resultText(res), 200)
 			} else if err != nil {
