@@ -98,6 +98,16 @@ type Limits struct {
 	Connections          int `yaml:"connections"`
 	ConnectionsPerClient int `yaml:"connections_per_client"` // default 64
 
+	// Rate limits the requests one caller, and all callers together, send to a server
+	// (token buckets; see Rate). Off unless set; servers may override it.
+	Rate Rate `yaml:"rate"`
+	// ConcurrentCallsPerPrincipal bounds the tool calls one caller runs at once, on all
+	// servers together; zero means no bound.
+	ConcurrentCallsPerPrincipal int `yaml:"concurrent_calls_per_principal"`
+	// CallTimeout bounds how long one tool call may run; zero means no bound beyond the
+	// kind's own (a command's timeout). Servers may override it.
+	CallTimeout time.Duration `yaml:"call_timeout"`
+
 	HeaderTimeout time.Duration `yaml:"header_timeout"` // to read a request's headers; default 10s
 	ReadTimeout   time.Duration `yaml:"read_timeout"`   // to read a whole request, body included; default 30s
 	IdleTimeout   time.Duration `yaml:"idle_timeout"`   // a keep-alive connection without a request is closed; default 60s
@@ -114,6 +124,7 @@ func (l Limits) negative() []string {
 		{"sessions", int64(l.Sessions)}, {"sessions_per_client", int64(l.SessionsPerClient)}, {"session_idle", int64(l.SessionIdle)},
 		{"concurrent_calls", int64(l.ConcurrentCalls)}, {"call_queue_wait", int64(l.CallQueueWait)},
 		{"connections", int64(l.Connections)}, {"connections_per_client", int64(l.ConnectionsPerClient)},
+		{"concurrent_calls_per_principal", int64(l.ConcurrentCallsPerPrincipal)}, {"call_timeout", int64(l.CallTimeout)},
 		{"header_timeout", int64(l.HeaderTimeout)}, {"read_timeout", int64(l.ReadTimeout)}, {"idle_timeout", int64(l.IdleTimeout)},
 	} {
 		if f.v < 0 {
@@ -186,6 +197,8 @@ type Server struct {
 	Auth *ServerAuth `yaml:"auth"`
 	// Audit says what the server's audit rows record; nil records no arguments.
 	Audit *ServerAudit `yaml:"audit"`
+	// Limits are the server's own rate limit and call timeout, over the top-level limits.
+	Limits *ServerLimits `yaml:"limits"`
 
 	// Section holds the server-level fields of the kind, undecoded.
 	Section Section `yaml:"-"`

@@ -38,6 +38,9 @@ func (c *Config) validate(file string, root *yaml.Node, kinds Kinds) Problems {
 	for _, name := range c.Limits.negative() {
 		ps = append(ps, Problem{File: file, Path: "limits." + name, Msg: "must not be negative"})
 	}
+	validateRate(&c.Limits.Rate, "limits.rate", func(path, format string, args ...any) {
+		ps = append(ps, Problem{File: file, Path: path, Msg: fmt.Sprintf(format, args...)})
+	})
 	for _, name := range c.ServerNames() {
 		s := c.Servers[name]
 		p := "servers." + name
@@ -73,6 +76,9 @@ func validateServer(file, name string, s *Server, p string, kinds Kinds) Problem
 		return ps
 	}
 	validateServerAuth(s.Auth, p, add)
+	if l := s.Limits; l != nil {
+		validateRate(l.Rate, p+".limits.rate", add)
+	}
 	for i, pat := range s.ToolsInclude {
 		if strings.TrimSpace(pat) == "" {
 			add(fmt.Sprintf("%s.tools_include[%d]", p, i), "empty pattern; write a tool name, with * for any characters")

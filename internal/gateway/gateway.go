@@ -88,6 +88,8 @@ type Gateway struct {
 	jwt       *auth.JWTVerifier // nil without auth.jwt
 
 	sessions *sessionTable
+	rates    *rateLimiter // limits.rate
+	callers  *callerSlots // limits.concurrent_calls_per_principal
 
 	leanOff    bool         // serve every 2026-07-28 request through the SDK (tests compare the two)
 	leanServed atomic.Int64 // requests the lean path answered
@@ -142,6 +144,8 @@ func New(ctx context.Context, cfg *config.Config, opts Options) (*Gateway, error
 	}
 	g.metrics = newMetrics(g)
 	g.sessions = newSessionTable(cfg.Limits.Sessions, cfg.Limits.SessionsPerClient)
+	g.rates = newRateLimiter(nil)
+	g.callers = &callerSlots{max: cfg.Limits.ConcurrentCallsPerPrincipal, running: map[string]int{}}
 	if opts.Audit != nil {
 		g.audit = newAuditor(opts.Audit, g.log)
 	}

@@ -44,7 +44,7 @@ func (g *Gateway) serveLean(w http.ResponseWriter, r *http.Request, e *Entry, bo
 	if _, served := e.state.Load().schemas[p.Name]; !served {
 		return false // the SDK words "unknown tool"
 	}
-	res, err := g.toolHandler(e, p.Name)(r.Context(), &mcp.CallToolRequest{Params: p})
+	res, err := g.toolHandler(e, p.Name)(r.Context(), &mcp.CallToolRequest{Params: p, Extra: &mcp.RequestExtra{Header: r.Header}})
 	var out []byte
 	status := http.StatusOK
 	if err != nil {
