@@ -87,9 +87,10 @@ type Gateway struct {
 	adminKeys *auth.StaticKeys
 	jwt       *auth.JWTVerifier // nil without auth.jwt
 
-	sessions *sessionTable
-	rates    *rateLimiter // limits.rate
-	callers  *callerSlots // limits.concurrent_calls_per_principal
+	sessions  *sessionTable
+	sseOwners sseOwners    // who opened each HTTP+SSE session
+	rates     *rateLimiter // limits.rate
+	callers   *callerSlots // limits.concurrent_calls_per_principal
 
 	leanOff    bool         // serve every 2026-07-28 request through the SDK (tests compare the two)
 	leanServed atomic.Int64 // requests the lean path answered

@@ -146,6 +146,9 @@ func (g *Gateway) serveEndpoint(w http.ResponseWriter, r *http.Request, name str
 			return
 		}
 	}
+	if sse && r.Method == http.MethodPost && !g.sseMessageAllowed(w, r, name) {
+		return
+	}
 	if r.Method == http.MethodGet && !sse && wantsHTML(r) {
 		http.Redirect(w, r, "/mcp/meta/"+name, http.StatusSeeOther)
 		return
@@ -211,6 +214,8 @@ func (g *Gateway) serveEndpoint(w http.ResponseWriter, r *http.Request, name str
 	rw := &rpcErrorWriter{ResponseWriter: w, id: id, method: method}
 	defer rw.finish()
 	switch {
+	case sse && r.Method == http.MethodGet:
+		g.serveSSEStream(e.sse, rw, r)
 	case sse:
 		e.sse.ServeHTTP(rw, r)
 	case modern:
