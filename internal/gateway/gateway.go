@@ -1,9 +1,9 @@
 // Package gateway serves every configured server at /mcp/{server}: Streamable HTTP in both
 // protocol eras (sessions up to 2025-11-25, stateless from 2026-07-28) and legacy HTTP+SSE
 // at /mcp/{server}/sse, plus the HTML pages, /healthz, /metrics and the admin API. It owns
-// the HTTP server and its limits (connections, timeouts, sessions, concurrent calls), the
-// routes and the middleware chain (request id, Host, Origin, authentication, body cap; see
-// Handler), the JSON-RPC envelope checks, and the registry that maps server names to their
+// the HTTP server and its limits (connections, timeouts, sessions, concurrent calls, rate
+// limits per caller and per server, call durations), the routes and the middleware chain
+// (request id, Host, Origin, authentication, caller, body cap; see Handler), the JSON-RPC envelope checks, and the registry that maps server names to their
 // backends and go-sdk servers.
 package gateway
 

@@ -522,7 +522,8 @@ func (g *Gateway) toolHandler(e *Entry, name string) mcp.ToolHandler {
 		if outcome == "busy" {
 			var je *jsonrpc.Error
 			errors.As(err, &je)
-			g.metrics.refused(cmp.Or(first(limitOf(je)), "concurrent_calls"))
+			limit, _ := limitOf(je)
+			g.metrics.refused(cmp.Or(limit, "concurrent_calls"))
 		}
 		d := time.Since(start)
 		g.metrics.observe(server, name, outcome, d)
@@ -681,6 +682,3 @@ func truncate(s string, n int) string {
 // errCallTimeout is the cause of the cancellation of a tool call that ran past
 // limits.call_timeout.
 var errCallTimeout = errors.New("gateway: call timeout")
-
-// first returns the first of two values.
-func first[A, B any](a A, _ B) A { return a }
