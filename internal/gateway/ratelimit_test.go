@@ -1,6 +1,8 @@
 package gateway_test
 
 import (
+	"bufio"
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -296,4 +298,59 @@ func grepLines(s, sub string) string {
 		}
 	}
 	return strings.Join(out, "\n")
+}
+
+// On the HTTP+SSE transport the POSTs are taken (202) and answered on the event stream,
+// so a message over the limit gets its JSON-RPC error there.
+func TestRateLimitOnSSEStream(t *testing.T) {
+	lb := serveLoopback(t, rateServers, gateway.Options{}, nil)
+	c := clientFrom("127.0.0.9")
+	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
+	defer cancel()
+	req, _ := http.NewRequestWithContext(ctx, "GET", lb.base+"/mcp/demo/sse", nil)
+	req.Header.Set("Accept", "text/event-stream")
+	resp, err := c.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	events := bufio.NewReader(resp.Body)
+	next := func() string { // the data of the next event
+		t.Helper()
+		for {
+			line, err := events.ReadString('\n')
+			if err != nil {
+				t.Fatalf("reading the stream: %v", err)
+			}
+			if d, ok := strings.CutPrefix(strings.TrimSpace(line), "data: "); ok {
+				return d
+			}
+		}
+	}
+	endpoint := next()
+	send := func(body string) {
+		t.Helper()
+		if resp, b := rawPost(t, c, lb.base+endpoint, nil, body); resp.StatusCode != 202 {
+			t.Fatalf("POST %s: %d %s", body, resp.StatusCode, b)
+		}
+	}
+	// Burst 3: initialize and two pings are answered (the notification is free), the third
+	// ping is refused.
+	send(initBody("2024-11-05"))
+	next()
+	send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	for id := 2; id <= 4; id++ {
+		send(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"ping"}`, id))
+		var r limitReply
+		d := next()
+		if err := json.Unmarshal([]byte(d), &r); err != nil {
+			t.Fatalf("not JSON-RPC: %s", d)
+		}
+		if refused := r.Error.Code != 0; refused != (id == 4) {
+			t.Errorf("ping %d: %s; want only the third ping refused", id, d)
+		}
+		if id == 4 && (r.Error.Code != -32029 || r.Error.Data.Limit != "rate.per_principal" || r.Error.Data.Retry < 1000) {
+			t.Errorf("refused ping: %s", d)
+		}
+	}
 }
