@@ -36,7 +36,7 @@ const appBuildDir = "mcp"
 // Lowdefy's own server reads them (LOWDEFY_SECRET_NAME is `_secret: NAME`).
 const lowdefySecretEnv = "LOWDEFY_SECRET_"
 
-const appUsage = `DIR [--http [--listen ADDR]] [--build] [--watch] [--store URL] [--toolset session|forms|both] [--allow-private]
+const appUsage = `DIR [--http [--listen ADDR] [--insecure]] [--build] [--watch] [--store URL] [--toolset session|forms|both] [--allow-private]
 
 Serves the Lowdefy app in DIR (the folder holding lowdefy.yaml, or a lowdefy build folder) as
 one MCP server named after the app: over stdio by default (for desktop clients), or over
@@ -57,6 +57,7 @@ type appOptions struct {
 	store        string
 	toolset      string
 	allowPrivate bool
+	insecure     bool
 	logLevel     string
 }
 
@@ -66,6 +67,7 @@ func runAppServe(ctx context.Context, e *env, args []string) error {
 	var o appOptions
 	fs.BoolVar(&o.http, "http", false, "serve over Streamable HTTP instead of stdio")
 	fs.StringVar(&o.listen, "listen", "", "with --http: the address to listen on (default "+config.DefaultListen+")")
+	fs.BoolVar(&o.insecure, "insecure", false, "with --http: serve on a non-loopback address anyway (mcpbridge app has no authentication)")
 	fs.BoolVar(&o.build, "build", false, "write DIR/mcp/tools.json and DIR/mcp/resources.json (what tools/list and resources/list answer) and exit")
 	fs.BoolVar(&o.watch, "watch", false, "reload the app when its files change; clients are told the lists changed")
 	fs.StringVar(&o.store, "store", "", "store URL for work sessions: sqlite:PATH or postgres://... (default sqlite:DIR/"+appStoreDir+"/mcpbridge.db)")
@@ -86,6 +88,9 @@ func runAppServe(ctx context.Context, e *env, args []string) error {
 		return errUsage
 	}
 	switch {
+	case o.insecure && !o.http:
+		fmt.Fprintln(e.stderr, "mcpbridge app: --insecure applies to --http only")
+		return errUsage
 	case o.listen != "" && !o.http:
 		fmt.Fprintln(e.stderr, "mcpbridge app: --listen needs --http (without it the app is served over stdio)")
 		return errUsage
@@ -167,12 +172,12 @@ func runAppServe(ctx context.Context, e *env, args []string) error {
 	if addr == "" {
 		addr = config.DefaultListen
 	}
+	if err := checkExposure(addr, cfg, o.insecure, log); err != nil {
+		return fmt.Errorf("mcpbridge app has no authentication: %w (for API keys or JWTs, serve the app with mcpbridge serve and a kind: lowdefy server)", err)
+	}
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return fmt.Errorf("listening on %s (choose another address with --listen): %w", addr, err)
-	}
-	if host, _, _ := net.SplitHostPort(addr); host == "" || host == "0.0.0.0" || host == "::" {
-		log.Warn("listening on all interfaces: anyone who can reach this machine can use the app (mcpbridge app has no authentication; use serve with an auth section)", "listen", addr)
 	}
 	debug.FreeOSMemory()
 	log.Info("mcpbridge serving a Lowdefy app", "app", o.dir, "url", "http://"+ln.Addr().String()+"/mcp/"+name, "store", st.Kind, "watch", o.watch)

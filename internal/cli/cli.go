@@ -63,6 +63,7 @@ func commands() []command {
 		{"call", "call one tool and print the result (call SERVER TOOL NAME=VALUE...)", runCall},
 		{"cid", "manage content-addressed resources (cid add FILE)", runCID},
 		{"keys", "manage API keys (keys create, list, revoke, hash)", runKeys},
+		{"audit", "print the audit log of tool calls (audit tail [--follow])", runAudit},
 		{"app", "serve one Lowdefy app (app DIR); app check, app eval, app run", runApp},
 		{"import", "generate server definitions (import openapi SPEC)", runImport},
 		{"version", "print the version", runVersion},

@@ -99,11 +99,12 @@ func openStore(ctx context.Context, url string, log *slog.Logger) (*store.Store,
 }
 
 func runServe(ctx context.Context, e *env, args []string) error {
-	fs := newFlags(e, "serve", "[--config FILE] [--listen ADDR] [--store URL]")
+	fs := newFlags(e, "serve", "[--config FILE] [--listen ADDR] [--store URL] [--insecure]")
 	cfgPath := fs.String("config", "", "config file (default ./mcpbridge.yaml, else the embedded quickstart)")
 	listen := fs.String("listen", "", "address to listen on (default "+config.DefaultListen+", or listen: in the config)")
 	storeFlag := fs.String("store", "", "store URL: sqlite:PATH or postgres://... (default mcpbridge.db beside the config)")
 	logLevel := fs.String("log-level", "info", "debug, info, warn or error")
+	insecure := fs.Bool("insecure", false, "serve on a non-loopback address without authentication (no auth section in the config)")
 	pos, err := parse(fs, args)
 	if err != nil {
 		return err
@@ -128,6 +129,9 @@ func runServe(ctx context.Context, e *env, args []string) error {
 	}
 	if addr == "" {
 		addr = config.DefaultListen
+	}
+	if err := checkExposure(addr, cfg, *insecure, log); err != nil {
+		return err
 	}
 	stURL := storeURL(*storeFlag, cfg)
 	st, err := openStore(ctx, stURL, log)
@@ -303,4 +307,40 @@ func (o onlySlug) List(ctx context.Context) ([]store.Definition, error) {
 		return nil, err
 	}
 	return []store.Definition{d}, nil
+}
+
+// errNoAuth refuses a non-loopback listener without authentication.
+var errNoAuth = errors.New("no authentication is configured")
+
+// checkExposure refuses to serve on an address other machines can reach (anything but a
+// loopback IP or localhost) when the config has no auth section: without one, every server
+// that does not set its own auth is open to anyone who reaches the port. With an auth
+// section, servers need credentials (API keys in the config or the store, or JWTs) unless
+// they say auth: {public: true}. --insecure serves anyway, with a warning.
+func checkExposure(addr string, cfg *config.Config, insecure bool, log *slog.Logger) error {
+	if isLoopbackListen(addr) || cfg.Auth != nil {
+		return nil
+	}
+	if insecure {
+		log.Warn("serving WITHOUT AUTHENTICATION on a non-loopback address (--insecure): anyone who can reach it can list and call every tool", "listen", addr)
+		return nil
+	}
+	return fmt.Errorf("%w, and %s can be reached from other machines: anyone who reaches it could call every tool.\n"+
+		"Configure authentication — an auth section with API keys (mcpbridge keys create, or auth.keys) or JWTs (auth.jwt); see docs/auth.md —\n"+
+		"or listen on a loopback address (--listen 127.0.0.1:PORT), or pass --insecure to serve without authentication anyway", errNoAuth, addr)
+}
+
+// isLoopbackListen reports whether a listen address (host:port) accepts connections from
+// this machine only: a loopback IP or localhost. An empty host, 0.0.0.0, :: and every other
+// name are reachable from elsewhere.
+func isLoopbackListen(addr string) bool {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return false
+	}
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	ip := net.ParseIP(strings.Trim(host, "[]"))
+	return ip != nil && ip.IsLoopback()
 }

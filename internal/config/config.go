@@ -41,6 +41,8 @@ const (
 	DefaultHeaderTimeout        = 10 * time.Second
 	DefaultReadTimeout          = 30 * time.Second
 	DefaultIdleTimeout          = 60 * time.Second
+
+	DefaultAuditRetention = 30 * 24 * time.Hour
 )
 
 // NamePattern is what a server name must match: it becomes a URL path segment.
@@ -59,6 +61,7 @@ type Config struct {
 	Origins   []string           `yaml:"origins"`
 	Variables map[string]any     `yaml:"variables"`
 	Limits    Limits             `yaml:"limits"`
+	Audit     Audit              `yaml:"audit"`
 	Admin     Admin              `yaml:"admin"`
 	Auth      *Auth              `yaml:"auth"`
 	Servers   map[string]*Server `yaml:"servers"`
@@ -95,6 +98,16 @@ type Limits struct {
 	Connections          int `yaml:"connections"`
 	ConnectionsPerClient int `yaml:"connections_per_client"` // default 64
 
+	// Rate limits the requests one caller, and all callers together, send to a server
+	// (token buckets; see Rate). Off unless set; servers may override it.
+	Rate Rate `yaml:"rate"`
+	// ConcurrentCallsPerPrincipal bounds the tool calls one caller runs at once, on all
+	// servers together; zero means no bound.
+	ConcurrentCallsPerPrincipal int `yaml:"concurrent_calls_per_principal"`
+	// CallTimeout bounds how long one tool call may run; zero means no bound beyond the
+	// kind's own (a command's timeout). Servers may override it.
+	CallTimeout time.Duration `yaml:"call_timeout"`
+
 	HeaderTimeout time.Duration `yaml:"header_timeout"` // to read a request's headers; default 10s
 	ReadTimeout   time.Duration `yaml:"read_timeout"`   // to read a whole request, body included; default 30s
 	IdleTimeout   time.Duration `yaml:"idle_timeout"`   // a keep-alive connection without a request is closed; default 60s
@@ -111,6 +124,7 @@ func (l Limits) negative() []string {
 		{"sessions", int64(l.Sessions)}, {"sessions_per_client", int64(l.SessionsPerClient)}, {"session_idle", int64(l.SessionIdle)},
 		{"concurrent_calls", int64(l.ConcurrentCalls)}, {"call_queue_wait", int64(l.CallQueueWait)},
 		{"connections", int64(l.Connections)}, {"connections_per_client", int64(l.ConnectionsPerClient)},
+		{"concurrent_calls_per_principal", int64(l.ConcurrentCallsPerPrincipal)}, {"call_timeout", int64(l.CallTimeout)},
 		{"header_timeout", int64(l.HeaderTimeout)}, {"read_timeout", int64(l.ReadTimeout)}, {"idle_timeout", int64(l.IdleTimeout)},
 	} {
 		if f.v < 0 {
@@ -144,6 +158,21 @@ func orDefault[T int | int64 | time.Duration](v *T, d T) {
 	}
 }
 
+// Audit configures the audit log: one row per tool call (who, what, how long, how it ended)
+// in the store.
+type Audit struct {
+	// Retention is how long rows are kept: serve deletes older ones every few minutes.
+	// Zero takes DefaultAuditRetention (30 days).
+	Retention time.Duration `yaml:"retention"`
+}
+
+// ServerAudit is what a server's audit rows record beyond the common fields.
+type ServerAudit struct {
+	// Arguments records each call's argument values (fields whose name looks like a
+	// secret are masked); off by default, when rows carry no arguments.
+	Arguments bool `yaml:"arguments"`
+}
+
 // Admin configures the admin API.
 type Admin struct {
 	Keys []string `yaml:"keys"` // secret references (env:NAME, file:PATH, secret:NAME)
@@ -166,6 +195,10 @@ type Server struct {
 	ToolsExclude []string `yaml:"tools_exclude"`
 	// Auth says who may use the server; nil takes the default (see Config.ServerRule).
 	Auth *ServerAuth `yaml:"auth"`
+	// Audit says what the server's audit rows record; nil records no arguments.
+	Audit *ServerAudit `yaml:"audit"`
+	// Limits are the server's own rate limit and call timeout, over the top-level limits.
+	Limits *ServerLimits `yaml:"limits"`
 
 	// Section holds the server-level fields of the kind, undecoded.
 	Section Section `yaml:"-"`
@@ -388,6 +421,7 @@ func yamlProblem(file string, err error) Problem {
 
 func (c *Config) applyDefaults() {
 	c.Limits.SetDefaults()
+	orDefault(&c.Audit.Retention, DefaultAuditRetention)
 	c.Auth.setDefaults()
 	for _, s := range c.Servers {
 		if s == nil {

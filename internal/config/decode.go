@@ -223,14 +223,20 @@ func (d *Decoder) decode(n *yaml.Node, v reflect.Value, path string) {
 
 func parseDuration(n *yaml.Node) (time.Duration, error) {
 	if n.Kind != yaml.ScalarNode {
-		return 0, fmt.Errorf("expected a duration such as 5s or 2m, got %s", kindName(n))
+		return 0, fmt.Errorf("expected a duration such as 5s, 2m, 12h or 30d, got %s", kindName(n))
 	}
 	if n.Tag == "!!int" {
 		return 0, fmt.Errorf("expected a duration with a unit, such as %ss", n.Value)
 	}
+	// Whole days ("30d") are accepted too, for retentions.
+	if days, ok := strings.CutSuffix(n.Value, "d"); ok {
+		if d, err := strconv.Atoi(days); err == nil && d >= 0 && d <= 100*365 {
+			return time.Duration(d) * 24 * time.Hour, nil
+		}
+	}
 	dur, err := time.ParseDuration(n.Value)
 	if err != nil || dur < 0 {
-		return 0, fmt.Errorf("expected a duration such as 5s or 2m, got %q", n.Value)
+		return 0, fmt.Errorf("expected a duration such as 5s, 2m, 12h or 30d, got %q", n.Value)
 	}
 	return dur, nil
 }

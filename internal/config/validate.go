@@ -32,9 +32,15 @@ func (c *Config) validate(file string, root *yaml.Node, kinds Kinds) Problems {
 	if c.Auth != nil {
 		ps = append(ps, c.Auth.validate(file, c.Servers)...)
 	}
+	if c.Audit.Retention < 0 {
+		ps = append(ps, Problem{File: file, Path: "audit.retention", Msg: "must not be negative"})
+	}
 	for _, name := range c.Limits.negative() {
 		ps = append(ps, Problem{File: file, Path: "limits." + name, Msg: "must not be negative"})
 	}
+	validateRate(&c.Limits.Rate, "limits.rate", func(path, format string, args ...any) {
+		ps = append(ps, Problem{File: file, Path: path, Msg: fmt.Sprintf(format, args...)})
+	})
 	for _, name := range c.ServerNames() {
 		s := c.Servers[name]
 		p := "servers." + name
@@ -70,6 +76,9 @@ func validateServer(file, name string, s *Server, p string, kinds Kinds) Problem
 		return ps
 	}
 	validateServerAuth(s.Auth, p, add)
+	if l := s.Limits; l != nil {
+		validateRate(l.Rate, p+".limits.rate", add)
+	}
 	for i, pat := range s.ToolsInclude {
 		if strings.TrimSpace(pat) == "" {
 			add(fmt.Sprintf("%s.tools_include[%d]", p, i), "empty pattern; write a tool name, with * for any characters")

@@ -2,7 +2,9 @@ package gateway
 
 import (
 	"context"
+	"encoding/json"
 	"log/slog"
+	"regexp"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -108,4 +110,49 @@ func (a *auditor) close() {
 	}
 	a.mu.Unlock()
 	<-a.done
+}
+
+// maxAuditArguments bounds the arguments one audit row keeps (bytes of JSON); longer ones
+// are cut and end with "…".
+const maxAuditArguments = 4096
+
+// secretName matches argument names whose values are masked in audit rows.
+// Masking too much is harmless; recording a secret is not.
+var secretName = regexp.MustCompile(`(?i)password|passwd|passphrase|secret|token|api[_-]?key|^auth$|authori[sz]ation|credential|cookie|private[_-]?key|session[_-]?id`)
+
+// auditArguments is how a call's arguments are recorded (for servers with
+// audit: {arguments: true}): the JSON object with the values of secret-looking fields, at
+// any depth, replaced by "***", cut at maxAuditArguments bytes.
+func auditArguments(raw json.RawMessage) string {
+	if len(raw) == 0 || string(raw) == "null" {
+		return "{}"
+	}
+	var v any
+	if err := json.Unmarshal(raw, &v); err != nil {
+		return truncate(string(raw), maxAuditArguments)
+	}
+	b, err := json.Marshal(maskSecrets(v))
+	if err != nil {
+		return ""
+	}
+	return truncate(string(b), maxAuditArguments)
+}
+
+// maskSecrets replaces the values of secret-looking object fields in v.
+func maskSecrets(v any) any {
+	switch t := v.(type) {
+	case map[string]any:
+		for k, x := range t {
+			if secretName.MatchString(k) {
+				t[k] = "***"
+			} else {
+				t[k] = maskSecrets(x)
+			}
+		}
+	case []any:
+		for i, x := range t {
+			t[i] = maskSecrets(x)
+		}
+	}
+	return v
 }

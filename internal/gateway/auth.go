@@ -268,14 +268,17 @@ func principalOf(ctx context.Context, req mcp.Request) auth.Principal {
 	return auth.FromContext(ctx)
 }
 
-// principalMiddleware puts each MCP request's principal on its context and filters
-// tools/list to the tools the principal may call (tool roles); calls are checked again in
-// callTool.
+// principalMiddleware puts each MCP request's principal on its context, charges the rate
+// limits of requests the HTTP edge did not (see chargeMessage), and filters tools/list to
+// the tools the principal may call (tool roles); calls are checked again in callTool.
 func (g *Gateway) principalMiddleware(e *Entry) mcp.Middleware {
 	return func(next mcp.MethodHandler) mcp.MethodHandler {
 		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 			p := principalOf(ctx, req)
 			ctx = auth.WithPrincipal(ctx, p)
+			if err := g.chargeMessage(ctx, e, method, req); err != nil {
+				return nil, err
+			}
 			res, err := next(ctx, method, req)
 			if method == "logging/setLevel" && err == nil && req.GetSession() != nil {
 				g.sessions.setLogging(req.GetSession().ID()) // calls may log: no lean path

@@ -1,9 +1,9 @@
 // Package gateway serves every configured server at /mcp/{server}: Streamable HTTP in both
 // protocol eras (sessions up to 2025-11-25, stateless from 2026-07-28) and legacy HTTP+SSE
 // at /mcp/{server}/sse, plus the HTML pages, /healthz, /metrics and the admin API. It owns
-// the HTTP server and its limits (connections, timeouts, sessions, concurrent calls), the
-// routes and the middleware chain (request id, Host, Origin, authentication, body cap; see
-// Handler), the JSON-RPC envelope checks, and the registry that maps server names to their
+// the HTTP server and its limits (connections, timeouts, sessions, concurrent calls, rate
+// limits per caller and per server, call durations), the routes and the middleware chain
+// (request id, Host, Origin, authentication, caller, body cap; see Handler), the JSON-RPC envelope checks, and the registry that maps server names to their
 // backends and go-sdk servers.
 package gateway
 
@@ -62,6 +62,10 @@ type Options struct {
 	Keys store.Keys
 	// JWKSClient fetches auth.jwt.jwks_url; nil uses a client with a 10s timeout.
 	JWKSClient *http.Client
+	// SweepInterval is how often Serve deletes audit rows older than audit.retention (when
+	// Audit can prune) and expired work sessions; zero means DefaultSweepInterval, a
+	// negative value turns the sweep off.
+	SweepInterval time.Duration
 }
 
 // Gateway serves a configuration's servers over HTTP.
@@ -86,6 +90,9 @@ type Gateway struct {
 	sessions  *sessionTable
 	stopSweep chan struct{} // ends the idle-session sweeper
 	closeOnce sync.Once
+	sseOwners sseOwners    // who opened each HTTP+SSE session
+	rates     *rateLimiter // limits.rate
+	callers   *callerSlots // limits.concurrent_calls_per_principal
 
 	leanOff    bool         // serve every 2026-07-28 request through the SDK (tests compare the two)
 	leanServed atomic.Int64 // requests the lean path answered
@@ -115,6 +122,9 @@ func New(ctx context.Context, cfg *config.Config, opts Options) (*Gateway, error
 		opts.Logger = slog.New(slog.DiscardHandler)
 	}
 	cfg.Limits.SetDefaults() // for configs not made by config.Parse
+	if cfg.Audit.Retention == 0 {
+		cfg.Audit.Retention = config.DefaultAuditRetention
+	}
 	if opts.SessionTimeout == 0 {
 		opts.SessionTimeout = cfg.Limits.SessionIdle
 	}
@@ -141,6 +151,8 @@ func New(ctx context.Context, cfg *config.Config, opts Options) (*Gateway, error
 	if opts.SessionTimeout > 0 {
 		go g.sessions.sweep(opts.SessionTimeout, g.stopSweep)
 	}
+	g.rates = newRateLimiter(nil)
+	g.callers = &callerSlots{max: cfg.Limits.ConcurrentCallsPerPrincipal, running: map[string]int{}}
 	if opts.Audit != nil {
 		g.audit = newAuditor(opts.Audit, g.log)
 	}
@@ -195,6 +207,7 @@ func (g *Gateway) Serve(ctx context.Context, ln net.Listener) error {
 	wctx, stopWatch := context.WithCancel(ctx)
 	defer stopWatch()
 	go g.Watch(wctx)
+	go g.sweep(wctx)
 	select {
 	case err := <-errc:
 		return err

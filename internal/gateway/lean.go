@@ -46,7 +46,7 @@ func (g *Gateway) serveLean(w http.ResponseWriter, r *http.Request, e *Entry, bo
 	if _, served := e.state.Load().schemas[p.Name]; !served {
 		return false // the SDK words "unknown tool"
 	}
-	res, err := g.toolHandler(e, p.Name)(r.Context(), &mcp.CallToolRequest{Params: p})
+	res, err := g.toolHandler(e, p.Name)(r.Context(), &mcp.CallToolRequest{Params: p, Extra: &mcp.RequestExtra{Header: r.Header}})
 	g.writeLean(w, req.ID, e, res, err, true)
 	return true
 }
@@ -80,7 +80,7 @@ func (g *Gateway) serveLeanLegacy(w http.ResponseWriter, r *http.Request, e *Ent
 	if _, served := st.schemas[p.Name]; !served {
 		return false
 	}
-	res, err := g.toolHandler(e, p.Name)(r.Context(), &mcp.CallToolRequest{Session: info.ss, Params: p})
+	res, err := g.toolHandler(e, p.Name)(r.Context(), &mcp.CallToolRequest{Session: info.ss, Params: p, Extra: &mcp.RequestExtra{Header: r.Header}})
 	g.writeLean(w, req.ID, e, res, err, false)
 	return true
 }

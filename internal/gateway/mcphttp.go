@@ -2,6 +2,7 @@ package gateway
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -13,6 +14,8 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 
 	"github.com/mcpbridge/mcpbridge/internal/config"
 )
@@ -48,6 +51,50 @@ func writeRPCError(w http.ResponseWriter, status int, id json.RawMessage, code i
 	w.WriteHeader(status)
 	w.Write(body)
 	w.Write([]byte("\n"))
+}
+
+// writeRPCErrorObject writes a JSON-RPC error object, data included, with HTTP status code.
+func writeRPCErrorObject(w http.ResponseWriter, status int, id json.RawMessage, je *jsonrpc.Error) {
+	if len(id) == 0 {
+		id = json.RawMessage("null")
+	}
+	body, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": id, "error": je})
+	h := w.Header()
+	h.Del("Content-Length")
+	h.Set("Content-Type", "application/json")
+	h.Set("X-Content-Type-Options", "nosniff")
+	w.WriteHeader(status)
+	w.Write(body)
+	w.Write([]byte("\n"))
+}
+
+// admit checks the per-caller limits of a POST that carries one JSON-RPC request, before
+// MCP handles it, so that a refusal is an HTTP 429 with Retry-After: it charges the rate
+// limits and, for tools/call, takes one of the caller's call slots until the request has
+// been answered. The request is marked admitted (admittedHeader), so that the method
+// handlers do not charge it again. A batch, and the messages of the HTTP+SSE transport,
+// are charged message by message by the handlers instead (principalMiddleware, callTool).
+// It reports whether the request may go on.
+func (g *Gateway) admit(w http.ResponseWriter, r *http.Request, e *Entry, id json.RawMessage, method string) bool {
+	fail := func(status int, _ string, je *jsonrpc.Error) { writeRPCErrorObject(w, status, id, je) }
+	if !g.checkRate(w, r, e, fail) {
+		return false
+	}
+	if method == "tools/call" && g.callers.max > 0 {
+		release := g.callers.acquire(callerOf(r.Context(), r.Header))
+		if release == nil {
+			g.metrics.refused("concurrent_calls_per_principal")
+			w.Header().Set("Retry-After", "1")
+			writeRPCErrorObject(w, http.StatusTooManyRequests, id, g.principalSlotError())
+			return false
+		}
+		// Given back when the request has been answered: the handler of this request
+		// returns after the response (the HTTP+SSE transport, which answers on its stream,
+		// never comes here).
+		context.AfterFunc(r.Context(), release)
+	}
+	r.Header.Set(admittedHeader, "1")
+	return true
 }
 
 // serveEndpoint serves POST/GET/DELETE on /mcp/{server} (and /mcp/{server}/sse when sse).
@@ -99,6 +146,9 @@ func (g *Gateway) serveEndpoint(w http.ResponseWriter, r *http.Request, name str
 			return
 		}
 	}
+	if sse && r.Method == http.MethodPost && !g.sseMessageAllowed(w, r, name) {
+		return
+	}
 	if r.Method == http.MethodGet && !sse && wantsHTML(r) {
 		http.Redirect(w, r, "/mcp/meta/"+name, http.StatusSeeOther)
 		return
@@ -125,6 +175,9 @@ func (g *Gateway) serveEndpoint(w http.ResponseWriter, r *http.Request, name str
 		}
 		if !sse && !modern && method != "" && method != "initialize" && len(id) > 0 && r.Header.Get("Mcp-Session-Id") == "" {
 			writeRPCError(w, http.StatusBadRequest, id, codeInvalidRequest, "missing Mcp-Session-Id header: send initialize first, or send MCP-Protocol-Version: "+modernVersion+" for a stateless request")
+			return
+		}
+		if !sse && method != "" && len(id) > 0 && !g.admit(w, r, e, id, method) {
 			return
 		}
 		if modern && method == "tools/call" && g.serveLean(w, r, e, body) {
@@ -171,6 +224,8 @@ func (g *Gateway) serveEndpoint(w http.ResponseWriter, r *http.Request, name str
 	rw := &rpcErrorWriter{ResponseWriter: w, id: id, method: method}
 	defer rw.finish()
 	switch {
+	case sse && r.Method == http.MethodGet:
+		g.serveSSEStream(e.sse, rw, r)
 	case sse:
 		e.sse.ServeHTTP(rw, r)
 	case modern:

@@ -521,7 +521,10 @@ func (g *Gateway) toolHandler(e *Entry, name string) mcp.ToolHandler {
 		start := time.Now()
 		res, outcome, err := g.callTool(ctx, e, name, req)
 		if outcome == "busy" {
-			g.metrics.refused("concurrent_calls")
+			var je *jsonrpc.Error
+			errors.As(err, &je)
+			limit, _ := limitOf(je)
+			g.metrics.refused(cmp.Or(limit, "concurrent_calls"))
 		}
 		d := time.Since(start)
 		g.metrics.observe(server, name, outcome, d)
@@ -537,7 +540,11 @@ func (g *Gateway) toolHandler(e *Entry, name string) mcp.ToolHandler {
 			g.log.InfoContext(ctx, "tool call", attrs...)
 		}
 		if g.audit != nil {
-			entry := store.Entry{Time: start, Server: server, Tool: name, Principal: auth.FromContext(ctx).User, Outcome: outcome, Duration: d}
+			p := auth.FromContext(ctx)
+			entry := store.Entry{Time: start, Server: server, Tool: name, Principal: p.User, Via: p.Via, Outcome: outcome, Duration: d}
+			if a := e.Config().Audit; a != nil && a.Arguments && req.Params != nil {
+				entry.Arguments = auditArguments(req.Params.Arguments)
+			}
 			if res != nil && res.IsError {
 				entry.Error = truncate(resultText(res), 200)
 			} else if err != nil {
@@ -569,6 +576,13 @@ func (g *Gateway) callTool(ctx context.Context, e *Entry, name string, req *mcp.
 	if msg != "" {
 		return backend.ErrorResult("invalid arguments for tool %s: %s", name, msg), "invalid_arguments", nil
 	}
+	if !admitted(req) { // the edge holds the slot of a request it admitted
+		mine := g.callers.acquire(callerOf(ctx, requestHeader(req)))
+		if mine == nil {
+			return nil, "busy", g.principalSlotError()
+		}
+		defer mine()
+	}
 	release, err := e.calls.acquire(ctx, e.Name, g.cfg.Limits.CallQueueWait)
 	if err != nil {
 		return nil, "busy", err
@@ -577,6 +591,11 @@ func (g *Gateway) callTool(ctx context.Context, e *Entry, name string, req *mcp.
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	defer context.AfterFunc(g.calls, func() { cancel(context.Cause(g.calls)) })()
+	timeout := g.cfg.CallTimeoutFor(st.cfg)
+	if timeout > 0 {
+		stop := time.AfterFunc(timeout, func() { cancel(errCallTimeout) })
+		defer stop.Stop()
+	}
 	res, err := st.backend.CallTool(ctx, &backend.Call{
 		Name: name, Arguments: args, Principal: auth.FromContext(ctx), Session: newCallSession(req),
 		InputResponses: req.Params.InputResponses, RequestState: req.Params.RequestState,
@@ -584,6 +603,11 @@ func (g *Gateway) callTool(ctx context.Context, e *Entry, name string, req *mcp.
 	})
 	if errors.Is(context.Cause(ctx), errShuttingDown) {
 		return nil, "shutdown", &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: fmt.Sprintf("the gateway is shutting down and stopped %s before it finished; retry the call", name)}
+	}
+	if errors.Is(context.Cause(ctx), errCallTimeout) {
+		// Whatever the backend made of its cancelled context, the agent learns why.
+		return backend.ErrorResult("the call to %s took longer than %s (limits.call_timeout of server %s) and was stopped; "+
+			"ask for less at once (narrower arguments, a smaller range or page), or ask the operator to raise limits.call_timeout", name, timeout, e.Name), "timeout", nil
 	}
 	var rpcErr *jsonrpc.Error
 	if errors.As(err, &rpcErr) {
@@ -655,3 +679,7 @@ func truncate(s string, n int) string {
 	}
 	return s[:n] + "…"
 }
+
+// errCallTimeout is the cause of the cancellation of a tool call that ran past
+// limits.call_timeout.
+var errCallTimeout = errors.New("gateway: call timeout")

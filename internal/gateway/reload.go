@@ -13,7 +13,7 @@ import (
 // definition changed are opened anew and replace the old ones (connected clients get
 // list_changed notifications, calls in flight finish on the old backend), new servers are
 // added, removed ones retired; unchanged servers keep running untouched. Top-level settings
-// (listen, store, limits, origins, admin, variables) take effect at the next start; Reload
+// (listen, store, limits, audit, origins, admin, variables) take effect at the next start; Reload
 // returns the names of those that changed so the caller can say so.
 func (g *Gateway) Reload(ctx context.Context, next *config.Config) (needRestart []string) {
 	for _, name := range next.ServerNames() {
@@ -70,6 +70,9 @@ func (g *Gateway) Reload(ctx context.Context, next *config.Config) (needRestart 
 	}
 	if !reflect.DeepEqual(cur.Limits, next.Limits) {
 		needRestart = append(needRestart, "limits")
+	}
+	if cur.Audit != next.Audit {
+		needRestart = append(needRestart, "audit")
 	}
 	if !slices.Equal(cur.Origins, next.Origins) {
 		needRestart = append(needRestart, "origins")

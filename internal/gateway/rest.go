@@ -61,6 +61,9 @@ func (g *Gateway) restEntry(w http.ResponseWriter, r *http.Request) (*Entry, *en
 	if e == nil {
 		return nil, nil, false
 	}
+	if !g.checkRate(w, r, e, func(status int, msg string, je *jsonrpc.Error) { restLimitError(w, status, je) }) {
+		return nil, nil, false
+	}
 	st, ok := e.enter()
 	if !ok {
 		w.Header().Set("Retry-After", "1")
@@ -109,7 +112,7 @@ func (g *Gateway) restCallTool(w http.ResponseWriter, r *http.Request, e *Entry,
 	if len(body.Arguments) == 0 || string(body.Arguments) == "null" {
 		body.Arguments = json.RawMessage("{}")
 	}
-	res, err := g.toolHandler(e, body.Name)(r.Context(), &mcp.CallToolRequest{Params: &mcp.CallToolParamsRaw{Name: body.Name, Arguments: body.Arguments}})
+	res, err := g.toolHandler(e, body.Name)(r.Context(), &mcp.CallToolRequest{Params: &mcp.CallToolParamsRaw{Name: body.Name, Arguments: body.Arguments}, Extra: &mcp.RequestExtra{Header: r.Header}})
 	if err != nil {
 		restRPCError(w, err, fmt.Sprintf("GET /api/mcp/%s/tools lists the tools", e.Name))
 		return
@@ -300,10 +303,23 @@ func restRPCError(w http.ResponseWriter, err error, hint string) {
 	case re.Code == jsonrpc.CodeInvalidParams || re.Code == codeInvalidRequest:
 		status = http.StatusBadRequest
 	case re.Code == codeBusy:
+		if limit, retry := limitOf(re); limit != "" && limit != "concurrent_calls" {
+			// A limit of the caller's own (rate, calls at once): 429, like at the edge.
+			w.Header().Set("Retry-After", fmt.Sprint(retry))
+			restLimitError(w, http.StatusTooManyRequests, re)
+			return
+		}
 		status = http.StatusServiceUnavailable
 		w.Header().Set("Retry-After", "1")
 	}
 	restError(w, status, msg)
+}
+
+// restLimitError answers a request refused by a limit: {"error", "limit",
+// "retryAfterSeconds"} (the caller has set Retry-After).
+func restLimitError(w http.ResponseWriter, status int, je *jsonrpc.Error) {
+	limit, retry := limitOf(je)
+	restJSON(w, status, map[string]any{"error": je.Message, "limit": limit, "retryAfterSeconds": retry})
 }
 
 func restJSON(w http.ResponseWriter, status int, v any) {

@@ -28,6 +28,7 @@ func (g *Gateway) middleware() []func(http.Handler) http.Handler {
 		g.checkHost,     // Host on loopback connections (DNS rebinding)
 		g.checkOrigin,   // browser Origin allow-list
 		g.authenticate,  // credentials → auth.Principal on the context
+		withCaller,      // the client's address key, for anonymous callers' limits
 		g.limitRequest,  // request body cap
 	}
 }

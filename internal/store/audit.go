@@ -15,14 +15,21 @@ type Entry struct {
 	// Server and Tool name what was called.
 	Server string
 	Tool   string
-	// Principal is the caller's user id.
+	// Principal is the caller's user id (a key's user, a JWT's subject); empty for an
+	// anonymous caller.
 	Principal string
+	// Via says how the principal was established: "key:ID" (an API key), "jwt",
+	// "admin-key" or "env" (stdio); empty for an anonymous caller. It never holds a secret.
+	Via string
 	// Outcome is a short word such as "ok", "tool_error", "denied", "error".
 	Outcome string
 	// Duration is how long the call took.
 	Duration time.Duration
 	// Error is a short error text, empty on success.
 	Error string
+	// Arguments are the call's arguments as JSON, recorded only for servers that ask for
+	// them (audit: {arguments: true}); empty otherwise.
+	Arguments string
 }
 
 // AuditFilter selects audit entries.
@@ -34,6 +41,9 @@ type AuditFilter struct {
 	Server string
 	// Principal, when set, keeps only entries of that principal.
 	Principal string
+	// AfterID, when not zero, keeps only entries recorded after the one with that ID
+	// (ID > AfterID): what a follower has not seen yet.
+	AfterID int64
 }
 
 // Audit limits.

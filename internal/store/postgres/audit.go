@@ -26,8 +26,8 @@ func (s *Audit) Record(ctx context.Context, es ...store.Entry) error {
 		if e.Time.IsZero() {
 			e.Time = now
 		}
-		b.Queue(`INSERT INTO audit (time, server, tool, principal, outcome, duration_ns, error) VALUES ($1, $2, $3, $4, $5, $6, $7)`,
-			store.Normalize(e.Time), e.Server, e.Tool, e.Principal, e.Outcome, int64(e.Duration), e.Error)
+		b.Queue(`INSERT INTO audit (time, server, tool, principal, via, outcome, duration_ns, error, arguments) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
+			store.Normalize(e.Time), e.Server, e.Tool, e.Principal, e.Via, e.Outcome, int64(e.Duration), e.Error, e.Arguments)
 	}
 	err := pgx.BeginFunc(ctx, s.d.pool, func(tx pgx.Tx) error {
 		return tx.SendBatch(ctx, b).Close()
@@ -40,16 +40,16 @@ func (s *Audit) Record(ctx context.Context, es ...store.Entry) error {
 
 // List implements store.Audit.
 func (s *Audit) List(ctx context.Context, f store.AuditFilter) ([]store.Entry, error) {
-	rows, err := s.d.pool.Query(ctx, `SELECT id, time, server, tool, principal, outcome, duration_ns, error FROM audit
-		WHERE ($1 = '' OR server = $1) AND ($2 = '' OR principal = $2)
-		ORDER BY id DESC LIMIT $3`, f.Server, f.Principal, f.AuditLimit())
+	rows, err := s.d.pool.Query(ctx, `SELECT id, time, server, tool, principal, via, outcome, duration_ns, error, arguments FROM audit
+		WHERE ($1 = '' OR server = $1) AND ($2 = '' OR principal = $2) AND id > $4
+		ORDER BY id DESC LIMIT $3`, f.Server, f.Principal, f.AuditLimit(), f.AfterID)
 	if err != nil {
 		return nil, fmt.Errorf("listing audit entries: %w", err)
 	}
 	list, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (store.Entry, error) {
 		var e store.Entry
 		var d int64
-		err := r.Scan(&e.ID, &e.Time, &e.Server, &e.Tool, &e.Principal, &e.Outcome, &d, &e.Error)
+		err := r.Scan(&e.ID, &e.Time, &e.Server, &e.Tool, &e.Principal, &e.Via, &e.Outcome, &d, &e.Error, &e.Arguments)
 		e.Time, e.Duration = store.Normalize(e.Time), time.Duration(d)
 		return e, err
 	})

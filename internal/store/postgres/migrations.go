@@ -73,6 +73,10 @@ var migrations = []mig.Migration{
 		`ALTER TABLE api_keys ADD COLUMN user_email text NOT NULL DEFAULT ''`,
 		`ALTER TABLE api_keys ADD COLUMN servers text[] NOT NULL DEFAULT '{}'`,
 	}},
+	{Version: 3, Name: "audit via and arguments", Statements: []string{
+		`ALTER TABLE audit ADD COLUMN via text NOT NULL DEFAULT ''`,
+		`ALTER TABLE audit ADD COLUMN arguments text NOT NULL DEFAULT ''`,
+	}},
 }
 
 // migrate applies pending migrations in one transaction that first takes a

@@ -22,7 +22,7 @@ func (s *Audit) Record(ctx context.Context, es ...store.Entry) error {
 	}
 	now := time.Now()
 	err := s.d.write(ctx, func(tx *sql.Tx) error {
-		stmt, err := tx.PrepareContext(ctx, `INSERT INTO audit (time, server, tool, principal, outcome, duration_ns, error) VALUES (?, ?, ?, ?, ?, ?, ?)`)
+		stmt, err := tx.PrepareContext(ctx, `INSERT INTO audit (time, server, tool, principal, via, outcome, duration_ns, error, arguments) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`)
 		if err != nil {
 			return err
 		}
@@ -31,7 +31,7 @@ func (s *Audit) Record(ctx context.Context, es ...store.Entry) error {
 			if e.Time.IsZero() {
 				e.Time = now
 			}
-			if _, err := stmt.ExecContext(ctx, micro(store.Normalize(e.Time)), e.Server, e.Tool, e.Principal, e.Outcome, int64(e.Duration), e.Error); err != nil {
+			if _, err := stmt.ExecContext(ctx, micro(store.Normalize(e.Time)), e.Server, e.Tool, e.Principal, e.Via, e.Outcome, int64(e.Duration), e.Error, e.Arguments); err != nil {
 				return err
 			}
 		}
@@ -55,7 +55,11 @@ func (s *Audit) List(ctx context.Context, f store.AuditFilter) ([]store.Entry, e
 		where = append(where, "principal = ?")
 		args = append(args, f.Principal)
 	}
-	q := `SELECT id, time, server, tool, principal, outcome, duration_ns, error FROM audit`
+	if f.AfterID != 0 {
+		where = append(where, "id > ?")
+		args = append(args, f.AfterID)
+	}
+	q := `SELECT id, time, server, tool, principal, via, outcome, duration_ns, error, arguments FROM audit`
 	if len(where) > 0 {
 		q += " WHERE " + strings.Join(where, " AND ")
 	}
@@ -71,7 +75,7 @@ func (s *Audit) List(ctx context.Context, f store.AuditFilter) ([]store.Entry, e
 		var e store.Entry
 		var t sql.NullInt64
 		var d int64
-		if err := rows.Scan(&e.ID, &t, &e.Server, &e.Tool, &e.Principal, &e.Outcome, &d, &e.Error); err != nil {
+		if err := rows.Scan(&e.ID, &t, &e.Server, &e.Tool, &e.Principal, &e.Via, &e.Outcome, &d, &e.Error, &e.Arguments); err != nil {
 			return nil, fmt.Errorf("listing audit entries: %w", err)
 		}
 		e.Time, e.Duration = fromMicro(t), time.Duration(d)

@@ -72,6 +72,10 @@ var migrations = []mig.Migration{
 		`ALTER TABLE api_keys ADD COLUMN user_email TEXT NOT NULL DEFAULT ''`,
 		`ALTER TABLE api_keys ADD COLUMN servers TEXT NOT NULL DEFAULT '[]'`,
 	}},
+	{Version: 3, Name: "audit via and arguments", Statements: []string{
+		`ALTER TABLE audit ADD COLUMN via TEXT NOT NULL DEFAULT ''`,
+		`ALTER TABLE audit ADD COLUMN arguments TEXT NOT NULL DEFAULT ''`,
+	}},
 }
 
 // migrate applies the pending migrations in one IMMEDIATE transaction on the

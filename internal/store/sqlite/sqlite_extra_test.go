@@ -45,8 +45,8 @@ func TestReopen(t *testing.T) {
 	defer db.Close()
 	var n int
 	var mode string
-	if err := db.QueryRow(`SELECT count(*) FROM schema_migrations`).Scan(&n); err != nil || n != 2 {
-		t.Errorf("schema_migrations rows = %d, %v; want 2 (one per migration, none re-applied)", n, err)
+	if err := db.QueryRow(`SELECT count(*) FROM schema_migrations`).Scan(&n); err != nil || n != 3 {
+		t.Errorf("schema_migrations rows = %d, %v; want 3 (one per migration, none re-applied)", n, err)
 	}
 	if err := db.QueryRow(`PRAGMA journal_mode`).Scan(&mode); err != nil || mode != "wal" {
 		t.Errorf("journal_mode = %q, %v; want wal", mode, err)
@@ -128,6 +128,8 @@ func TestKeysMigration2(t *testing.T) {
 	for _, stmt := range []string{
 		`ALTER TABLE api_keys DROP COLUMN user_name`, `ALTER TABLE api_keys DROP COLUMN user_email`,
 		`ALTER TABLE api_keys DROP COLUMN servers`, `DELETE FROM schema_migrations WHERE version = 2`,
+		// and back out the later migrations, as a database made before migration 2 has none
+		`ALTER TABLE audit DROP COLUMN via`, `ALTER TABLE audit DROP COLUMN arguments`, `DELETE FROM schema_migrations WHERE version = 3`,
 	} {
 		if _, err := db.Exec(stmt); err != nil {
 			t.Fatalf("%s: %v", stmt, err)
@@ -137,5 +139,39 @@ func TestKeysMigration2(t *testing.T) {
 	k, err := openAt(t, path).Keys.Lookup(t.Context(), secret)
 	if err != nil || k.User != "old" || k.UserName != "" || k.Servers == nil || len(k.Servers) != 0 || len(k.Roles) != 1 {
 		t.Fatalf("Lookup after migration 2 = %+v, %v", k, err)
+	}
+}
+
+// An audit row recorded before migration 3 (via and arguments) is still listed after it,
+// with those fields empty, and new rows keep them.
+func TestAuditMigration3(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "audit.db")
+	s := openAt(t, path)
+	if err := s.Audit.Record(t.Context(), store.Entry{Server: "crm", Tool: "read", Principal: "old", Outcome: "ok"}); err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	db, err := sql.Open("sqlite", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, stmt := range []string{
+		`ALTER TABLE audit DROP COLUMN via`, `ALTER TABLE audit DROP COLUMN arguments`, `DELETE FROM schema_migrations WHERE version = 3`,
+	} {
+		if _, err := db.Exec(stmt); err != nil {
+			t.Fatalf("%s: %v", stmt, err)
+		}
+	}
+	db.Close()
+	s = openAt(t, path)
+	if err := s.Audit.Record(t.Context(), store.Entry{Server: "crm", Tool: "read", Principal: "new", Via: "key:k1", Outcome: "ok", Arguments: `{"id":1}`}); err != nil {
+		t.Fatal(err)
+	}
+	got, err := s.Audit.List(t.Context(), store.AuditFilter{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 2 || got[0].Via != "key:k1" || got[0].Arguments != `{"id":1}` || got[1].Principal != "old" || got[1].Via != "" || got[1].Arguments != "" {
+		t.Fatalf("List after migration 3 = %+v", got)
 	}
 }

@@ -23,11 +23,15 @@ func testAudit(t *testing.T, open Opener) {
 			Server:    []string{"weather", "crm"}[i%2],
 			Tool:      fmt.Sprintf("tool%d", i),
 			Principal: []string{"alice", "bob", "carol"}[i%3],
+			Via:       []string{"key:k1", "jwt", "admin-key"}[i%3],
 			Outcome:   "ok",
 			Duration:  time.Duration(i)*time.Millisecond + 1234*time.Nanosecond,
 		}
 		if i == 5 {
 			e.Outcome, e.Error = "tool_error", "upstream said 503"
+		}
+		if i == 7 {
+			e.Arguments = `{"city":"Zürich","n":7}`
 		}
 		if i < 6 {
 			must(t, "Record", s.Audit.Record(ctx, e))
@@ -72,6 +76,10 @@ func testAudit(t *testing.T, open Opener) {
 		{"principal", store.AuditFilter{Principal: "carol"}, func(e store.Entry) bool { return e.Principal == "carol" }},
 		{"server and principal", store.AuditFilter{Server: "crm", Principal: "bob"}, func(e store.Entry) bool { return e.Server == "crm" && e.Principal == "bob" }},
 		{"unknown server", store.AuditFilter{Server: "nope"}, func(store.Entry) bool { return false }},
+		// all[4] is tool7's entry (newest first): after it come tool8 … tool11.
+		{"after id", store.AuditFilter{AfterID: all[4].ID}, func(e store.Entry) bool { return toolNumber(e) > 7 }},
+		{"after id and server", store.AuditFilter{AfterID: all[4].ID, Server: "crm"}, func(e store.Entry) bool { return e.Server == "crm" && toolNumber(e) > 7 }},
+		{"after the newest", store.AuditFilter{AfterID: all[0].ID}, func(store.Entry) bool { return false }},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -105,4 +113,11 @@ func testAudit(t *testing.T, open Opener) {
 			t.Errorf("after Prune %d entries remain, want 7", len(got))
 		}
 	})
+}
+
+// toolNumber is i of an entry of testAudit's tool{i}.
+func toolNumber(e store.Entry) int {
+	var n int
+	fmt.Sscanf(e.Tool, "tool%d", &n)
+	return n
 }
