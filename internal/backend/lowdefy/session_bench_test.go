@@ -102,8 +102,12 @@ func BenchmarkSessionCall(b *testing.B) {
 			map[string]any{"type": "setValue", "blockId": "ticket_title", "value": fmt.Sprintf("bench ticket %d", i)},
 		}}
 	}
-	// Age the session as a long one is: its audit trail grows with every action.
-	for i := range MaxAudit {
+	// Age the session as the bench's are after a few seconds (30 turns of navigate and two
+	// interacts): the page's request history and event log grow with every navigate, the
+	// audit trail with every action.
+	for i := range 30 {
+		f.call(bk, f.ada, "navigate", map[string]any{"sessionId": sid, "pageId": "new-ticket"}, false)
+		f.call(bk, f.ada, "interact", setValue(i), false)
 		f.call(bk, f.ada, "interact", setValue(i), false)
 	}
 	b.Run("interact-setValue", func(b *testing.B) {
