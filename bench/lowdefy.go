@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"math/rand/v2"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -35,6 +36,7 @@ var (
 	appSessions = flag.Int("sessions", 50, "-mode lowdefy: work sessions, spread over the clients")
 	appClients  = flag.String("app-clients", "50,1", "-mode lowdefy: numbers of concurrent clients (each drives sessions/clients work sessions in turn)")
 	appEra      = flag.String("era", "2025-11-25", "-mode lowdefy: protocol version of the load client")
+	appThink    = flag.Duration("think", 200*time.Millisecond, "-mode lowdefy: paced round: each of the -sessions work sessions has its own client that waits this long after each answer before its next call (0 skips the paced round)")
 )
 
 // appOps are the calls of one turn on a work session, in order: what an agent logging a
@@ -130,6 +132,55 @@ type appResult struct {
 	first string
 }
 
+// appTarget is one `mcpbridge app` process under test: the tutorial copied into its own
+// folder with its own SQLite files, so that two builds (-candidate) run side by side.
+type appTarget struct {
+	name     string
+	app      *child
+	url      string
+	storeURL string
+	db       string
+	logPath  string
+	tickets  int
+	samples  map[string][]byte
+}
+
+// startApp copies the tutorial into dir/name and starts bin serving it.
+func startApp(dir, name, bin, dummyURL string) (*appTarget, error) {
+	tdir := filepath.Join(dir, name)
+	if err := os.MkdirAll(tdir, 0o755); err != nil {
+		return nil, err
+	}
+	appDir, db, err := copyTutorial(tdir, dummyURL)
+	if err != nil {
+		return nil, err
+	}
+	addr, err := freeAddr()
+	if err != nil {
+		return nil, err
+	}
+	t := &appTarget{name: name, db: db, logPath: filepath.Join(tdir, "app.log"), storeURL: appStore(tdir, "app")}
+	logf, err := os.Create(t.logPath)
+	if err != nil {
+		return nil, err
+	}
+	cmd := exec.Command(bin, "app", appDir, "--http", "--listen", addr, "--allow-private", "--log-level", *serveLogLevel, "--store", t.storeURL)
+	cmd.Env = append(os.Environ(), "LOWDEFY_SECRET_SQLITE_FILENAME="+db)
+	cmd.Env = append(cmd.Env, splitList(*serveEnv)...)
+	cmd.Stdout, cmd.Stderr = logf, logf
+	if t.app, err = start("app-"+name, cmd); err != nil {
+		logf.Close()
+		return nil, err
+	}
+	base := "http://" + addr
+	if err := waitHealthy(base, t.app, t.logPath); err != nil {
+		t.app.stop()
+		return nil, err
+	}
+	t.url = base + "/mcp/lowdefy-starter"
+	return t, nil
+}
+
 // runLowdefy runs -mode lowdefy.
 func runLowdefy() error {
 	dir, err := os.MkdirTemp("", "mcpbridge-bench-lowdefy")
@@ -146,85 +197,114 @@ func runLowdefy() error {
 	}
 	dummy := httptest.NewServer(lowdefytest.DummyJSONHandler())
 	defer dummy.Close()
-	appDir, db, err := copyTutorial(dir, dummy.URL)
-	if err != nil {
-		return err
+	builds := []struct{ name, bin string }{{"mcpbridge", bin}}
+	if *candidateBin != "" {
+		builds = append(builds, struct{ name, bin string }{"candidate", *candidateBin})
 	}
-	addr, err := freeAddr()
-	if err != nil {
-		return err
+	var targets []*appTarget
+	for _, b := range builds {
+		t, err := startApp(dir, b.name, b.bin, dummy.URL)
+		if err != nil {
+			return err
+		}
+		defer t.app.stop()
+		targets = append(targets, t)
 	}
-	logPath := filepath.Join(dir, "app.log")
-	logf, err := os.Create(logPath)
-	if err != nil {
-		return err
-	}
-	defer logf.Close()
-	storeURL := appStore(dir, "app")
-	cmd := exec.Command(bin, "app", appDir, "--http", "--listen", addr, "--allow-private", "--log-level", *serveLogLevel, "--store", storeURL)
-	cmd.Env = append(os.Environ(), "LOWDEFY_SECRET_SQLITE_FILENAME="+db)
-	cmd.Env = append(cmd.Env, splitList(*serveEnv)...)
-	cmd.Stdout, cmd.Stderr = logf, logf
-	app, err := start("app", cmd)
-	if err != nil {
-		return err
-	}
-	defer app.stop()
-	base := "http://" + addr
-	if err := waitHealthy(base, app, logPath); err != nil {
-		return err
-	}
-	url := base + "/mcp/lowdefy-starter"
 
 	fmt.Printf("mcpbridge bench, LOWDEFY: `mcpbridge app` serving tutorial 08-final over HTTP in its own process, work sessions in its\n")
 	fmt.Printf("SQLite store (restored before and saved after every call); %d work sessions; raw %s client in the bench process;\n", *appSessions, *appEra)
 	fmt.Printf("AxiosHttp (get_products on navigate) to a loopback fake of dummyjson.com; Knex inserts into a copy of tutorial_db.sqlite\n")
 	fmt.Printf("one turn per session = navigate new-ticket, interact setValue (1 action), interact submit (2 setValue + onClick: validate,\n")
-	fmt.Printf("  save_new_ticket INSERT, reset), get_state (baseline: restore only); %s per client count after a %s warm-up; GOMAXPROCS=%d\n",
+	fmt.Printf("  save_new_ticket INSERT, reset), get_state (baseline: restore only); %s per round after a %s warm-up; GOMAXPROCS=%d\n",
 		roundText(), *warmup, runtime.GOMAXPROCS(0))
+	if len(targets) > 1 {
+		fmt.Printf("A/B: %s (mcpbridge) and %s (candidate) run side by side, each with its own files; their rounds alternate\n", bin, *candidateBin)
+	}
+	fmt.Printf("closed loop: N clients call back to back (capacity); paced: each work session has its own client that waits -think %s\n", *appThink)
+	fmt.Printf("  after each answer (the latency of one call at a rate the machine sustains; the interact goal is judged there)\n")
 
-	tickets := 0
-	var samples map[string][]byte
+	type rounded struct {
+		label string
+		n     int
+		think time.Duration
+	}
+	var rounds []rounded
 	for _, n := range splitInts(*appClients) {
 		if n < 1 || n > *appSessions {
 			return fmt.Errorf("-app-clients %d: want 1 to -sessions (%d)", n, *appSessions)
 		}
-		// Each client count starts on new sessions: a session's stored data grows with its
-		// audit trail, and so does the cost of loading and saving it.
-		sids, err := createSessions(url, *appSessions)
-		if err != nil {
-			return err
-		}
-		if _, _, _, err := appRound(url, sids, n, *warmup, &tickets); err != nil {
-			return err
-		}
-		cpu0 := procCPU(app.pid())
-		res, smp, secs, err := appRound(url, sids, n, *duration, &tickets)
-		if err != nil {
-			return err
-		}
-		cpu := procCPU(app.pid()).sub(cpu0).total()
-		samples = smp
-		printAppRound(n, res, secs, cpu)
-		if avg, maxSize, err := sessionSizes(strings.TrimPrefix(storeURL, "sqlite:"), sids); err == nil {
-			fmt.Printf("  stored work session at the end: %.1f KB on average, %.1f KB at most (loaded and saved by every call)\n", avg/1024, maxSize/1024)
-		}
-		if err := closeSessions(url, sids); err != nil {
-			return err
+		rounds = append(rounds, rounded{fmt.Sprintf("closed loop, %d clients over %d sessions", n, *appSessions), n, 0})
+	}
+	if *appThink > 0 {
+		rounds = append(rounds, rounded{fmt.Sprintf("paced, %d sessions each with its own client, think %s (offered %.0f calls/s at most)",
+			*appSessions, *appThink, float64(*appSessions)/appThink.Seconds()), *appSessions, *appThink})
+	}
+	summary := map[string][]string{}
+	for _, r := range rounds {
+		for _, t := range targets {
+			// Each round starts on new sessions: a session's stored data grows with its
+			// page's request history, event log and audit trail, and so does the cost of
+			// loading and saving it.
+			sids, err := createSessions(t.url, *appSessions)
+			if err != nil {
+				return err
+			}
+			if _, _, _, err := appRound(t.url, sids, r.n, *warmup, r.think, &t.tickets); err != nil {
+				return err
+			}
+			cpu0 := procCPU(t.app.pid())
+			res, smp, secs, err := appRound(t.url, sids, r.n, *duration, r.think, &t.tickets)
+			if err != nil {
+				return err
+			}
+			cpu := procCPU(t.app.pid()).sub(cpu0).total()
+			t.samples = smp
+			label := r.label
+			if len(targets) > 1 {
+				label = t.name + ": " + label
+			}
+			line := printAppRound(label, res, secs, cpu)
+			summary[r.label] = append(summary[r.label], t.name+": "+line)
+			if avg, maxSize, err := sessionSizes(strings.TrimPrefix(t.storeURL, "sqlite:"), sids); err == nil {
+				fmt.Printf("  stored work session at the end: %.1f KB on average, %.1f KB at most (loaded and saved by every call)\n", avg/1024, maxSize/1024)
+			}
+			if err := closeSessions(t.url, sids); err != nil {
+				return err
+			}
 		}
 	}
-	if got, err := countBenchTickets(db); err != nil {
-		return err
-	} else if got != tickets {
-		return fmt.Errorf("the SQLite file holds %d benchmark tickets, but %d submits succeeded", got, tickets)
+	if len(targets) > 1 {
+		fmt.Printf("\nA/B summary (same run, rounds alternating):\n")
+		for _, r := range rounds {
+			fmt.Printf("  %s\n", r.label)
+			for _, l := range summary[r.label] {
+				fmt.Printf("    %s\n", l)
+			}
+		}
 	}
-	fmt.Printf("check: the tutorial's SQLite file holds all %d tickets the submits saved\n", tickets)
-	rss, hwm := procMem(app.pid())
-	fmt.Printf("app process: RSS %.1f MB, peak %.1f MB; %d descriptors, %d threads\n", rss, hwm, procFDs(app.pid()), procThreads(app.pid()))
-	printAppSizes(url, samples)
-	reportServeLog(logPath)
+	for _, t := range targets {
+		if got, err := countBenchTickets(t.db); err != nil {
+			return err
+		} else if got != t.tickets {
+			return fmt.Errorf("%s: the SQLite file holds %d benchmark tickets, but %d submits succeeded", t.name, got, t.tickets)
+		}
+		fmt.Printf("check (%s): the tutorial's SQLite file holds all %d tickets the submits saved\n", t.name, t.tickets)
+		rss, hwm := procMem(t.app.pid())
+		fmt.Printf("app process (%s): RSS %.1f MB, peak %.1f MB; %d descriptors, %d threads\n", t.name, rss, hwm, procFDs(t.app.pid()), procThreads(t.app.pid()))
+	}
+	t := targets[len(targets)-1]
+	printAppSizes(t.url, t.samples)
+	for _, t := range targets {
+		reportServeLog(t.logPath)
+	}
 	if *profileDir != "" {
-		app.stop()
+		for _, t := range targets {
+			t.app.stop()
+		}
+		appDir, db, err := copyTutorial(filepath.Join(dir, "profile"), dummy.URL)
+		if err != nil {
+			return err
+		}
 		return profileLowdefy(dir, appDir, db)
 	}
 	return nil
@@ -365,9 +445,11 @@ func sessionSizes(file string, sids []string) (avg, largest float64, err error) 
 }
 
 // appRound runs n clients for d, client k driving sessions k, k+n, k+2n, ... in turn, one
-// turn (appOps) at a time; it adds the successful submits to tickets and returns the
-// latencies per op, a sample answer per op and the seconds taken.
-func appRound(url string, sids []string, n int, d time.Duration, tickets *int) (map[string]*appResult, map[string][]byte, float64, error) {
+// turn (appOps) at a time; with think > 0 each client waits think after every answer before
+// its next call (starting at a random point within the first think, so that the clients do
+// not call in step). It adds the successful submits to tickets and returns the latencies per
+// op, a sample answer per op and the seconds taken.
+func appRound(url string, sids []string, n int, d, think time.Duration, tickets *int) (map[string]*appResult, map[string][]byte, float64, error) {
 	raw, err := newRawMCP(url, *appEra, n)
 	if err != nil {
 		return nil, nil, 0, err
@@ -396,9 +478,18 @@ func appRound(url string, sids []string, n int, d time.Duration, tickets *int) (
 			}
 			own := map[string][]byte{}
 			submits := 0
+			if think > 0 {
+				time.Sleep(time.Duration(rand.Int64N(int64(think))))
+			}
 			for turn := 0; time.Now().Before(stopAt); turn++ {
 				sid := sids[k+n*(turn%((len(sids)-k+n-1)/n))]
 				for _, op := range appOps {
+					if think > 0 {
+						if time.Now().After(stopAt) {
+							break
+						}
+						time.Sleep(think)
+					}
 					t0 := time.Now()
 					ans, err := c.call(k, appToolName(op), appArgs(op, sid, turn))
 					r := mine[op]
@@ -445,8 +536,8 @@ func appRound(url string, sids []string, n int, d time.Duration, tickets *int) (
 	return res, samples, secs, nil
 }
 
-// printAppRound prints one client count's table.
-func printAppRound(n int, res map[string]*appResult, secs, cpu float64) {
+// printAppRound prints one round's table and returns a one-line summary of it.
+func printAppRound(label string, res map[string]*appResult, secs, cpu float64) string {
 	pct := func(lat []time.Duration, p float64) float64 {
 		if len(lat) == 0 {
 			return 0
@@ -457,8 +548,8 @@ func printAppRound(n int, res map[string]*appResult, secs, cpu float64) {
 	for _, r := range res {
 		total += len(r.lat)
 	}
-	fmt.Printf("\n%d clients over %d sessions: %.0f calls/s in all, app process CPU %.0f µs/call (%.2f cores)\n",
-		n, *appSessions, float64(total)/secs, 1e6*cpu/float64(max(total, 1)), cpu/secs)
+	fmt.Printf("\n%s: %.0f calls/s achieved in all, app process CPU %.0f µs/call (%.2f cores)\n",
+		label, float64(total)/secs, 1e6*cpu/float64(max(total, 1)), cpu/secs)
 	fmt.Printf("  %-18s %9s %9s %9s %9s %7s\n", "call", "calls/s", "p50", "p99", "p50/base", "errors")
 	base := pct(res["get_state"].lat, .5)
 	for _, op := range appOps {
@@ -476,6 +567,8 @@ func printAppRound(n int, res map[string]*appResult, secs, cpu float64) {
 		verdict = "MISSED"
 	}
 	fmt.Printf("  interact (both kinds): p50 %.2fms, p99 %.2fms — goal p50 <= 5ms: %s\n", pct(both, .5), pct(both, .99), verdict)
+	return fmt.Sprintf("%.0f calls/s, CPU %.0f µs/call; interact p50 %.2fms p99 %.2fms; get_state p50 %.2fms",
+		float64(total)/secs, 1e6*cpu/float64(max(total, 1)), pct(both, .5), pct(both, .99), base)
 }
 
 func firstLine(s string) string {
@@ -664,7 +757,7 @@ func profileLowdefy(dir, appDir, db string) error {
 		n = max(n, c)
 	}
 	tickets := 0
-	if _, _, _, err := appRound(url, sids, n, *warmup, &tickets); err != nil {
+	if _, _, _, err := appRound(url, sids, n, *warmup, 0, &tickets); err != nil {
 		return err
 	}
 	prof := filepath.Join(out, "lowdefy-cpu.pprof")
@@ -675,7 +768,7 @@ func profileLowdefy(dir, appDir, db string) error {
 	}()
 	time.Sleep(100 * time.Millisecond)
 	cpu0 := procCPU(app.pid())
-	res, _, rsecs, err := appRound(url, sids, n, time.Duration(secs)*time.Second, &tickets)
+	res, _, rsecs, err := appRound(url, sids, n, time.Duration(secs)*time.Second, 0, &tickets)
 	if err != nil {
 		return err
 	}

@@ -23,6 +23,7 @@
 //	go run ./bench -mode processes -profile /tmp/prof                 # then profile the serve process
 //	go run ./bench -mode upstream                                     # kind: mcp against its upstream called directly
 //	go run ./bench -mode lowdefy -duration 10s                        # mcpbridge app: navigate/interact, 50 work sessions
+//	go run ./bench -mode lowdefy -bin /tmp/old -candidate /tmp/new    # A/B of two builds, closed loop and paced (-think)
 //
 // -mode upstream (issue 10) compares tools/call through a `kind: mcp` server
 // (isolation: per-session) with the same upstream MCP server (bench/cmd/echoserver) called
@@ -31,9 +32,11 @@
 //
 // -mode lowdefy (issue 9) runs `mcpbridge app` on Lowdefy's tutorial (08-final) in its own
 // process and drives 50 work sessions (navigate, interact setValue, interact submit with its
-// SQLite insert, and get_state as the baseline) from 50 and from 1 concurrent clients,
-// printing calls/s and p50/p99 per call; with -profile it profiles the app process under
-// the same load; see lowdefy.go.
+// SQLite insert, and get_state as the baseline) from 50 and from 1 clients calling back to
+// back (capacity) and from one client per session with a think time between calls (paced:
+// the latency of one call at a sustainable rate), printing calls/s, CPU per call and p50/p99
+// per call; with -candidate it runs a second build side by side; with -profile it profiles
+// the app process under the same load; see lowdefy.go.
 //
 // After every round the benchmark waits until all processes are idle and charges the CPU the
 // answering server spent meanwhile (a draining audit queue) to that round, so that one

@@ -10,7 +10,9 @@
 // (engine.Snapshot), the session's name and an audit trail of what was done, kept in the
 // store (store.WorkSessions). Every call loads the session, restores it into a fresh engine,
 // runs, and saves it back with the version it loaded, so any replica sharing the store can
-// serve any call and a crash loses no finished call. A session belongs to the principal that
+// serve any call and a crash loses no finished call. A replica keeps the engines of the
+// sessions it served last in memory with the version they match (at most
+// DefaultCachedSessions) and skips the restore when the loaded version is still that one. A session belongs to the principal that
 // created it; to anyone else it does not exist.
 //
 // The app's `auth.pages` rules apply to the calling principal: the engine's user (_user) is
@@ -74,6 +76,8 @@ type Backend struct {
 	gen      *generated
 
 	locks sync.Map // session id → *sync.Mutex
+	// cache keeps the engines of recently served sessions (see sessionCache).
+	cache *sessionCache
 }
 
 // Open loads the app and creates the backend.
@@ -127,6 +131,7 @@ func (sp *spec) Open(ctx context.Context, deps backend.Deps) (backend.Backend, e
 		render:   agentRender,
 		now:      deps.Clock(),
 		log:      log,
+		cache:    newSessionCache(DefaultCachedSessions),
 	}
 	if b.toolset != ToolsetForms {
 		b.tools = sessionTools(limits)

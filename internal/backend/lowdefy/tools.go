@@ -131,7 +131,8 @@ func (b *Backend) sessionCreate(ctx context.Context, c *backend.Call) (*mcp.Call
 	if len(open) >= b.limits.MaxSessionsPerUser {
 		return backend.ErrorResult("you have %d open work sessions on this app, the most allowed: close one with session_close (session_list lists them)", len(open)), nil
 	}
-	data, err := json.Marshal(&sessionData{Name: in.Name, Description: in.Description, Audit: []auditEntry{{At: now, Tool: "session_create", OK: true}}})
+	sd := sessionData{Name: in.Name, Description: in.Description, Audit: []json.RawMessage{encodeAudit(auditEntry{At: now, Tool: "session_create", OK: true})}}
+	data, err := sd.encode()
 	if err != nil {
 		return nil, err
 	}

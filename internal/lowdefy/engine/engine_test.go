@@ -2,8 +2,10 @@ package engine_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -260,5 +262,46 @@ func TestCrudListAndDrawer(t *testing.T) {
 		if j.Prop("type") == "error" {
 			t.Errorf("unexpected error: %s", j)
 		}
+	}
+}
+
+// AppendJSON writes what encoding/json writes for a snapshot (as JSON values),
+// and a snapshot read back from it restores the same engine.
+func TestSnapshotAppendJSON(t *testing.T) {
+	ctx := context.Background()
+	a := load(t, "tutorial/04-interactive-pages")
+	e := engine.New(a, engine.Options{Now: fixedClock()})
+	must(t, e.Navigate(ctx, "new-ticket", nil, nil))
+	must(t, e.SetValue(ctx, "ticket_title", "quote \" backslash \\ tab \t nul \x00 <&> é 😀"))
+	must(t, e.Trigger(ctx, "submit_button", "onClick", nil))
+	s, err := e.Save()
+	must(t, err)
+	frozen := "line\nbreak\x01"
+	ps := s.Pages["new-ticket"]
+	ps.Frozen = &frozen
+	s.Pages["new-ticket"] = ps
+	s.Pages["empty"] = engine.PageSnapshot{}
+	for _, snap := range []*engine.Snapshot{s, {}} {
+		want, err := json.Marshal(snap)
+		must(t, err)
+		got := snap.AppendJSON(nil)
+		var wv, gv any
+		must(t, json.Unmarshal(want, &wv))
+		if err := json.Unmarshal(got, &gv); err != nil {
+			t.Fatalf("AppendJSON wrote invalid JSON: %v\n%s", err, got)
+		}
+		if !reflect.DeepEqual(wv, gv) {
+			t.Errorf("AppendJSON differs from encoding/json:\n got %s\nwant %s", got, want)
+		}
+	}
+	delete(s.Pages, "empty")
+	var back engine.Snapshot
+	must(t, json.Unmarshal(s.AppendJSON(nil), &back))
+	e2 := engine.New(a, engine.Options{Now: fixedClock()})
+	must(t, e2.Restore(ctx, &back))
+	s2, err := e2.Save()
+	must(t, err)
+	if got, want := string(s2.AppendJSON(nil)), string(s.AppendJSON(nil)); got != want {
+		t.Errorf("restored engine saves\n%s\nwant\n%s", got, want)
 	}
 }

@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strconv"
+	"unicode/utf8"
 
 	"github.com/mcpbridge/mcpbridge/internal/jsvalue"
 	"github.com/mcpbridge/mcpbridge/internal/lowdefy/app"
@@ -283,4 +285,128 @@ func restorePage(ctx context.Context, e *Engine, cfg *app.Page, ps PageSnapshot)
 	p.blockMap = order
 	p.update(ctx)
 	return p, nil
+}
+
+// AppendJSON appends the snapshot's JSON to dst and returns the extended
+// buffer. It writes what encoding/json writes for s (pages by sorted id),
+// but copies the already-encoded values as they are instead of validating
+// and compacting them again, so it costs a copy of the bytes. A nil
+// snapshot appends null.
+func (s *Snapshot) AppendJSON(dst []byte) []byte {
+	if s == nil {
+		return append(dst, "null"...)
+	}
+	dst = append(dst, `{"currentPage":`...)
+	dst = appendString(dst, s.CurrentPage)
+	dst = append(dst, `,"visited":`...)
+	dst = appendStrings(dst, s.Visited)
+	dst = append(dst, `,"history":`...)
+	dst = appendStrings(dst, s.History)
+	dst = append(dst, `,"global":`...)
+	dst = appendRaw(dst, s.Global)
+	dst = append(dst, `,"inputs":`...)
+	dst = appendRaw(dst, s.Inputs)
+	dst = append(dst, `,"urlQuery":`...)
+	dst = appendString(dst, s.URLQuery)
+	dst = append(dst, `,"apiResponses":`...)
+	dst = appendRaw(dst, s.APIResponses)
+	dst = append(dst, `,"journal":`...)
+	dst = appendRaw(dst, s.Journal)
+	dst = append(dst, `,"pages":`...)
+	if s.Pages == nil {
+		dst = append(dst, "null"...)
+	} else {
+		dst = append(dst, '{')
+		for i, id := range sortedKeys(s.Pages) {
+			if i > 0 {
+				dst = append(dst, ',')
+			}
+			dst = appendString(dst, id)
+			dst = append(dst, ':')
+			dst = s.Pages[id].appendJSON(dst)
+		}
+		dst = append(dst, '}')
+	}
+	return append(dst, '}')
+}
+
+func (ps PageSnapshot) appendJSON(dst []byte) []byte {
+	dst = append(dst, `{"state":`...)
+	dst = appendRaw(dst, ps.State)
+	dst = append(dst, `,"frozen":`...)
+	if ps.Frozen == nil {
+		dst = append(dst, "null"...)
+	} else {
+		dst = appendString(dst, *ps.Frozen)
+	}
+	dst = append(dst, `,"requests":`...)
+	dst = appendRaw(dst, ps.Requests)
+	dst = append(dst, `,"eventLog":`...)
+	dst = appendRaw(dst, ps.EventLog)
+	dst = append(dst, `,"onInitDone":`...)
+	dst = strconv.AppendBool(dst, ps.OnInitDone)
+	dst = append(dst, `,"onInitAsyncDone":`...)
+	dst = strconv.AppendBool(dst, ps.OnInitAsyncDone)
+	dst = append(dst, `,"blocks":`...)
+	dst = appendRaw(dst, ps.Blocks)
+	dst = append(dst, `,"order":`...)
+	dst = appendStrings(dst, ps.Order)
+	return append(dst, '}')
+}
+
+// appendRaw appends an encoded value; empty is null, as encoding/json writes
+// an empty json.RawMessage.
+func appendRaw(dst []byte, raw json.RawMessage) []byte {
+	if len(raw) == 0 {
+		return append(dst, "null"...)
+	}
+	return append(dst, raw...)
+}
+
+func appendStrings(dst []byte, ss []string) []byte {
+	if ss == nil {
+		return append(dst, "null"...)
+	}
+	dst = append(dst, '[')
+	for i, s := range ss {
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		dst = appendString(dst, s)
+	}
+	return append(dst, ']')
+}
+
+// appendString appends s as a JSON string. Text that is not valid UTF-8 is
+// left to encoding/json (which replaces the bad bytes).
+func appendString(dst []byte, s string) []byte {
+	if !utf8.ValidString(s) {
+		b, _ := json.Marshal(s)
+		return append(dst, b...)
+	}
+	const hex = "0123456789abcdef"
+	dst = append(dst, '"')
+	start := 0
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c >= 0x20 && c != '"' && c != '\\' {
+			continue
+		}
+		dst = append(dst, s[start:i]...)
+		switch c {
+		case '"', '\\':
+			dst = append(dst, '\\', c)
+		case '\n':
+			dst = append(dst, '\\', 'n')
+		case '\r':
+			dst = append(dst, '\\', 'r')
+		case '\t':
+			dst = append(dst, '\\', 't')
+		default:
+			dst = append(dst, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xf])
+		}
+		start = i + 1
+	}
+	dst = append(dst, s[start:]...)
+	return append(dst, '"')
 }
