@@ -23,6 +23,9 @@ var (
 )
 
 func TestMain(m *testing.M) {
+	if role := os.Getenv(upstreamRoleEnv); role != "" {
+		os.Exit(runUpstreamRole(role))
+	}
 	os.Exit(runMain(m))
 }
 
