@@ -44,6 +44,8 @@ type serveOptions struct {
 	Listen string
 	// Env is added to the test's environment.
 	Env []string
+	// Args are more flags of serve (e.g. --log-level warn).
+	Args []string
 }
 
 // startServe runs `mcpbridge serve` as described by o, waits until GET /healthz answers 200
@@ -69,6 +71,7 @@ func startServe(t *testing.T, o serveOptions) *gateway {
 	if o.Store != "" {
 		args = append(args, "--store", o.Store)
 	}
+	args = append(args, o.Args...)
 	cmd := exec.Command(bin, args...)
 	cmd.Dir = o.Dir
 	cmd.Env = append(os.Environ(), o.Env...)
