@@ -31,9 +31,12 @@ func runPagesCheck(t *testing.T, base, out string) (pagesReport, error) {
 	browser := requireChromium(t)
 	script := filepath.Join(tools.Dir, "pages-check.mjs")
 	start := time.Now()
-	stdout, stderr, err := runLogged(context.Background(), 120*time.Second, tools.Dir, []string{"HOME=" + t.TempDir()},
-		tools.Node, script, "--base", base, "--out", out, "--chromium", browser,
-		"--server", "tools-demo", "--tool", "echo", "--hostile-server", "xss-demo")
+	args := []string{script, "--base", base, "--out", out, "--chromium", browser,
+		"--server", "tools-demo", "--tool", "echo", "--hostile-server", "xss-demo"}
+	for _, c := range canaryValues() {
+		args = append(args, "--canary", c)
+	}
+	stdout, stderr, err := runLogged(context.Background(), 120*time.Second, tools.Dir, []string{"HOME=" + t.TempDir()}, tools.Node, args...)
 	t.Logf("pages-check.mjs: %s (exit: %v)", time.Since(start).Round(time.Millisecond), err)
 	var report pagesReport
 	if jerr := json.Unmarshal(stdout, &report); jerr != nil || len(report.Checks) == 0 {
@@ -45,7 +48,8 @@ func runPagesCheck(t *testing.T, base, out string) (pagesReport, error) {
 // TestPagesChromium opens the HTML pages (/mcp and /mcp/meta/{server}) in headless Debian
 // Chromium through tools/node/pages-check.mjs: no console or page errors or failed requests, the
 // server and tool lists, the try-it form of echo with an HTML message (shown as text, no dialog),
-// and the meta page of a server whose description is HTML. Screenshots go to the test's
+// and the meta page of a server whose description is HTML; then every page /mcp links to: no
+// injected script runs and no canary secret shows. Screenshots go to the test's
 // artifact directory and their paths are logged.
 func TestPagesChromium(t *testing.T) {
 	requireNodeTools(t)
@@ -108,6 +112,16 @@ func TestPagesCheckCatchesUnsafePages(t *testing.T) {
 		"/mcp/meta/xss-demo: no console errors",
 		"/mcp/meta/xss-demo: no failed requests",
 		"/mcp/meta/xss-demo: no dialog opened",
+		// every page /mcp links to, again
+		"every page: /mcp: no injected <img src=x>",
+		"every page: /mcp: no console errors",
+		"every page: /mcp: no failed requests",
+		"every page: /mcp: no dialog opened",
+		"every page: /mcp/meta/tools-demo: no console errors",
+		"every page: /mcp/meta/xss-demo: no injected <img src=x>",
+		"every page: /mcp/meta/xss-demo: no console errors",
+		"every page: /mcp/meta/xss-demo: no failed requests",
+		"every page: /mcp/meta/xss-demo: no dialog opened",
 	}
 	if diff := cmp.Diff(want, failed); diff != "" {
 		t.Errorf("failed checks on unsafe pages (-want +got):\n%s", diff)

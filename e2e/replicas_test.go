@@ -36,7 +36,7 @@ func TestReplicasOnPostgres(t *testing.T) {
 			t.Fatal(err)
 		}
 		base := fmt.Sprintf("http://127.0.0.1:%d", port)
-		log, _ := os.Create(filepath.Join(dir, fmt.Sprintf("replica%d.log", i)))
+		log, _ := os.Create(filepath.Join(serveLogDir(t, dir), fmt.Sprintf("replica%d.log", i)))
 		cmd := exec.Command(bin, "serve", "--config", cfg, "--listen", base[len("http://"):], "--store", dbURL)
 		cmd.Env = append(os.Environ(), "MCPBRIDGE_ADMIN_KEY="+key)
 		cmd.Stdout, cmd.Stderr = log, log

@@ -62,7 +62,7 @@ func startServe(t *testing.T, o serveOptions) *gateway {
 		}
 		listen = fmt.Sprintf("127.0.0.1:%d", port)
 	}
-	logPath := filepath.Join(o.Dir, o.Name+".log")
+	logPath := filepath.Join(serveLogDir(t, o.Dir), o.Name+".log")
 	logFile, err := os.OpenFile(logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
 	if err != nil {
 		t.Fatalf("creating %s: %v", logPath, err)
@@ -92,6 +92,21 @@ func startServe(t *testing.T, o serveOptions) *gateway {
 		t.Fatalf("%s (%s): %v; its log:\n%s", o.Name, strings.Join(cmd.Args, " "), err, g.LogTail())
 	}
 	return g
+}
+
+// serveLogDir is where startServe writes the logs of a test's serve processes:
+// $MCPBRIDGE_E2E_ARTIFACTS/logs/<test name> when set (kept after the run for people and for
+// scripts/secrets-scan.sh), else dir.
+func serveLogDir(t *testing.T, dir string) string {
+	base := os.Getenv("MCPBRIDGE_E2E_ARTIFACTS")
+	if base == "" {
+		return dir
+	}
+	d := filepath.Join(base, "logs", strings.NewReplacer("/", "_", " ", "_").Replace(t.Name()))
+	if err := os.MkdirAll(d, 0o755); err != nil {
+		t.Fatalf("creating %s: %v", d, err)
+	}
+	return d
 }
 
 // kill ends the gateway's process group with SIGKILL (no drain, no cleanup) and waits for it.
