@@ -27,7 +27,7 @@ type rawClient struct {
 // modern reports whether the client speaks the sessionless era.
 func (c *rawClient) modern() bool { return c.era >= modernEra }
 
-// clientMeta is the _meta a modern-era client sends with every request.
+// meta is the _meta a modern-era client sends with every request.
 func (c *rawClient) meta() map[string]any {
 	return map[string]any{
 		"io.modelcontextprotocol/clientCapabilities": map[string]any{},
