@@ -69,6 +69,10 @@ func run(in io.Reader, stdout io.Writer, keep string, show *regexp.Regexp) int {
 		}
 		key := e.Package + "\x00" + e.Test
 		switch e.Action {
+		case "build-output":
+			fmt.Fprint(stdout, e.Output) // compiler errors
+		case "build-fail":
+			failed = true
 		case "output":
 			if e.Test == "" {
 				// Package lines: ok/FAIL summaries, build failures, panics outside tests.
