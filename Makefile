@@ -1,5 +1,5 @@
 # mcpbridge — `make test` installs what the tests need and runs them all.
-.PHONY: test build dist serve bench fuzz
+.PHONY: test build dist serve bench fuzz soak
 
 test:
 	scripts/test.sh
@@ -18,6 +18,20 @@ serve:
 bench:
 	go run ./bench $(BENCH)
 
+# Every fuzz target of the module for FUZZTIME each (the test command runs them for 30s).
+FUZZTIME ?= 60s
 fuzz:
-	go test -run '^$$' -fuzz FuzzHTTPEntry -fuzztime 60s ./internal/gateway
-	go test -run '^$$' -fuzz FuzzParse -fuzztime 60s ./internal/backend/all
+	FUZZTIME=$(FUZZTIME) scripts/fuzz.sh
+
+# The longer runs behind the test command's suites: the load suite with 1,000 clients for
+# 60 s in each protocol era, the fault suite, and every fuzz target for SOAK_FUZZTIME.
+# Needs PostgreSQL (scripts/setup-postgres.sh), like make test.
+SOAK_CLIENTS ?= 1000
+SOAK_DURATION ?= 60s
+SOAK_FUZZTIME ?= 5m
+soak:
+	eval "$$(scripts/setup-postgres.sh)" && export MCPBRIDGE_TEST_POSTGRES && \
+	MCPBRIDGE_LOAD_CLIENTS=$(SOAK_CLIENTS) MCPBRIDGE_LOAD_DURATION=$(SOAK_DURATION) \
+		go test -json -count=1 -timeout 30m -run '^(TestLoad|TestFaultKillDuringInteract|TestFaultPostgresRestart|TestFaultUpstreams)$$' ./e2e | \
+		go run ./scripts/testlog -show 'LOAD|calls: before|first success|^--- ' && \
+	FUZZTIME=$(SOAK_FUZZTIME) scripts/fuzz.sh

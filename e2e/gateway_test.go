@@ -92,6 +92,16 @@ func sharedGateway(t *testing.T) *gateway {
 	return shared
 }
 
+// sharedLogPath is the log of the shared gateway when this run started it ("" otherwise).
+func sharedLogPath() string {
+	sharedMu.Lock()
+	defer sharedMu.Unlock()
+	if shared == nil {
+		return ""
+	}
+	return shared.logPath
+}
+
 func stopSharedGateways() {
 	sharedMu.Lock()
 	defer sharedMu.Unlock()

@@ -23,6 +23,9 @@ var (
 )
 
 func TestMain(m *testing.M) {
+	if role := os.Getenv(upstreamRoleEnv); role != "" {
+		os.Exit(runUpstreamRole(role))
+	}
 	os.Exit(runMain(m))
 }
 
@@ -37,6 +40,14 @@ func runMain(m *testing.M) int {
 		return 2
 	}
 	repoRoot = root
+	canaries, err := loadCanaries(filepath.Join(root, "e2e", "testdata", "secret-canaries.txt"))
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "e2e: %v\n", err)
+		return 2
+	}
+	for k, v := range canaries {
+		os.Setenv(k, v)
+	}
 
 	binaryDir, err = os.MkdirTemp("", "mcpbridge-e2e-bin-")
 	if err != nil {
@@ -44,9 +55,68 @@ func runMain(m *testing.M) int {
 		return 2
 	}
 	defer os.RemoveAll(binaryDir)
-	defer stopSharedGateways()
 
-	return m.Run()
+	code := m.Run()
+	stopSharedGateways()
+	if leaks := scanForCanaries(sharedLogPath()); leaks != "" {
+		fmt.Fprintf(os.Stderr, "e2e: FAIL: a canary secret is in the shared gateway's log:\n%s\n", leaks)
+		code = 1
+	}
+	return code
+}
+
+// canaryMarker is in every canary secret's value.
+const canaryMarker = "LEAKCANARY"
+
+// loadCanaries reads testdata/secret-canaries.txt: NAME=VALUE lines, # comments.
+func loadCanaries(path string) (map[string]string, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("reading the canary secrets: %w", err)
+	}
+	out := map[string]string{}
+	for line := range strings.Lines(string(b)) {
+		line = strings.TrimSpace(line)
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		k, v, ok := strings.Cut(line, "=")
+		if !ok || !strings.Contains(v, canaryMarker) {
+			return nil, fmt.Errorf("%s: %q is not NAME=VALUE with %s in the value", path, line, canaryMarker)
+		}
+		out[k] = v
+	}
+	return out, nil
+}
+
+// canaryValues are the values of the canary secrets (set in the environment by TestMain).
+func canaryValues() []string {
+	var vs []string
+	for _, kv := range os.Environ() {
+		if _, v, _ := strings.Cut(kv, "="); strings.Contains(v, canaryMarker) {
+			vs = append(vs, v)
+		}
+	}
+	return vs
+}
+
+// scanForCanaries returns the lines of the file at path that hold the canary marker ("" when
+// none, or no file).
+func scanForCanaries(path string) string {
+	if path == "" {
+		return ""
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return ""
+	}
+	var hits []string
+	for line := range strings.Lines(string(b)) {
+		if strings.Contains(line, canaryMarker) {
+			hits = append(hits, strings.TrimRight(line, "\n"))
+		}
+	}
+	return strings.Join(hits, "\n")
 }
 
 // mcpbridgeBinary builds ./cmd/mcpbridge once (go build into a temporary directory) and returns

@@ -37,6 +37,9 @@ func runPagesCheck(t *testing.T, base, out string, extra ...string) (pagesReport
 	start := time.Now()
 	args := append([]string{script, "--base", base, "--out", out, "--chromium", browser,
 		"--server", "tools-demo", "--tool", "echo", "--hostile-server", "xss-demo"}, extra...)
+	for _, c := range canaryValues() {
+		args = append(args, "--canary", c)
+	}
 	stdout, stderr, err := runLogged(context.Background(), 120*time.Second, tools.Dir, []string{"HOME=" + t.TempDir()}, tools.Node, args...)
 	t.Logf("pages-check.mjs: %s (exit: %v)", time.Since(start).Round(time.Millisecond), err)
 	var report pagesReport
@@ -49,11 +52,12 @@ func runPagesCheck(t *testing.T, base, out string, extra ...string) (pagesReport
 // TestPagesChromium opens the HTML pages (/mcp and /mcp/meta/{server}) in headless Debian
 // Chromium through tools/node/pages-check.mjs: no console or page errors or failed requests, the
 // server and tool lists, the try-it form of echo with an HTML message (shown as text, no dialog),
-// the meta page of a server whose description is HTML, and the page at scale: a gateway of its
-// own serves a server of gatewaytest.ManyToolsServer (1,223 tools), whose page is checked for
-// search, table of contents, copy buttons, the forms built from schemas, text and image results,
-// hostile text and sideways scroll (see pages-check.mjs). Screenshots go to the test's artifact
-// directory and their paths are logged.
+// the meta page of a server whose description is HTML; every page /mcp links to: no injected
+// script runs and no canary secret shows; and the page at scale: a gateway of its own serves a
+// server of gatewaytest.ManyToolsServer (1,223 tools), whose page is checked for search, table
+// of contents, copy buttons, the forms built from schemas, text and image results, hostile text
+// and sideways scroll (see pages-check.mjs). Screenshots go to the test's artifact directory and
+// their paths are logged.
 func TestPagesChromium(t *testing.T) {
 	requireNodeTools(t)
 	requireChromium(t)
@@ -133,6 +137,16 @@ func TestPagesCheckCatchesUnsafePages(t *testing.T) {
 		"/mcp/meta/xss-demo: no console errors",
 		"/mcp/meta/xss-demo: no failed requests",
 		"/mcp/meta/xss-demo: no dialog opened",
+		// every page /mcp links to, again
+		"every page: /mcp: no injected <img src=x>",
+		"every page: /mcp: no console errors",
+		"every page: /mcp: no failed requests",
+		"every page: /mcp: no dialog opened",
+		"every page: /mcp/meta/tools-demo: no console errors",
+		"every page: /mcp/meta/xss-demo: no injected <img src=x>",
+		"every page: /mcp/meta/xss-demo: no console errors",
+		"every page: /mcp/meta/xss-demo: no failed requests",
+		"every page: /mcp/meta/xss-demo: no dialog opened",
 	}
 	if diff := cmp.Diff(want, failed); diff != "" {
 		t.Errorf("failed checks on unsafe pages (-want +got):\n%s", diff)

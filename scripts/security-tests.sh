@@ -1,8 +1,12 @@
 #!/usr/bin/env bash
-# security-tests.sh — the "security" test group: every attack of the hardening issue,
-# performed against the real components (command and HTTP tools, the sandbox, a gateway on
-# loopback, real serve and stdio processes), point by point. make test runs it; run it alone
-# with: scripts/security-tests.sh (PostgreSQL is not needed).
+# security-tests.sh — the "security" test group: every attack of the hardening issue (12.x)
+# and of the security suite (issue 11: seed 004 T14.1-T14.5, JWTs, cross-principal sessions,
+# secrets, sandbox escapes, file-resource traversal, XSS in every page), performed against
+# the real components (command and HTTP tools, the sandbox, a gateway on loopback, real
+# serve and stdio processes, headless Chromium), point by point. make test runs it; run it
+# alone with: scripts/security-tests.sh (PostgreSQL is not needed; the e2e groups need Node
+# and Chromium: scripts/setup-node.sh, scripts/setup-chromium.sh). The secrets scan of a whole
+# run is scripts/secrets-scan.sh, the last step of scripts/test.sh.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -25,6 +29,17 @@ groups=(
 	"12.9 protocol version, Host, snippets, healthz, store files|./internal/gateway|TestAttackProtocolVersionMismatch|TestAttackHostHeader|TestAttackSnippetReflection|TestAttackHealthzStoreDown|TestAttackStoreFileResource|TestAttackStoreFileResourceAdmin"
 	"12.9 IPv6 forms of IPv4|./internal/backend/httpapi|TestEmbeddedLoopbackRefused"
 	"12.9 IPv6 forms of IPv4 (policy)|./internal/safehttp|TestPolicyCheck|TestRedirectToMetadataRefusedBeforeDial"
+	"T14.1 T14.3 traversal, unknown and disabled server names|./internal/gateway|TestT14_ServerNames"
+	"T14.1 server names in the config|./internal/backend/all|TestProblems"
+	"T14.2 script in arguments and URLs|./internal/gateway|TestT14_2_ScriptInjection"
+	"T14.4 T14.5 Origin, forged session id|./internal/gateway|TestT12_ProtocolErrors"
+	"JWT algorithm confusion, wrong audience, expired|./internal/auth|TestJWTRefused|TestJWTAlgorithms"
+	"cross-principal MCP sessions|./internal/gateway|TestAuthSessionBoundToPrincipal"
+	"cross-principal work sessions|./internal/backend/lowdefy|TestLogATicket"
+	"sandbox escapes in expressions|./internal/expr|TestIsolation|TestNoHostObjects|TestVariablesDoNotLeak"
+	"file-resource traversal|./internal/gateway|TestAttackFileResourceTraversal|TestT6_Resources|TestConfiguredTemplates"
+	"secrets absent from pages, listings, results and admin reads|./e2e|TestSecretsNotShown"
+	"XSS in every page (headless Chromium)|./e2e|TestPagesChromium|TestPagesCheckCatchesUnsafePages"
 )
 
 fail=0

@@ -48,15 +48,35 @@ step "setup: FerretDB (the MongoDB of the tests; built once into the user cache,
 (cd tools/ferretdb && go vet ./...)
 go test -count=1 -run '^TestServer$' ./internal/lowdefy/connections/mongodb/mongotest/
 
+# Everything the run writes — the `go test -json` streams (every test's log), the logs of
+# every serve process the e2e tests start, screenshots — stays in $out for people and for the
+# secrets scan at the end.
+out=${MCPBRIDGE_TEST_OUT:-$(mktemp -d "${TMPDIR:-/tmp}/mcpbridge-test.XXXXXX")}
+mkdir -p "$out"
+export MCPBRIDGE_E2E_ARTIFACTS=${MCPBRIDGE_E2E_ARTIFACTS:-$out/e2e}
+echo "test output and logs: $out"
+
 step "go vet"
 go vet ./...
 
+# The fault and load suites run in steps of their own below: they stop and load servers,
+# which must not slow the timing-bound tests of other packages running beside them.
+suites='^(TestLoad|TestFaultKillDuringInteract|TestFaultPostgresRestart|TestFaultUpstreams)$'
+
 step "go test"
 # -p 2: the machine has two cores; e2e and store tests start servers of their own.
-go test -count=1 -p 2 -timeout 25m ./...
+go test -json -count=1 -p 2 -timeout 25m -skip "$suites" ./... | go run ./scripts/testlog -o "$out/go-test.json"
 
-step "security: every attack of the hardening issue, point by point"
-scripts/security-tests.sh
+step "security: every attack of the hardening issue and the security suite, point by point"
+scripts/security-tests.sh 2>&1 | tee "$out/security.log"
+
+step "faults: kill -9 during a Lowdefy call, PostgreSQL restarted under load, upstream faults"
+go test -json -count=1 -p 1 -timeout 10m -run '^(TestFaultKillDuringInteract|TestFaultPostgresRestart|TestFaultUpstreams)$' -v ./e2e |
+	go run ./scripts/testlog -o "$out/faults.json" -show '^--- |calls: before|first success|healthz while|error while down|ended with|(die|fail|close|hang) \('
+
+step "load: ${MCPBRIDGE_LOAD_CLIENTS:=1000} clients for ${MCPBRIDGE_LOAD_DURATION:=10s} in each protocol era"
+export MCPBRIDGE_LOAD_CLIENTS MCPBRIDGE_LOAD_DURATION
+go test -json -count=1 -timeout 10m -run '^TestLoad$' -v ./e2e | go run ./scripts/testlog -o "$out/load.json" -show 'LOAD|^--- '
 
 step "go test -race (the concurrent core)"
 # The race detector slows code about tenfold. Tests whose assertion is a time or throughput
@@ -66,3 +86,9 @@ step "go test -race (the concurrent core)"
 timing='^(TestBuiltinLimits|TestBuiltinsUnderTheLimits|TestOperatorLoops|TestMemoryBlameIsPerEvaluation|TestMemoryLimitIgnoresGarbage|TestAuditKeepsUpWithABurst)$'
 echo "left out under -race (timing bounds, run above): $timing"
 go test -race -count=1 -p 2 -timeout 15m -skip "$timing" ./internal/gateway/... ./internal/backend/... ./internal/store/... ./internal/expr/... ./internal/safehttp/...
+
+step "fuzz: every fuzz target for ${FUZZTIME:=30s}"
+FUZZTIME=$FUZZTIME scripts/fuzz.sh
+
+step "secrets: no canary secret in the run's output and logs"
+scripts/secrets-scan.sh "$out"

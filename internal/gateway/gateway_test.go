@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -483,6 +484,69 @@ func TestT14_ServerNames(t *testing.T) {
 		}
 		if p == "/mcp/off" && !strings.Contains(m["error"].(map[string]any)["message"].(string), "disabled") {
 			t.Errorf("disabled message: %v", m)
+		}
+	}
+}
+
+// T14.2: script in a tool's arguments or in a URL never reaches a browser as HTML. MCP
+// answers are JSON or an event stream (never text/html, and never sniffed as HTML), and the
+// pages and their error answers escape what the request carried. (The try-it form of the
+// meta page shows a result with <script> as text: e2e TestPagesChromium, in Chromium.)
+func TestT14_2_ScriptInjection(t *testing.T) {
+	_, srv := newTestGateway(t)
+	const script = `<script>alert("x")</script><img src=x onerror=alert(1)>`
+	for _, era := range []string{"2025-11-25", "2026-07-28"} {
+		hdr := map[string]string{"MCP-Protocol-Version": era}
+		if era < "2026-07-28" {
+			resp, _ := post(t, srv.URL+"/mcp/demo", nil, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"`+era+`","capabilities":{},"clientInfo":{"name":"x","version":"1"}}}`)
+			hdr["Mcp-Session-Id"] = resp.Header.Get("Mcp-Session-Id")
+		}
+		params := map[string]any{"name": "echo", "arguments": map[string]any{"message": script}}
+		if era >= "2026-07-28" {
+			params["_meta"] = map[string]any{"io.modelcontextprotocol/protocolVersion": era, "io.modelcontextprotocol/clientInfo": map[string]any{"name": "x", "version": "1"}, "io.modelcontextprotocol/clientCapabilities": map[string]any{}}
+			hdr["Mcp-Method"], hdr["Mcp-Name"] = "tools/call", "echo"
+		}
+		msg, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": params})
+		req, _ := http.NewRequest("POST", srv.URL+"/mcp/demo", bytes.NewReader(msg))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		for k, v := range hdr {
+			req.Header.Set(k, v)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		ct := resp.Header.Get("Content-Type")
+		if resp.StatusCode != 200 || !(strings.HasPrefix(ct, "application/json") || strings.HasPrefix(ct, "text/event-stream")) {
+			t.Errorf("%s: tools/call with script: %d %q", era, resp.StatusCode, ct)
+		}
+		if strings.Contains(string(body), "<script>") {
+			t.Errorf("%s: the answer holds the script unescaped in JSON (want \\u003c): %s", era, body)
+		}
+		if !strings.Contains(string(body), `\u003cscript\u003e`) {
+			t.Errorf("%s: the answer does not echo the script (escaped): %s", era, body)
+		}
+	}
+	q := url.QueryEscape(script)
+	for _, p := range []string{"/mcp/meta/" + url.PathEscape(script), "/mcp/meta/demo?tool=" + q, "/mcp?x=" + q, "/mcp/" + url.PathEscape(script)} {
+		for _, accept := range []string{"text/html", "application/json"} {
+			req, _ := http.NewRequest("GET", srv.URL+p, nil)
+			req.Header.Set("Accept", accept)
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			body, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			if strings.Contains(string(body), "<script>alert") || strings.Contains(string(body), "<img src=x") {
+				t.Errorf("GET %s (%s): %d %s holds the script unescaped:\n%.600s", p, accept, resp.StatusCode, resp.Header.Get("Content-Type"), body)
+			}
+			if strings.HasPrefix(resp.Header.Get("Content-Type"), "text/html") && !strings.Contains(resp.Header.Get("Content-Security-Policy"), "script-src 'self'") {
+				t.Errorf("GET %s: an HTML answer without the Content-Security-Policy", p)
+			}
 		}
 	}
 }

@@ -19,7 +19,7 @@ func newMetrics(g *Gateway) *metrics {
 	m := &metrics{reg: prometheus.NewRegistry()}
 	m.calls = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "mcpbridge_tool_calls_total",
-		Help: "Tool calls by server, tool and outcome (ok, tool_error, invalid_arguments, refused, busy, gateway_error, ...).",
+		Help: "Tool calls by server, tool and outcome (ok, tool_error, invalid_arguments, refused, busy, store_unavailable, gateway_error, ...).",
 	}, []string{"server", "tool", "outcome"})
 	m.duration = prometheus.NewHistogramVec(prometheus.HistogramOpts{
 		Name:    "mcpbridge_tool_call_duration_seconds",

@@ -615,6 +615,14 @@ func (g *Gateway) callTool(ctx context.Context, e *Entry, name string, req *mcp.
 		// reaches it as it is.
 		return nil, "refused", rpcErr
 	}
+	if err != nil && errors.Is(err, store.ErrUnavailable) {
+		// The store is down or restarting: say so, so the agent retries instead of giving up.
+		id := requestID(ctx)
+		g.log.WarnContext(ctx, "tool call failed: store unavailable", "server", e.Name, "tool", name, "error", err, "request_id", id)
+		data, _ := json.Marshal(map[string]any{"retryAfterSeconds": 5, "reason": "store_unavailable"})
+		return nil, "store_unavailable", &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Data: data, Message: fmt.Sprintf(
+			"%s did not finish: the gateway's store (its database) cannot be reached right now; retry in a few seconds (request id %s)", name, id)}
+	}
 	if err != nil {
 		id := requestID(ctx)
 		g.log.ErrorContext(ctx, "tool call failed", "server", e.Name, "tool", name, "error", err, "request_id", id)

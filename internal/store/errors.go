@@ -20,4 +20,8 @@ var (
 	// ErrInvalid means an argument is malformed (a bad slug, id or JSON
 	// document); the message says what to fix.
 	ErrInvalid = errors.New("invalid argument")
+	// ErrUnavailable means the store could not be reached or cut the connection (the
+	// database is down, restarting or unreachable): nothing is wrong with the request, and
+	// the same call may work a moment later.
+	ErrUnavailable = errors.New("store unavailable")
 )

@@ -9,7 +9,8 @@
 // /mcp/meta/<server>, fails on any console error, page error or failed request, checks the
 // server and tool lists, submits the try-it form of <tool> with a message that is HTML, and
 // checks the result shows it as text. It then opens the meta page of <hostile-server>, whose
-// description is HTML, and checks no dialog opens and the text is shown literally.
+// description is HTML, and checks no dialog opens and the text is shown literally. Last it
+// opens every page /mcp links to with the same checks, and that no --canary value shows.
 //
 // With --scale-base it also checks the page of <scale-server> there, a server of
 // gatewaytest.ManyToolsServer (1,223 tools): the search filters the list, the table of
@@ -40,6 +41,8 @@ const { values: opts } = parseArgs({
     timeout: { type: 'string', default: '15000' },
     'scale-base': { type: 'string' },
     'scale-server': { type: 'string', default: 'many' },
+    // A secret's value that no page may show (repeatable): the e2e canaries.
+    canary: { type: 'string', multiple: true, default: [] },
   },
 });
 if (!opts.base || !opts.out) {
@@ -397,6 +400,28 @@ async function scalePage(context) {
   await page.close();
 }
 
+// everyPage opens every page /mcp links to (the meta page of every server) and checks that
+// none runs injected script (no dialog, no page error, no injected <img src=x>), none logs a
+// console error or fails a request, and none shows a canary secret.
+async function everyPage(context) {
+  const { page: index } = await open(context, `${base}/mcp`);
+  const hrefs = [...new Set(await index.locator('a[href^="/mcp/meta/"]').evaluateAll((as) => as.map((a) => a.getAttribute('href'))))];
+  await index.close();
+  check('/mcp links to meta pages', hrefs.length > 0, `${hrefs.length} links`);
+  for (const href of ['/mcp', ...hrefs]) {
+    const { page, w } = await open(context, `${base}${href}`);
+    await page.waitForTimeout(300); // let a late onerror handler or dialog show itself
+    const label = `every page: ${href}`;
+    check(`${label}: no injected <img src=x>`, (await page.locator('img[src="x"]').count()) === 0);
+    const html = await page.content();
+    opts.canary.forEach((c, i) => {
+      check(`${label}: shows no secret (canary ${i + 1})`, !html.includes(c), 'a canary secret is in the page');
+    });
+    checkClean(label, w);
+    await page.close();
+  }
+}
+
 async function main() {
   mkdirSync(opts.out, { recursive: true });
   const userDataDir = mkdtempSync(path.join(tmpdir(), 'mcpbridge-chromium-'));
@@ -414,6 +439,7 @@ async function main() {
     await metaPage(context);
     await hostileMeta(context);
     if (opts['scale-base']) await scalePage(context);
+    await everyPage(context);
   } finally {
     if (context) await context.close().catch(() => {});
     rmSync(userDataDir, { recursive: true, force: true });

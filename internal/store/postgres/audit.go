@@ -33,7 +33,7 @@ func (s *Audit) Record(ctx context.Context, es ...store.Entry) error {
 		return tx.SendBatch(ctx, b).Close()
 	})
 	if err != nil {
-		return fmt.Errorf("recording %d audit entries (first %s/%s): %w", len(es), es[0].Server, es[0].Tool, err)
+		return fmt.Errorf("recording %d audit entries (first %s/%s): %w", len(es), es[0].Server, es[0].Tool, unavailable(err))
 	}
 	return nil
 }
@@ -44,7 +44,7 @@ func (s *Audit) List(ctx context.Context, f store.AuditFilter) ([]store.Entry, e
 		WHERE ($1 = '' OR server = $1) AND ($2 = '' OR principal = $2) AND id > $4
 		ORDER BY id DESC LIMIT $3`, f.Server, f.Principal, f.AuditLimit(), f.AfterID)
 	if err != nil {
-		return nil, fmt.Errorf("listing audit entries: %w", err)
+		return nil, fmt.Errorf("listing audit entries: %w", unavailable(err))
 	}
 	list, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (store.Entry, error) {
 		var e store.Entry
@@ -54,7 +54,7 @@ func (s *Audit) List(ctx context.Context, f store.AuditFilter) ([]store.Entry, e
 		return e, err
 	})
 	if err != nil {
-		return nil, fmt.Errorf("listing audit entries: %w", err)
+		return nil, fmt.Errorf("listing audit entries: %w", unavailable(err))
 	}
 	if list == nil {
 		list = []store.Entry{}
@@ -66,7 +66,7 @@ func (s *Audit) List(ctx context.Context, f store.AuditFilter) ([]store.Entry, e
 func (s *Audit) Prune(ctx context.Context, before time.Time) (int, error) {
 	tag, err := s.d.pool.Exec(ctx, `DELETE FROM audit WHERE time < $1`, before)
 	if err != nil {
-		return 0, fmt.Errorf("pruning audit entries: %w", err)
+		return 0, fmt.Errorf("pruning audit entries: %w", unavailable(err))
 	}
 	return int(tag.RowsAffected()), nil
 }

@@ -18,7 +18,7 @@ var _ store.Blobs = (*Blobs)(nil)
 // Put implements store.Blobs.
 func (s *Blobs) Put(ctx context.Context, data []byte) (string, error) {
 	if err := store.CheckBlobSize(len(data), s.d.limits.MaxBlobBytes); err != nil {
-		return "", fmt.Errorf("storing blob: %w", err)
+		return "", fmt.Errorf("storing blob: %w", unavailable(err))
 	}
 	id := store.BlobID(data)
 	if data == nil {
@@ -27,7 +27,7 @@ func (s *Blobs) Put(ctx context.Context, data []byte) (string, error) {
 	_, err := s.d.pool.Exec(ctx, `INSERT INTO blobs (id, data, size, created_at) VALUES ($1, $2, $3, $4) ON CONFLICT (id) DO NOTHING`,
 		id, data, len(data), store.Now())
 	if err != nil {
-		return "", fmt.Errorf("storing blob %s: %w", id, err)
+		return "", fmt.Errorf("storing blob %s: %w", id, unavailable(err))
 	}
 	return id, nil
 }
@@ -35,7 +35,7 @@ func (s *Blobs) Put(ctx context.Context, data []byte) (string, error) {
 // Get implements store.Blobs.
 func (s *Blobs) Get(ctx context.Context, id string) ([]byte, error) {
 	if err := store.CheckBlobID(id); err != nil {
-		return nil, fmt.Errorf("getting blob: %w", err)
+		return nil, fmt.Errorf("getting blob: %w", unavailable(err))
 	}
 	var data []byte
 	err := s.d.pool.QueryRow(ctx, `SELECT data FROM blobs WHERE id = $1`, id).Scan(&data)
@@ -43,7 +43,7 @@ func (s *Blobs) Get(ctx context.Context, id string) ([]byte, error) {
 		return nil, fmt.Errorf("blob %s: %w", id, store.ErrNotFound)
 	}
 	if err != nil {
-		return nil, fmt.Errorf("getting blob %s: %w", id, err)
+		return nil, fmt.Errorf("getting blob %s: %w", id, unavailable(err))
 	}
 	if data == nil {
 		data = []byte{}

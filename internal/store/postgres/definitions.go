@@ -32,14 +32,14 @@ func scanDefinition(row pgx.Row) (store.Definition, error) {
 // Get implements store.Definitions.
 func (s *Definitions) Get(ctx context.Context, slug string) (store.Definition, error) {
 	if err := store.CheckSlug(slug); err != nil {
-		return store.Definition{}, fmt.Errorf("getting definition: %w", err)
+		return store.Definition{}, fmt.Errorf("getting definition: %w", unavailable(err))
 	}
 	def, err := scanDefinition(s.d.pool.QueryRow(ctx, `SELECT `+defColumns+` FROM definitions WHERE slug = $1`, slug))
 	if errors.Is(err, pgx.ErrNoRows) {
 		return def, fmt.Errorf("definition %q: %w", slug, store.ErrNotFound)
 	}
 	if err != nil {
-		return def, fmt.Errorf("getting definition %q: %w", slug, err)
+		return def, fmt.Errorf("getting definition %q: %w", slug, unavailable(err))
 	}
 	return def, nil
 }
@@ -48,11 +48,11 @@ func (s *Definitions) Get(ctx context.Context, slug string) (store.Definition, e
 func (s *Definitions) List(ctx context.Context) ([]store.Definition, error) {
 	rows, err := s.d.pool.Query(ctx, `SELECT `+defColumns+` FROM definitions ORDER BY slug COLLATE "C"`)
 	if err != nil {
-		return nil, fmt.Errorf("listing definitions: %w", err)
+		return nil, fmt.Errorf("listing definitions: %w", unavailable(err))
 	}
 	defs, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (store.Definition, error) { return scanDefinition(r) })
 	if err != nil {
-		return nil, fmt.Errorf("listing definitions: %w", err)
+		return nil, fmt.Errorf("listing definitions: %w", unavailable(err))
 	}
 	if defs == nil {
 		defs = []store.Definition{}
@@ -76,10 +76,10 @@ func (s *Definitions) write(ctx context.Context, slug string, doc json.RawMessag
 		verb = "creating"
 	}
 	if err := store.CheckSlug(slug); err != nil {
-		return store.Definition{}, fmt.Errorf("%s definition: %w", verb, err)
+		return store.Definition{}, fmt.Errorf("%s definition: %w", verb, unavailable(err))
 	}
 	if err := store.CheckDocument("definition document", doc, s.d.limits.MaxDocumentBytes); err != nil {
-		return store.Definition{}, fmt.Errorf("%s definition %q: %w", verb, slug, err)
+		return store.Definition{}, fmt.Errorf("%s definition %q: %w", verb, slug, unavailable(err))
 	}
 	now := store.Now()
 	var def store.Definition
@@ -108,9 +108,9 @@ func (s *Definitions) write(ctx context.Context, slug string, doc json.RawMessag
 	})
 	if err != nil {
 		if errors.Is(err, store.ErrExists) {
-			return store.Definition{}, fmt.Errorf("creating definition: %w", err)
+			return store.Definition{}, fmt.Errorf("creating definition: %w", unavailable(err))
 		}
-		return store.Definition{}, fmt.Errorf("%s definition %q: %w", verb, slug, err)
+		return store.Definition{}, fmt.Errorf("%s definition %q: %w", verb, slug, unavailable(err))
 	}
 	return def, nil
 }
@@ -118,7 +118,7 @@ func (s *Definitions) write(ctx context.Context, slug string, doc json.RawMessag
 // Delete implements store.Definitions.
 func (s *Definitions) Delete(ctx context.Context, slug string) error {
 	if err := store.CheckSlug(slug); err != nil {
-		return fmt.Errorf("deleting definition: %w", err)
+		return fmt.Errorf("deleting definition: %w", unavailable(err))
 	}
 	err := s.d.tx(ctx, func(tx pgx.Tx) error {
 		tag, err := tx.Exec(ctx, `DELETE FROM definitions WHERE slug = $1`, slug)
@@ -131,7 +131,7 @@ func (s *Definitions) Delete(ctx context.Context, slug string) error {
 		return notify(ctx, tx, store.Change{Kind: store.ChangeDelete, Slug: slug})
 	})
 	if err != nil {
-		return fmt.Errorf("deleting definition: %w", err)
+		return fmt.Errorf("deleting definition: %w", unavailable(err))
 	}
 	return nil
 }

@@ -44,7 +44,7 @@ func (s *Keys) Create(ctx context.Context, info store.KeyInfo) (string, store.Ke
 	}
 	secret, hash, hint, id, err := store.NewKey()
 	if err != nil {
-		return "", store.KeyInfo{}, fmt.Errorf("creating API key: %w", err)
+		return "", store.KeyInfo{}, fmt.Errorf("creating API key: %w", unavailable(err))
 	}
 	info.ID, info.Hint, info.CreatedAt, info.RevokedAt = id, hint, store.Now(), time.Time{}
 	info.Roles = append([]string{}, info.Roles...)
@@ -52,7 +52,7 @@ func (s *Keys) Create(ctx context.Context, info store.KeyInfo) (string, store.Ke
 	_, err = s.d.pool.Exec(ctx, `INSERT INTO api_keys (`+keyColumns+`) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, NULL, $9, $10, $11)`,
 		info.ID, hash, info.Hint, info.Name, info.User, info.Roles, info.Admin, info.CreatedAt, info.UserName, info.UserEmail, info.Servers)
 	if err != nil {
-		return "", store.KeyInfo{}, fmt.Errorf("creating API key %q: %w", info.Name, err)
+		return "", store.KeyInfo{}, fmt.Errorf("creating API key %q: %w", info.Name, unavailable(err))
 	}
 	return secret, info, nil
 }
@@ -60,7 +60,7 @@ func (s *Keys) Create(ctx context.Context, info store.KeyInfo) (string, store.Ke
 // Lookup implements store.Keys.
 func (s *Keys) Lookup(ctx context.Context, secret string) (store.KeyInfo, error) {
 	if err := store.CheckKeySecret(secret); err != nil {
-		return store.KeyInfo{}, fmt.Errorf("looking up API key: %w", err)
+		return store.KeyInfo{}, fmt.Errorf("looking up API key: %w", unavailable(err))
 	}
 	want := store.HashKey(secret)
 	k, got, err := scanKey(s.d.pool.QueryRow(ctx, `SELECT `+keyColumns+` FROM api_keys WHERE hash = $1`, want))
@@ -68,7 +68,7 @@ func (s *Keys) Lookup(ctx context.Context, secret string) (store.KeyInfo, error)
 		return store.KeyInfo{}, fmt.Errorf("looking up API key: unknown key: %w", store.ErrNotFound)
 	}
 	if err != nil {
-		return store.KeyInfo{}, fmt.Errorf("looking up API key: %w", err)
+		return store.KeyInfo{}, fmt.Errorf("looking up API key: %w", unavailable(err))
 	}
 	if subtle.ConstantTimeCompare([]byte(got), []byte(want)) != 1 {
 		return store.KeyInfo{}, fmt.Errorf("looking up API key: unknown key: %w", store.ErrNotFound)
@@ -83,14 +83,14 @@ func (s *Keys) Lookup(ctx context.Context, secret string) (store.KeyInfo, error)
 func (s *Keys) List(ctx context.Context) ([]store.KeyInfo, error) {
 	rows, err := s.d.pool.Query(ctx, `SELECT `+keyColumns+` FROM api_keys ORDER BY created_at, id`)
 	if err != nil {
-		return nil, fmt.Errorf("listing API keys: %w", err)
+		return nil, fmt.Errorf("listing API keys: %w", unavailable(err))
 	}
 	keys, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (store.KeyInfo, error) {
 		k, _, err := scanKey(r)
 		return k, err
 	})
 	if err != nil {
-		return nil, fmt.Errorf("listing API keys: %w", err)
+		return nil, fmt.Errorf("listing API keys: %w", unavailable(err))
 	}
 	if keys == nil {
 		keys = []store.KeyInfo{}
@@ -102,7 +102,7 @@ func (s *Keys) List(ctx context.Context) ([]store.KeyInfo, error) {
 func (s *Keys) Revoke(ctx context.Context, id string) error {
 	tag, err := s.d.pool.Exec(ctx, `UPDATE api_keys SET revoked_at = COALESCE(revoked_at, $1) WHERE id = $2`, store.Now(), id)
 	if err != nil {
-		return fmt.Errorf("revoking API key %q: %w", id, err)
+		return fmt.Errorf("revoking API key %q: %w", id, unavailable(err))
 	}
 	if tag.RowsAffected() == 0 {
 		return fmt.Errorf("revoking API key: key %q: %w", id, store.ErrNotFound)
@@ -116,11 +116,11 @@ func (s *Keys) Revoke(ctx context.Context, id string) error {
 func (s *Keys) DumpRows(ctx context.Context) ([]string, error) {
 	rows, err := s.d.pool.Query(ctx, `SELECT t::text FROM api_keys t`)
 	if err != nil {
-		return nil, fmt.Errorf("dumping api_keys: %w", err)
+		return nil, fmt.Errorf("dumping api_keys: %w", unavailable(err))
 	}
 	out, err := pgx.CollectRows(rows, pgx.RowTo[string])
 	if err != nil {
-		return nil, fmt.Errorf("dumping api_keys: %w", err)
+		return nil, fmt.Errorf("dumping api_keys: %w", unavailable(err))
 	}
 	return out, nil
 }

@@ -17,7 +17,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
+	"net"
+	"strings"
 	"sync"
 	"time"
 
@@ -112,6 +115,29 @@ func describe(c *pgx.ConnConfig) string {
 // tx runs fn in a transaction.
 func (d *db) tx(ctx context.Context, fn func(tx pgx.Tx) error) error {
 	return pgx.BeginFunc(ctx, d.pool, fn)
+}
+
+// unavailable marks err with store.ErrUnavailable when it says the database could not be
+// reached or cut the connection — a refused or failed dial, a connection lost mid-answer,
+// SQL states of class 08 (connection exception) and 57P (shutdown, cannot connect now) — so
+// callers can tell an outage from a bad request. Other errors are returned as they are.
+func unavailable(err error) error {
+	if err == nil || errors.Is(err, store.ErrUnavailable) || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return err // the caller gave up: not an outage
+	}
+	var pgErr *pgconn.PgError
+	var connErr *pgconn.ConnectError
+	var netErr net.Error
+	switch {
+	case errors.As(err, &pgErr):
+		if !strings.HasPrefix(pgErr.Code, "08") && !strings.HasPrefix(pgErr.Code, "57P") {
+			return err
+		}
+	case errors.As(err, &connErr), errors.As(err, &netErr), errors.Is(err, io.ErrUnexpectedEOF), pgconn.SafeToRetry(err):
+	default:
+		return err
+	}
+	return fmt.Errorf("%w: %w", store.ErrUnavailable, err)
 }
 
 func isUniqueViolation(err error) bool {

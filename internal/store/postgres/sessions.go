@@ -39,7 +39,7 @@ func expired(ws store.WorkSession, now time.Time) bool {
 func (s *WorkSessions) Create(ctx context.Context, ws store.WorkSession) (store.WorkSession, error) {
 	ws, err := store.PrepareSession(ws, s.d.limits.MaxDocumentBytes)
 	if err != nil {
-		return store.WorkSession{}, fmt.Errorf("creating work session: %w", err)
+		return store.WorkSession{}, fmt.Errorf("creating work session: %w", unavailable(err))
 	}
 	now := store.Now()
 	ws.CreatedAt, ws.UpdatedAt, ws.Version, ws.Closed = now, now, 1, false
@@ -50,7 +50,7 @@ func (s *WorkSessions) Create(ctx context.Context, ws store.WorkSession) (store.
 		return store.WorkSession{}, fmt.Errorf("creating work session: work session %q: %w", ws.ID, store.ErrExists)
 	}
 	if err != nil {
-		return store.WorkSession{}, fmt.Errorf("creating work session %q: %w", ws.ID, err)
+		return store.WorkSession{}, fmt.Errorf("creating work session %q: %w", ws.ID, unavailable(err))
 	}
 	return ws, nil
 }
@@ -58,14 +58,14 @@ func (s *WorkSessions) Create(ctx context.Context, ws store.WorkSession) (store.
 // Load implements store.WorkSessions.
 func (s *WorkSessions) Load(ctx context.Context, id, owner string) (store.WorkSession, error) {
 	if err := store.CheckSessionID(id); err != nil {
-		return store.WorkSession{}, fmt.Errorf("loading work session: %w", err)
+		return store.WorkSession{}, fmt.Errorf("loading work session: %w", unavailable(err))
 	}
 	ws, err := scanSession(s.d.pool.QueryRow(ctx, `SELECT `+sessionColumns+` FROM work_sessions WHERE id = $1`, id))
 	if errors.Is(err, pgx.ErrNoRows) || (err == nil && (ws.Owner != owner || expired(ws, time.Now()))) {
 		return store.WorkSession{}, fmt.Errorf("loading work session %q: %w", id, store.ErrNotFound)
 	}
 	if err != nil {
-		return store.WorkSession{}, fmt.Errorf("loading work session %q: %w", id, err)
+		return store.WorkSession{}, fmt.Errorf("loading work session %q: %w", id, unavailable(err))
 	}
 	return ws, nil
 }
@@ -74,10 +74,10 @@ func (s *WorkSessions) Load(ctx context.Context, id, owner string) (store.WorkSe
 // checked, so of concurrent saves from one version exactly one succeeds.
 func (s *WorkSessions) Save(ctx context.Context, ws store.WorkSession) (store.WorkSession, error) {
 	if err := store.CheckSessionID(ws.ID); err != nil {
-		return store.WorkSession{}, fmt.Errorf("saving work session: %w", err)
+		return store.WorkSession{}, fmt.Errorf("saving work session: %w", unavailable(err))
 	}
 	if err := store.CheckDocument("work session data", ws.Data, s.d.limits.MaxDocumentBytes); err != nil {
-		return store.WorkSession{}, fmt.Errorf("saving work session %q: %w", ws.ID, err)
+		return store.WorkSession{}, fmt.Errorf("saving work session %q: %w", ws.ID, unavailable(err))
 	}
 	var saved store.WorkSession
 	err := s.d.tx(ctx, func(tx pgx.Tx) error {
@@ -103,7 +103,7 @@ func (s *WorkSessions) Save(ctx context.Context, ws store.WorkSession) (store.Wo
 		return err
 	})
 	if err != nil {
-		return store.WorkSession{}, fmt.Errorf("saving work session %q: %w", ws.ID, err)
+		return store.WorkSession{}, fmt.Errorf("saving work session %q: %w", ws.ID, unavailable(err))
 	}
 	return saved, nil
 }
@@ -114,11 +114,11 @@ func (s *WorkSessions) List(ctx context.Context, owner string) ([]store.WorkSess
 		WHERE owner = $1 AND NOT closed AND (expires_at IS NULL OR expires_at > $2)
 		ORDER BY updated_at DESC, id`, owner, store.Now())
 	if err != nil {
-		return nil, fmt.Errorf("listing work sessions of %q: %w", owner, err)
+		return nil, fmt.Errorf("listing work sessions of %q: %w", owner, unavailable(err))
 	}
 	list, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (store.WorkSession, error) { return scanSession(r) })
 	if err != nil {
-		return nil, fmt.Errorf("listing work sessions of %q: %w", owner, err)
+		return nil, fmt.Errorf("listing work sessions of %q: %w", owner, unavailable(err))
 	}
 	if list == nil {
 		list = []store.WorkSession{}
@@ -129,7 +129,7 @@ func (s *WorkSessions) List(ctx context.Context, owner string) ([]store.WorkSess
 // Close implements store.WorkSessions.
 func (s *WorkSessions) Close(ctx context.Context, id string) error {
 	if err := store.CheckSessionID(id); err != nil {
-		return fmt.Errorf("closing work session: %w", err)
+		return fmt.Errorf("closing work session: %w", unavailable(err))
 	}
 	err := s.d.tx(ctx, func(tx pgx.Tx) error {
 		var closed bool
@@ -144,7 +144,7 @@ func (s *WorkSessions) Close(ctx context.Context, id string) error {
 		return err
 	})
 	if err != nil {
-		return fmt.Errorf("closing work session %q: %w", id, err)
+		return fmt.Errorf("closing work session %q: %w", id, unavailable(err))
 	}
 	return nil
 }
@@ -154,7 +154,7 @@ func (s *WorkSessions) Expire(ctx context.Context, before time.Time) (int, error
 	tag, err := s.d.pool.Exec(ctx, `DELETE FROM work_sessions
 		WHERE (expires_at IS NOT NULL AND expires_at <= $1) OR (closed AND updated_at <= $1)`, before)
 	if err != nil {
-		return 0, fmt.Errorf("expiring work sessions: %w", err)
+		return 0, fmt.Errorf("expiring work sessions: %w", unavailable(err))
 	}
 	return int(tag.RowsAffected()), nil
 }
