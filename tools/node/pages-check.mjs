@@ -417,7 +417,7 @@ async function everyPage(context) {
     opts.canary.forEach((c, i) => {
       check(`${label}: shows no secret (canary ${i + 1})`, !html.includes(c), 'a canary secret is in the page');
     });
-    checkClean(label, w);
+    await checkClean(label, w, page);
     await page.close();
   }
 }
