@@ -77,15 +77,28 @@ if alive; then
 else
 	started=1
 	say "starting server on 127.0.0.1:$port (log $log)"
-	# setsid: the server outlives this script (and the shell that evals its output).
-	setsid "$server" --no-defaults "${run_as[@]}" --datadir="$data" --port="$port" \
-		--bind-address=127.0.0.1 --socket="$sock" --pid-file="$pidfile" --log-error="$log" \
-		--skip-name-resolve --innodb-buffer-pool-size=64M --innodb-flush-log-at-trx-commit=0 \
-		--max-connections=300 --character-set-server=utf8mb4 --collation-server=utf8mb4_general_ci \
-		</dev/null >/dev/null 2>&1 &
-	for _ in $(seq 1 200); do
+	# The port may be held for a moment by another process's outgoing connection (53306 is in
+	# the ephemeral range): MariaDB then exits with "Address already in use"; try again.
+	for attempt in 1 2 3 4 5; do
+		# setsid: the server outlives this script (and the shell that evals its output).
+		setsid "$server" --no-defaults "${run_as[@]}" --datadir="$data" --port="$port" \
+			--bind-address=127.0.0.1 --socket="$sock" --pid-file="$pidfile" --log-error="$log" \
+			--skip-name-resolve --innodb-buffer-pool-size=64M --innodb-flush-log-at-trx-commit=0 \
+			--max-connections=300 --character-set-server=utf8mb4 --collation-server=utf8mb4_general_ci \
+			</dev/null >/dev/null 2>&1 &
+		pid=$!
+		for _ in $(seq 1 200); do
+			alive && break
+			kill -0 "$pid" 2>/dev/null || break # it exited
+			sleep 0.1
+		done
 		alive && break
-		sleep 0.1
+		if tail -n 5 "$log" 2>/dev/null | grep -q 'Address already in use'; then
+			say "port $port is taken for now (attempt $attempt); retrying in 2 s"
+			sleep 2
+			continue
+		fi
+		break
 	done
 	if ! alive; then
 		say "server not ready on 127.0.0.1:$port; see $log"

@@ -10,7 +10,8 @@ cd "$(dirname "$0")/.."
 step() { printf '\n== %s\n' "$*"; }
 
 step "setup: PostgreSQL"
-eval "$(scripts/setup-postgres.sh)"
+pg_env=$(scripts/setup-postgres.sh) # a failed setup stops the run here (set -e)
+eval "$pg_env"
 export MCPBRIDGE_TEST_POSTGRES
 # Stop the server at the end if this run started it (MCPBRIDGE_KEEP_POSTGRES=1 keeps it).
 if [[ -n ${MCPBRIDGE_PG_STARTED:-} && -z ${MCPBRIDGE_KEEP_POSTGRES:-} ]]; then
@@ -25,7 +26,8 @@ cleanup() {
 }
 trap cleanup EXIT
 step "setup: MySQL (MariaDB) for the Lowdefy Knex connection"
-eval "$(scripts/setup-mysql.sh)"
+mysql_env=$(scripts/setup-mysql.sh)
+eval "$mysql_env"
 export MCPBRIDGE_TEST_MYSQL
 # Stop it at the end if this run started it (MCPBRIDGE_KEEP_MYSQL=1 keeps it).
 if [[ -n ${MCPBRIDGE_MYSQL_STARTED:-} && -z ${MCPBRIDGE_KEEP_MYSQL:-} ]]; then

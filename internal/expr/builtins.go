@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"strconv"
+	"sync"
 
 	"github.com/dop251/goja"
 )
@@ -34,7 +35,9 @@ const nativeMax = 1 << 16
 //go:embed builtins.js
 var builtinsJS string
 
-var builtinsProgram = goja.MustCompile("builtins.js", builtinsJS, true)
+// It is compiled on first use, not at start-up: a gateway that never evaluates an
+// expression never loads the JavaScript compiler's code.
+var builtinsProgram = sync.OnceValue(func() *goja.Program { return goja.MustCompile("builtins.js", builtinsJS, true) })
 
 // setSizeLimits derives the size limits of an evaluation from its memory limit. A string
 // of n characters takes n or 2n bytes and building it may need a second copy, so strings
@@ -144,7 +147,7 @@ func (e *env) guardBuiltins() error {
 // instantiateSlowPaths runs builtins.js with the Go helpers it needs.
 func (e *env) instantiateSlowPaths() (*goja.Object, error) {
 	rt := e.rt
-	factory, err := rt.RunProgram(builtinsProgram)
+	factory, err := rt.RunProgram(builtinsProgram())
 	if err != nil {
 		return nil, fmt.Errorf("loading builtins.js: %w", err)
 	}

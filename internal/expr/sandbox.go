@@ -87,8 +87,8 @@ const hardenJS = `(function () {
   Object.freeze(globalThis);
 })()`
 
-// hardenProgram is compiled once for all runtimes.
-var hardenProgram = goja.MustCompile("harden.js", hardenJS, true)
+// hardenProgram is compiled once for all runtimes, on first use.
+var hardenProgram = sync.OnceValue(func() *goja.Program { return goja.MustCompile("harden.js", hardenJS, true) })
 
 // env is one pooled goja runtime with its per-runtime state. An env is used by one
 // evaluation at a time.
@@ -167,7 +167,7 @@ func newEnv() (*env, error) {
 		return nil, fmt.Errorf("preparing sandbox: guarding built-ins: %w", err)
 	}
 	e.date = rt.Get("Date")
-	if _, err := rt.RunProgram(hardenProgram); err != nil {
+	if _, err := rt.RunProgram(hardenProgram()); err != nil {
 		return nil, fmt.Errorf("preparing sandbox: freezing built-ins: %w", err)
 	}
 	e.timer = time.AfterFunc(time.Hour, e.onTimeout)

@@ -4,12 +4,27 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 	"time"
 )
 
-var parseTokenRe = regexp.MustCompile(`(\[[^\[]*\])|(\\)?(YYYYYY|YYYYY|YYYY|YY|Y|MMMM|MMM|MM|Mo|M|DDDD|DDDo|DDD|Do|DD|D|dddd|ddd|dd|d|HH?|hh?|kk?|mm?|ss?|S{1,9}|a|A|ZZ?|X|x|(?s:.))`)
+// parseTokenRe and tokenPatterns are built on first use: most processes never parse a date
+// with a moment format.
+var parseTokenRe = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(\[[^\[]*\])|(\\)?(YYYYYY|YYYYY|YYYY|YY|Y|MMMM|MMM|MM|Mo|M|DDDD|DDDo|DDD|Do|DD|D|dddd|ddd|dd|d|HH?|hh?|kk?|mm?|ss?|S{1,9}|a|A|ZZ?|X|x|(?s:.))`)
+})
 
-var tokenPatterns = map[string]*regexp.Regexp{}
+var tokenPatterns = sync.OnceValue(func() map[string]*regexp.Regexp {
+	m := map[string]*regexp.Regexp{}
+	for _, tok := range []string{"YYYY", "YYYYY", "YYYYYY", "Y", "YY", "M", "MM", "D", "DD", "H", "HH", "h", "hh", "k", "kk",
+		"m", "mm", "s", "ss", "DDD", "DDDD", "Do", "Mo", "DDDo", "MMM", "MMMM", "d", "dd", "ddd", "dddd", "a", "A", "Z", "ZZ", "X", "x"} {
+		m[tok] = tokPattern(tok)
+	}
+	for n := 1; n <= 9; n++ {
+		m[strings.Repeat("S", n)] = tokPattern("S")
+	}
+	return m
+})
 
 func tokPattern(tok string) *regexp.Regexp {
 	switch tok {
@@ -42,16 +57,6 @@ func tokPattern(tok string) *regexp.Regexp {
 	return nil
 }
 
-func init() {
-	for _, tok := range []string{"YYYY", "YYYYY", "YYYYYY", "Y", "YY", "M", "MM", "D", "DD", "H", "HH", "h", "hh", "k", "kk",
-		"m", "mm", "s", "ss", "DDD", "DDDD", "Do", "Mo", "DDDo", "MMM", "MMMM", "d", "dd", "ddd", "dddd", "a", "A", "Z", "ZZ", "X", "x"} {
-		tokenPatterns[tok] = tokPattern(tok)
-	}
-	for n := 1; n <= 9; n++ {
-		tokenPatterns[strings.Repeat("S", n)] = tokPattern("S")
-	}
-}
-
 func parseFormat(s, layout string) (time.Time, error) {
 	const unset = -1 << 31
 	year, month, day, hour, minute, second, milli := unset, unset, unset, 0, 0, 0, 0
@@ -61,9 +66,9 @@ func parseFormat(s, layout string) (time.Time, error) {
 	var unixMs *int64
 	rest := s
 	matched := 0
-	for _, m := range parseTokenRe.FindAllStringSubmatch(layout, -1) {
+	for _, m := range parseTokenRe().FindAllStringSubmatch(layout, -1) {
 		tok := m[0]
-		if m[1] != "" || m[2] != "" || tokenPatterns[tok] == nil {
+		if m[1] != "" || m[2] != "" || tokenPatterns()[tok] == nil {
 			lit := tok
 			if m[1] != "" {
 				lit = tok[1 : len(tok)-1]
@@ -75,7 +80,7 @@ func parseFormat(s, layout string) (time.Time, error) {
 			}
 			continue
 		}
-		sm := tokenPatterns[tok].FindStringSubmatch(rest)
+		sm := tokenPatterns()[tok].FindStringSubmatch(rest)
 		if sm == nil {
 			continue
 		}
