@@ -230,6 +230,11 @@ func runLoad(t *testing.T, g *gateway, upPort int, era string, clients int, dura
 	}
 	t.Logf("LOAD %s: after the clients closed: descriptors %d (%d of them idle upstream connections), goroutines %d, RSS %.1f MB (pid %d)",
 		era, after.fds, after.upstream, after.goroutines, after.rssKB/1024, pid)
+	// An idle gateway gives back what the load took (gateway.releaseWhenIdle, after a second
+	// without work): reported, not asserted.
+	time.Sleep(3 * time.Second)
+	idle := sampleProcess(t, g, upPort)
+	t.Logf("LOAD %s: idle 3 s later: RSS %.1f MB", era, idle.rssKB/1024)
 }
 
 // upstreamPool is how many idle connections to one host an HTTP tool's client keeps

@@ -201,7 +201,8 @@ type Deps struct {
 	Dir string
 	// Variables are the config's variables.
 	Variables map[string]any
-	// Logger is the backend's logger (never nil when opened by the gateway).
+	// Logger is the backend's logger, carrying the server's name (never nil when opened by
+	// the gateway).
 	Logger *slog.Logger
 	// HTTPClient returns an SSRF-guarded HTTP client for a policy; clients of the same
 	// policy share one connection pool. nil means safehttp.NewClient.

@@ -208,6 +208,7 @@ func (g *Gateway) Serve(ctx context.Context, ln net.Listener) error {
 	defer stopWatch()
 	go g.Watch(wctx)
 	go g.sweep(wctx)
+	go releaseWhenIdle(wctx)
 	select {
 	case err := <-errc:
 		return err

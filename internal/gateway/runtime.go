@@ -1,8 +1,11 @@
 package gateway
 
 import (
+	"context"
 	"os"
 	"runtime/debug"
+	rtmetrics "runtime/metrics"
+	"time"
 )
 
 // Garbage-collector settings for a gateway process.
@@ -27,5 +30,50 @@ func TuneGC() {
 	}
 	if os.Getenv("GOMEMLIMIT") == "" {
 		debug.SetMemoryLimit(MemoryLimit)
+	}
+}
+
+// Idle memory release: with GOGC at 400 the heap may hold several times the live data in
+// garbage, and after a burst of calls the process keeps what the burst took. When the
+// gateway has allocated idleReleaseAfter or more since it last gave memory back, and then
+// allocates next to nothing for idleQuiet, it collects and returns the free memory to the
+// system once (debug.FreeOSMemory).
+const (
+	idleReleaseAfter = 4 << 20
+	idleQuiet        = time.Second
+	idleAllocs       = 256 << 10 // what "next to nothing" is within idleQuiet
+)
+
+// releaseWhenIdle gives memory back to the system when the gateway goes quiet after work,
+// checking every quiet period, until ctx ends.
+func releaseWhenIdle(ctx context.Context) { watchIdle(ctx, idleQuiet, debug.FreeOSMemory) }
+
+// watchIdle calls release when, since the last release, idleReleaseAfter bytes or more were
+// allocated and the last period allocated less than idleAllocs.
+func watchIdle(ctx context.Context, every time.Duration, release func()) {
+	sample := []rtmetrics.Sample{{Name: "/gc/heap/allocs:bytes"}}
+	allocs := func() uint64 {
+		rtmetrics.Read(sample)
+		if sample[0].Value.Kind() != rtmetrics.KindUint64 {
+			return 0
+		}
+		return sample[0].Value.Uint64()
+	}
+	t := time.NewTicker(every)
+	defer t.Stop()
+	released, last := allocs(), allocs()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		now := allocs()
+		if now-last < idleAllocs && now-released >= idleReleaseAfter {
+			release()
+			now = allocs()
+			released = now
+		}
+		last = now
 	}
 }

@@ -97,7 +97,7 @@ func (sp *spec) Open(ctx context.Context, deps backend.Deps) (backend.Backend, e
 	if err != nil {
 		return nil, err
 	}
-	log := deps.Log().With("server", sp.server.Name)
+	log := deps.Log() // it names the server
 	for _, w := range a.Warnings {
 		log.Warn("lowdefy app warning", "problem", w.String())
 	}
