@@ -54,6 +54,11 @@ func (r Rate) PrincipalBucket() (perSecond float64, burst int) {
 	return r.PerPrincipal.bucket(r.Burst)
 }
 
+// Off reports whether r limits nothing (neither per principal nor per server).
+func (r Rate) Off() bool {
+	return r.PerPrincipal.PerSecond() == 0 && r.PerServer.PerSecond() == 0
+}
+
 // ServerBucket is PrincipalBucket for the per-server limit.
 func (r Rate) ServerBucket() (perSecond float64, burst int) {
 	return r.PerServer.bucket(r.ServerBurst)
