@@ -57,12 +57,11 @@ func (g *Gateway) serveLean(w http.ResponseWriter, r *http.Request, e *Entry, bo
 // but their result: a quiet backend (backend.Quiet), no progress token, no _meta, and a
 // session whose client has not set a log level; and only the session's own user (the SDK
 // answers the others, with 403).
-func (g *Gateway) serveLeanLegacy(w http.ResponseWriter, r *http.Request, e *Entry, body []byte, sid string) bool {
+func (g *Gateway) serveLeanLegacy(w http.ResponseWriter, r *http.Request, e *Entry, body []byte, info sessionInfo) bool {
 	if g.leanOff || !acceptsJSON(r.Header.Get("Accept")) {
 		return false
 	}
-	info, ok := g.sessions.lookup(sid)
-	if !ok || info.server != e.Name || info.logging || info.owner != bearerUser(r) {
+	if info.server != e.Name || info.logging || info.owner != bearerUser(r) {
 		return false
 	}
 	st := e.state.Load()

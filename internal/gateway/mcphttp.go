@@ -193,9 +193,9 @@ func (g *Gateway) serveEndpoint(w http.ResponseWriter, r *http.Request, name str
 	if sid := r.Header.Get("Mcp-Session-Id"); sid != "" && !sse && !modern && r.Method == http.MethodPost {
 		// The session does not expire while this request runs; its idle time restarts
 		// when it ends (sessionTable.sweep).
-		done, known := g.sessions.use(sid)
+		info, done, known := g.sessions.use(sid)
 		defer done()
-		if known && method == "tools/call" && g.serveLeanLegacy(w, r, e, body, sid) {
+		if known && method == "tools/call" && g.serveLeanLegacy(w, r, e, body, info) {
 			g.metrics.requests.WithLabelValues(name, "200").Inc()
 			return
 		}

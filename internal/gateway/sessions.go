@@ -102,20 +102,20 @@ func (t *sessionTable) lookup(id string) (sessionInfo, bool) {
 }
 
 // use marks a request on session id as running until done is called, which keeps the
-// session from expiring while the request runs and restarts its idle time when it ends.
-// ok is false for a session the gateway does not know.
-func (t *sessionTable) use(id string) (done func(), ok bool) {
+// session from expiring while the request runs and restarts its idle time when it ends, and
+// returns what is known of the session. ok is false for a session the gateway does not know.
+func (t *sessionTable) use(id string) (info sessionInfo, done func(), ok bool) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	info, ok := t.byID[id]
+	in, ok := t.byID[id]
 	if !ok {
-		return func() {}, false
+		return sessionInfo{}, func() {}, false
 	}
-	info.inflight++
-	return func() {
+	in.inflight++
+	return *in, func() {
 		t.mu.Lock()
-		info.inflight--
-		info.lastUsed = time.Now()
+		in.inflight--
+		in.lastUsed = time.Now()
 		t.mu.Unlock()
 	}, true
 }
