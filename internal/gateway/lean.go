@@ -36,7 +36,7 @@ func (g *Gateway) serveLean(w http.ResponseWriter, r *http.Request, e *Entry, bo
 		return false
 	}
 	var req leanRequest
-	if err := json.Unmarshal(body, &req); err != nil || req.JSONRPC != "2.0" || req.Method != "tools/call" || req.Params == nil || len(req.ID) == 0 {
+	if !nestedWithin(body, sdkMaxDepth) || json.Unmarshal(body, &req) != nil || req.JSONRPC != "2.0" || req.Method != "tools/call" || req.Params == nil || len(req.ID) == 0 {
 		return false
 	}
 	p := req.Params
@@ -69,7 +69,7 @@ func (g *Gateway) serveLeanLegacy(w http.ResponseWriter, r *http.Request, e *Ent
 		return false
 	}
 	var req leanRequest
-	if err := json.Unmarshal(body, &req); err != nil || req.JSONRPC != "2.0" || req.Method != "tools/call" || req.Params == nil || len(req.ID) == 0 {
+	if !nestedWithin(body, sdkMaxDepth) || json.Unmarshal(body, &req) != nil || req.JSONRPC != "2.0" || req.Method != "tools/call" || req.Params == nil || len(req.ID) == 0 {
 		return false
 	}
 	p := req.Params
@@ -153,6 +153,37 @@ func errorStatus(code int64) int {
 		return http.StatusBadRequest
 	}
 	return http.StatusOK
+}
+
+// sdkMaxDepth is the deepest nesting of a message the go-sdk decodes; it refuses deeper ones
+// (internal/json defaultMaxDepth), and so the lean paths leave those to it.
+const sdkMaxDepth = 1000
+
+// nestedWithin reports whether the JSON in b nests objects and arrays at most max deep.
+func nestedWithin(b []byte, max int) bool {
+	depth, inString, escaped := 0, false, false
+	for _, c := range b {
+		switch {
+		case inString:
+			switch {
+			case escaped:
+				escaped = false
+			case c == '\\':
+				escaped = true
+			case c == '"':
+				inString = false
+			}
+		case c == '"':
+			inString = true
+		case c == '{' || c == '[':
+			if depth++; depth > max {
+				return false
+			}
+		case c == '}' || c == ']':
+			depth--
+		}
+	}
+	return true
 }
 
 // leanEnvelope writes {"jsonrpc":"2.0","id":ID,"KEY":VALUE} in one allocation.
