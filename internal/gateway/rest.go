@@ -91,7 +91,7 @@ func (g *Gateway) restTools(w http.ResponseWriter, r *http.Request, e *Entry, st
 		}
 	}
 	if one && len(tools) == 0 {
-		restError(w, http.StatusNotFound, fmt.Sprintf("no tool %q on server %q; GET /api/mcp/%s/tools lists the tools", name, e.Name, e.Name))
+		restError(w, http.StatusNotFound, fmt.Sprintf("no tool %q on server %q; GET /api/mcp/%s/tools lists the tools", truncate(name, 100), e.Name, e.Name))
 		return
 	}
 	restJSON(w, http.StatusOK, map[string]any{"tools": tools})
