@@ -652,7 +652,7 @@ func validateArgs(rs *jsonschema.Resolved, raw json.RawMessage) (json.RawMessage
 	}
 	if rs != nil {
 		if err := rs.Validate(v); err != nil {
-			return nil, strings.TrimPrefix(err.Error(), "validating root: ") + "; check the tool's inputSchema"
+			return nil, elide(strings.TrimPrefix(err.Error(), "validating root: "), 600) + "; check the tool's inputSchema"
 		}
 	}
 	return raw, ""
@@ -675,6 +675,23 @@ func (g *Gateway) promptHandler(e *Entry, name string) mcp.PromptHandler {
 			ClientInfo: req.ClientInfo(), ClientCapabilities: req.ClientCapabilities(),
 		})
 	}
+}
+
+// elide shortens s to about n bytes by cutting out its middle, on rune boundaries: a
+// message that quotes a long value keeps its start (what is wrong, where) and its end (what
+// was wanted).
+func elide(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	i, j := n/2, len(s)-n/2
+	for i > 0 && !utf8.RuneStart(s[i]) {
+		i--
+	}
+	for j < len(s) && !utf8.RuneStart(s[j]) {
+		j++
+	}
+	return s[:i] + " … " + s[j:]
 }
 
 // truncate cuts s to at most n bytes on a rune boundary.
