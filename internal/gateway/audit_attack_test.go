@@ -1,6 +1,7 @@
 package gateway_test
 
 import (
+	"bytes"
 	"encoding/json"
 	"log/slog"
 	"path/filepath"
@@ -35,14 +36,15 @@ servers:
 
 // Audited arguments (audit: {arguments: true}) under attack: secret-named fields nested
 // deep inside arrays are masked, a 1 MB argument is cut to the row's bound, and a refused
-// call does not carry a secret into the row through its error message.
+// call does not carry a secret into the row or the log through its error message.
 func TestAttackAuditArguments(t *testing.T) {
 	st, err := sqlite.Open(t.Context(), filepath.Join(t.TempDir(), "a.db"), sqlite.Options{Logger: slog.New(slog.DiscardHandler)})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer st.Close()
-	srv := gatewaytest.Start(t, auditAttackConfig, gateway.Options{Audit: st.Audit})
+	var logs bytes.Buffer
+	srv := gatewaytest.Start(t, auditAttackConfig, gateway.Options{Audit: st.Audit, Logger: slog.New(slog.NewTextHandler(&logs, nil))})
 	cs, err := connectAs(t, srv.URL+"/mcp/argued", "", "2026-07-28")
 	if err != nil {
 		t.Fatal(err)
@@ -77,6 +79,11 @@ func TestAttackAuditArguments(t *testing.T) {
 		}
 		if len(r.Arguments) > 4200 || len(r.Error) > 4200 {
 			t.Errorf("the audit row of %s keeps %d bytes of arguments and %d of error", r.Tool, len(r.Arguments), len(r.Error))
+		}
+	}
+	for _, s := range append(secrets, "s3cr3t-after-blob") {
+		if strings.Contains(logs.String(), s) {
+			t.Errorf("the log holds %s: %s", s, grepLines(logs.String(), s))
 		}
 	}
 	if !strings.Contains(rows[2].Arguments, `"keep":"visible"`) {

@@ -531,9 +531,16 @@ func (g *Gateway) toolHandler(e *Entry, name string) mcp.ToolHandler {
 		// One line per call answers "what happened to my call?"; argument values are never
 		// logged, a failure's reason is (secrets are scrubbed from results by the kinds).
 		attrs := []any{"server", server, "tool", name, "outcome", outcome, "duration", d.Round(time.Microsecond), "request_id", requestID(ctx)}
+		reason := ""
+		if res != nil && res.IsError {
+			reason = resultText(res)
+			if outcome == "invalid_arguments" {
+				reason = withoutArgumentValues(reason)
+			}
+		}
 		switch {
 		case res != nil && res.IsError:
-			g.log.InfoContext(ctx, "tool call", append(attrs, "reason", truncate(resultText(res), 300))...)
+			g.log.InfoContext(ctx, "tool call", append(attrs, "reason", truncate(reason, 300))...)
 		case err != nil:
 			g.log.WarnContext(ctx, "tool call", append(attrs, "error", err.Error())...)
 		default:
@@ -546,7 +553,7 @@ func (g *Gateway) toolHandler(e *Entry, name string) mcp.ToolHandler {
 				entry.Arguments = auditArguments(req.Params.Arguments)
 			}
 			if res != nil && res.IsError {
-				entry.Error = truncate(resultText(res), 200)
+				entry.Error = truncate(reason, 200)
 			} else if err != nil {
 				entry.Error = "gateway error (request id " + requestID(ctx) + ")"
 			}
