@@ -4,6 +4,7 @@ package gateway_test
 // arguments, the HTTP+SSE message endpoint and a slow REST body.
 
 import (
+	"bufio"
 	"fmt"
 	"io"
 	"net/http"
@@ -215,6 +216,61 @@ func TestAttackSpoofedInternalHeaders(t *testing.T) {
 		resp.Body.Close()
 		if want := map[bool]int{true: 429, false: 200}[i == 3]; resp.StatusCode != want {
 			t.Errorf("REST call %d with spoofed headers: %d, want %d", i+1, resp.StatusCode, want)
+		}
+	}
+}
+
+// POSTs to the HTTP+SSE message endpoint with guessed or garbage session ids: a 10 KB id,
+// repeated ids naming another user's session, and no credentials on a server that needs
+// them. Unknown ids are 404 without an echo; a known one of another user is 403 whichever
+// of the repeated ids the gateway and the SDK read; no credentials is 401.
+func TestAttackSSESessionIDs(t *testing.T) {
+	f := newAuthFixture(t)
+	alice := &http.Client{Transport: bearer(f.secret["alice"])}
+	root := &http.Client{Transport: bearer(f.secret["root"])}
+
+	// Alice's stream on crm, and its endpoint.
+	req, _ := http.NewRequestWithContext(t.Context(), "GET", f.srv.URL+"/mcp/crm/sse", nil)
+	req.Header.Set("Accept", "text/event-stream")
+	resp, err := alice.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	endpoint := ""
+	events := bufio.NewReader(resp.Body)
+	for endpoint == "" {
+		line, err := events.ReadString('\n')
+		if err != nil {
+			t.Fatalf("reading the endpoint event (%d): %v", resp.StatusCode, err)
+		}
+		if d, ok := strings.CutPrefix(strings.TrimSpace(line), "data: "); ok {
+			endpoint = d
+		}
+	}
+	_, sid, _ := strings.Cut(endpoint, "sessionid=")
+	path, _, _ := strings.Cut(endpoint, "?")
+	long := strings.Repeat("g", 10<<10)
+	msg := initBody("2024-11-05")
+	for _, tc := range []struct {
+		who    string
+		c      *http.Client
+		query  string
+		status int
+	}{
+		{"alice, a 10 KB id", alice, "sessionid=" + long, 404},
+		{"root, a 10 KB id", root, "sessionid=" + long, 404},
+		{"anonymous, a 10 KB id", http.DefaultClient, "sessionid=" + long, 401},
+		{"anonymous, alice's id", http.DefaultClient, "sessionid=" + sid, 401},
+		{"root, alice's id", root, "sessionid=" + sid, 403},
+		{"root, alice's id then a garbage one", root, "sessionid=" + sid + "&sessionid=x", 403},
+		{"root, a garbage id then alice's", root, "sessionid=x&sessionid=" + sid, 404},
+		{"root, no id", root, "", 400},
+	} {
+		status, _, body := attackPost(t, tc.c, f.srv.URL+path+"?"+tc.query, nil, msg)
+		t.Logf("%s: %d %.150s", tc.who, status, body)
+		if status != tc.status || len(body) > 1000 || strings.Contains(body, "protocolVersion") {
+			t.Errorf("%s: %d, a %d-byte body %.200s; want %d", tc.who, status, len(body), body, tc.status)
 		}
 	}
 }
