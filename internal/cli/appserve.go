@@ -98,6 +98,12 @@ func runAppServe(ctx context.Context, e *env, args []string) error {
 		fmt.Fprintln(e.stderr, "mcpbridge app: --build writes the tool and resource lists and exits; leave out --http and --watch")
 		return errUsage
 	}
+	if o.listen != "" {
+		if _, _, err := net.SplitHostPort(o.listen); err != nil || strings.HasPrefix(o.listen, "-") {
+			fmt.Fprintf(e.stderr, "mcpbridge app: --listen %q is not an address: write HOST:PORT, such as 127.0.0.1:8080\n", o.listen)
+			return errUsage
+		}
+	}
 	if o.dir, err = filepath.Abs(pos[0]); err != nil {
 		return fmt.Errorf("app folder %s: %w", pos[0], err)
 	}
@@ -351,14 +357,25 @@ func buildApp(ctx context.Context, e *env, cfg *config.Config, name string, o ap
 	sort.Slice(resources, func(i, j int) bool { return resources[i].URI < resources[j].URI })
 	sort.Slice(templates, func(i, j int) bool { return templates[i].URITemplate < templates[j].URITemplate })
 	out := filepath.Join(o.dir, appBuildDir)
+	toolsFile := filepath.Join(out, "tools.json")
+	resFile := filepath.Join(out, "resources.json")
+	// --build writes only inside the app folder: a link at DIR/mcp or at one of its files
+	// (perhaps from a checked-out repository) is refused, not written through.
+	for _, p := range []string{out, toolsFile, resFile} {
+		if fi, err := os.Lstat(p); err == nil && fi.Mode()&os.ModeSymlink != 0 {
+			hint := "remove the link"
+			if p == out {
+				hint += " (or make " + appBuildDir + " a folder)"
+			}
+			return fmt.Errorf("%s is a symbolic link; --build writes only inside the app folder: %s", p, hint)
+		}
+	}
 	if err := os.MkdirAll(out, 0o755); err != nil {
 		return fmt.Errorf("creating %s: %w", out, err)
 	}
-	toolsFile := filepath.Join(out, "tools.json")
 	if err := writeJSON(toolsFile, map[string]any{"tools": tools}); err != nil {
 		return err
 	}
-	resFile := filepath.Join(out, "resources.json")
 	if err := writeJSON(resFile, map[string]any{"resources": resources, "resourceTemplates": templates}); err != nil {
 		return err
 	}
@@ -374,8 +391,21 @@ func writeJSON(path string, v any) error {
 	if err != nil {
 		return fmt.Errorf("encoding %s: %w", path, err)
 	}
-	tmp := path + ".tmp"
-	if err := os.WriteFile(tmp, append(b, '\n'), 0o644); err != nil {
+	// A fresh temporary file (created, never opened through an existing name or link).
+	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*.tmp")
+	if err != nil {
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	tmp := f.Name()
+	_, err = f.Write(append(b, '\n'))
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Chmod(tmp, 0o644)
+	}
+	if err != nil {
+		os.Remove(tmp)
 		return fmt.Errorf("writing %s: %w", path, err)
 	}
 	if err := os.Rename(tmp, path); err != nil {

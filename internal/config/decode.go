@@ -2,6 +2,7 @@ package config
 
 import (
 	"encoding/base64"
+	"errors"
 	"fmt"
 	"reflect"
 	"sort"
@@ -204,6 +205,10 @@ func (d *Decoder) decode(n *yaml.Node, v reflect.Value, path string) {
 			return
 		}
 		i, err := strconv.ParseInt(n.Value, 0, 64)
+		if n.Kind == yaml.ScalarNode && (errors.Is(err, strconv.ErrRange) || err == nil && v.OverflowInt(i)) {
+			d.Errorf(n, path, "the integer %s is too large (at most %d)", n.Value, int64(1)<<(v.Type().Bits()-1)-1)
+			return
+		}
 		if n.Kind != yaml.ScalarNode || err != nil {
 			d.Errorf(n, path, "expected an integer, got %s", kindName(n))
 			return
@@ -232,6 +237,8 @@ func parseDuration(n *yaml.Node) (time.Duration, error) {
 	if days, ok := strings.CutSuffix(n.Value, "d"); ok {
 		if d, err := strconv.Atoi(days); err == nil && d >= 0 && d <= 100*365 {
 			return time.Duration(d) * 24 * time.Hour, nil
+		} else if err == nil && d > 100*365 || errors.Is(err, strconv.ErrRange) && !strings.HasPrefix(days, "-") {
+			return 0, fmt.Errorf("a duration in days must be at most 36500d (100 years), got %q", n.Value)
 		}
 	}
 	dur, err := time.ParseDuration(n.Value)

@@ -531,9 +531,16 @@ func (g *Gateway) toolHandler(e *Entry, name string) mcp.ToolHandler {
 		// One line per call answers "what happened to my call?"; argument values are never
 		// logged, a failure's reason is (secrets are scrubbed from results by the kinds).
 		attrs := []any{"server", server, "tool", name, "outcome", outcome, "duration", d.Round(time.Microsecond), "request_id", requestID(ctx)}
+		reason := ""
+		if res != nil && res.IsError {
+			reason = resultText(res)
+			if outcome == "invalid_arguments" {
+				reason = withoutArgumentValues(reason)
+			}
+		}
 		switch {
 		case res != nil && res.IsError:
-			g.log.InfoContext(ctx, "tool call", append(attrs, "reason", truncate(resultText(res), 300))...)
+			g.log.InfoContext(ctx, "tool call", append(attrs, "reason", truncate(reason, 300))...)
 		case err != nil:
 			g.log.WarnContext(ctx, "tool call", append(attrs, "error", err.Error())...)
 		default:
@@ -546,7 +553,7 @@ func (g *Gateway) toolHandler(e *Entry, name string) mcp.ToolHandler {
 				entry.Arguments = auditArguments(req.Params.Arguments)
 			}
 			if res != nil && res.IsError {
-				entry.Error = truncate(resultText(res), 200)
+				entry.Error = truncate(reason, 200)
 			} else if err != nil {
 				entry.Error = "gateway error (request id " + requestID(ctx) + ")"
 			}
@@ -652,7 +659,7 @@ func validateArgs(rs *jsonschema.Resolved, raw json.RawMessage) (json.RawMessage
 	}
 	if rs != nil {
 		if err := rs.Validate(v); err != nil {
-			return nil, strings.TrimPrefix(err.Error(), "validating root: ") + "; check the tool's inputSchema"
+			return nil, elide(strings.TrimPrefix(err.Error(), "validating root: "), 600) + "; check the tool's inputSchema"
 		}
 	}
 	return raw, ""
@@ -675,6 +682,23 @@ func (g *Gateway) promptHandler(e *Entry, name string) mcp.PromptHandler {
 			ClientInfo: req.ClientInfo(), ClientCapabilities: req.ClientCapabilities(),
 		})
 	}
+}
+
+// elide shortens s to about n bytes by cutting out its middle, on rune boundaries: a
+// message that quotes a long value keeps its start (what is wrong, where) and its end (what
+// was wanted).
+func elide(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	i, j := n/2, len(s)-n/2
+	for i > 0 && !utf8.RuneStart(s[i]) {
+		i--
+	}
+	for j < len(s) && !utf8.RuneStart(s[j]) {
+		j++
+	}
+	return s[:i] + " … " + s[j:]
 }
 
 // truncate cuts s to at most n bytes on a rune boundary.

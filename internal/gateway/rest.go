@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"strings"
 
@@ -91,7 +92,7 @@ func (g *Gateway) restTools(w http.ResponseWriter, r *http.Request, e *Entry, st
 		}
 	}
 	if one && len(tools) == 0 {
-		restError(w, http.StatusNotFound, fmt.Sprintf("no tool %q on server %q; GET /api/mcp/%s/tools lists the tools", name, e.Name, e.Name))
+		restError(w, http.StatusNotFound, fmt.Sprintf("no tool %q on server %q; GET /api/mcp/%s/tools lists the tools", truncate(name, 100), e.Name, e.Name))
 		return
 	}
 	restJSON(w, http.StatusOK, map[string]any{"tools": tools})
@@ -102,7 +103,7 @@ func (g *Gateway) restCallTool(w http.ResponseWriter, r *http.Request, e *Entry,
 		Name      string          `json:"name"`
 		Arguments json.RawMessage `json:"arguments"`
 	}
-	if !readRESTBody(w, r, &body) {
+	if !g.readRESTBody(w, r, &body) {
 		return
 	}
 	if body.Name == "" {
@@ -135,7 +136,7 @@ func (g *Gateway) restReadResource(w http.ResponseWriter, r *http.Request, e *En
 	var body struct {
 		URI string `json:"uri"`
 	}
-	if !readRESTBody(w, r, &body) {
+	if !g.readRESTBody(w, r, &body) {
 		return
 	}
 	if body.URI == "" {
@@ -176,7 +177,7 @@ func (g *Gateway) restGetPrompt(w http.ResponseWriter, r *http.Request, e *Entry
 		Name      string            `json:"name"`
 		Arguments map[string]string `json:"arguments"`
 	}
-	if !readRESTBody(w, r, &body) {
+	if !g.readRESTBody(w, r, &body) {
 		return
 	}
 	if body.Name == "" {
@@ -261,7 +262,7 @@ func (g *Gateway) restOpenAPI(w http.ResponseWriter, r *http.Request, e *Entry, 
 
 // readRESTBody decodes a JSON object body into v, or answers 400 (415 for another content
 // type) saying what to send, and reports false.
-func readRESTBody(w http.ResponseWriter, r *http.Request, v any) bool {
+func (g *Gateway) readRESTBody(w http.ResponseWriter, r *http.Request, v any) bool {
 	if ct := r.Header.Get("Content-Type"); ct != "" && !strings.HasPrefix(strings.ToLower(ct), "application/json") {
 		restError(w, http.StatusUnsupportedMediaType, "send the body as JSON (Content-Type: application/json)")
 		return false
@@ -269,9 +270,13 @@ func readRESTBody(w http.ResponseWriter, r *http.Request, v any) bool {
 	d := json.NewDecoder(r.Body)
 	if err := d.Decode(v); err != nil {
 		var tooLarge *http.MaxBytesError
+		var ne net.Error
 		switch {
 		case errors.As(err, &tooLarge):
 			restError(w, http.StatusRequestEntityTooLarge, fmt.Sprintf("the body is larger than %d bytes (limits.max_body)", tooLarge.Limit))
+		case errors.As(err, &ne) && ne.Timeout():
+			w.Header().Set("Connection", "close")
+			restError(w, http.StatusRequestTimeout, fmt.Sprintf("the body did not arrive within %s (limits.read_timeout)", g.cfg.Limits.ReadTimeout))
 		case errors.Is(err, io.EOF):
 			restError(w, http.StatusBadRequest, "the body is empty: send a JSON object")
 		default:

@@ -3,6 +3,7 @@ package app
 import (
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -74,7 +75,10 @@ func (l *loader) readFile(rel string) ([]byte, error) {
 	if b, ok := l.files[full]; ok {
 		return b, nil
 	}
-	b, err := os.ReadFile(full)
+	b, err := readFileAtMost(full, maxFileBytes)
+	if errors.Is(err, errFileTooBig) {
+		return nil, fmt.Errorf("%s is larger than %d MB, the most one file of an app may hold: split it into smaller files joined with _ref", rel, maxFileBytes>>20)
+	}
 	if err != nil {
 		var pe *fs.PathError
 		if errors.Is(err, fs.ErrNotExist) || (errors.As(err, &pe) && isDirErr(full)) {
@@ -86,6 +90,29 @@ func (l *loader) readFile(rel string) ([]byte, error) {
 		b = []byte{}
 	}
 	l.files[full] = b
+	return b, nil
+}
+
+// maxFileBytes bounds one file of an app: its YAML tree takes several times its size in
+// memory, so a 50 MB lowdefy.yaml would take hundreds of megabytes before any other check.
+const maxFileBytes = 16 << 20
+
+var errFileTooBig = errors.New("file too big")
+
+// readFileAtMost is os.ReadFile that reads at most max bytes, or fails with errFileTooBig.
+func readFileAtMost(path string, max int64) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, max+1))
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(b)) > max {
+		return nil, errFileTooBig
+	}
 	return b, nil
 }
 

@@ -81,6 +81,9 @@ func (c *yamlConverter) convert(y *yaml.Node, depth int) (*node, error) {
 		}
 	}
 	if c.count > maxYAMLNodes {
+		if c.aliasCount == 0 {
+			return nil, &parseError{pos: c.pos(y), msg: fmt.Sprintf("document holds more than %d values: split it into smaller files joined with _ref", maxYAMLNodes)}
+		}
 		return nil, &parseError{pos: c.pos(y), msg: fmt.Sprintf("document expands to more than %d values (alias loop or bomb?)", maxYAMLNodes)}
 	}
 	if depth > 10000 {
