@@ -27,6 +27,7 @@ groups=(
 	"12.7 limits in the config|./internal/config|TestAttackLimitValues"
 	"12.7 app files: size, nesting, alias bombs|./internal/lowdefy/app|TestAttackHugeAppFiles"
 	"12.9 generated form tool arguments|./internal/backend/lowdefy|TestAttackFormToolArguments"
+	"12.7 nesting the lean paths leave to the SDK|./internal/gateway|TestLeanPathsLeaveDeepMessagesToSDK|TestNestedWithin"
 	"12.8 numbers|./internal/gateway|TestAttackOddIDs"
 	"12.8 numbers (command)|./internal/backend/command|TestBigIntegersReachArgvExactly"
 	"12.9 admin refuses what it cannot open|./internal/gateway|TestAdminRefusesUnopenable"
