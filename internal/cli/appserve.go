@@ -137,7 +137,11 @@ func runAppServe(ctx context.Context, e *env, args []string) error {
 	gateway.TuneGC()
 	stURL := o.store
 	if stURL == "" {
-		if err := os.MkdirAll(filepath.Join(o.dir, appStoreDir), 0o755); err != nil {
+		dir := filepath.Join(o.dir, appStoreDir)
+		if p := firstLink(dir, filepath.Join(dir, config.DefaultStoreFile)); p != "" {
+			return fmt.Errorf("%s is a symbolic link; the work-session store is kept only inside the app folder: remove the link, or choose a store with --store sqlite:PATH", p)
+		}
+		if err := os.MkdirAll(dir, 0o755); err != nil {
 			return fmt.Errorf("creating the work-session store's folder (or choose one with --store sqlite:PATH): %w", err)
 		}
 		stURL = "sqlite:" + filepath.Join(o.dir, appStoreDir, config.DefaultStoreFile)
@@ -361,14 +365,12 @@ func buildApp(ctx context.Context, e *env, cfg *config.Config, name string, o ap
 	resFile := filepath.Join(out, "resources.json")
 	// --build writes only inside the app folder: a link at DIR/mcp or at one of its files
 	// (perhaps from a checked-out repository) is refused, not written through.
-	for _, p := range []string{out, toolsFile, resFile} {
-		if fi, err := os.Lstat(p); err == nil && fi.Mode()&os.ModeSymlink != 0 {
-			hint := "remove the link"
-			if p == out {
-				hint += " (or make " + appBuildDir + " a folder)"
-			}
-			return fmt.Errorf("%s is a symbolic link; --build writes only inside the app folder: %s", p, hint)
+	if p := firstLink(out, toolsFile, resFile); p != "" {
+		hint := "remove the link"
+		if p == out {
+			hint += " (or make " + appBuildDir + " a folder)"
 		}
+		return fmt.Errorf("%s is a symbolic link; --build writes only inside the app folder: %s", p, hint)
 	}
 	if err := os.MkdirAll(out, 0o755); err != nil {
 		return fmt.Errorf("creating %s: %w", out, err)
@@ -413,4 +415,14 @@ func writeJSON(path string, v any) error {
 		return fmt.Errorf("writing %s: %w", path, err)
 	}
 	return nil
+}
+
+// firstLink returns the first of paths that is a symbolic link, or "".
+func firstLink(paths ...string) string {
+	for _, p := range paths {
+		if fi, err := os.Lstat(p); err == nil && fi.Mode()&os.ModeSymlink != 0 {
+			return p
+		}
+	}
+	return ""
 }
