@@ -7,6 +7,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
 	"strings"
 	"text/tabwriter"
@@ -48,7 +49,7 @@ func runKeys(ctx context.Context, e *env, args []string) error {
 }
 
 // storeFlags are the --config and --store of the commands that work on the store serve
-// uses (keys, audit).
+// uses (keys, audit, and tools and call in-process).
 type storeFlags struct{ config, store string }
 
 // add defines --config, described by configHelp, and --store on fs.
@@ -57,18 +58,19 @@ func (f *storeFlags) add(fs *flag.FlagSet, configHelp string) {
 	fs.StringVar(&f.store, "store", "", "store URL (as for serve)")
 }
 
-// open opens the store serve would use with the same --config and --store.
-func (f *storeFlags) open(ctx context.Context, e *env) (*store.Store, *config.Config, error) {
+// open opens the store serve would use with the same --config and --store, and returns it
+// with the config and the logger (of warnings, to e.stderr) it was opened with.
+func (f *storeFlags) open(ctx context.Context, e *env) (*store.Store, *config.Config, *slog.Logger, error) {
 	cfg, _, err := loadConfig(f.config, nil)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	log, _ := newLogger(e.stderr, "warn")
 	st, err := openStore(ctx, storeURL(f.store, cfg), log)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
-	return st, cfg, nil
+	return st, cfg, log, nil
 }
 
 func splitList(s string) []string {
@@ -99,7 +101,7 @@ func keysCreate(ctx context.Context, e *env, args []string) error {
 	if len(pos) > 0 || strings.TrimSpace(*user) == "" {
 		return usageError(e, fs, pos, "--user is required")
 	}
-	st, cfg, err := sf.open(ctx, e)
+	st, cfg, _, err := sf.open(ctx, e)
 	if err != nil {
 		return err
 	}
@@ -137,7 +139,7 @@ func keysList(ctx context.Context, e *env, args []string) error {
 	if _, err := parse(fs, args); err != nil {
 		return err
 	}
-	st, _, err := sf.open(ctx, e)
+	st, _, _, err := sf.open(ctx, e)
 	if err != nil {
 		return err
 	}
@@ -178,7 +180,7 @@ func keysRevoke(ctx context.Context, e *env, args []string) error {
 		fs.Usage()
 		return errUsage
 	}
-	st, _, err := sf.open(ctx, e)
+	st, _, _, err := sf.open(ctx, e)
 	if err != nil {
 		return err
 	}
