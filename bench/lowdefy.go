@@ -143,12 +143,9 @@ func runLowdefy() error {
 		return err
 	}
 	defer os.RemoveAll(dir)
-	bin := *binFlag
-	if bin == "" {
-		fmt.Fprintln(os.Stderr, "bench: building mcpbridge")
-		if bin, err = buildPackage(dir, "mcpbridge", "./cmd/mcpbridge"); err != nil {
-			return err
-		}
+	bin, err := mcpbridgeBin(dir)
+	if err != nil {
+		return err
 	}
 	dummy := httptest.NewServer(lowdefytest.DummyJSONHandler())
 	defer dummy.Close()
@@ -670,8 +667,7 @@ func profileLowdefy(dir, appDir, db string) error {
 	if err := os.MkdirAll(out, 0o755); err != nil {
 		return err
 	}
-	fmt.Fprintln(os.Stderr, "bench: building bench/cmd/profserve")
-	bin, err := buildPackage(dir, "profserve", "./bench/cmd/profserve")
+	bin, err := buildProfserve(dir)
 	if err != nil {
 		return err
 	}
