@@ -8,7 +8,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"io"
 	"io/fs"
 	"math/rand/v2"
 	"net/http"
@@ -77,52 +76,8 @@ type appClient struct{ *rawMCP }
 // call calls tool with args as worker i and returns the answer's JSON-RPC message.
 func (c appClient) call(i int, tool string, args []byte) ([]byte, error) {
 	w := &c.w[i]
-	b := w.buf[:0]
-	b = append(b, `{"jsonrpc":"2.0","id":`...)
-	b = strconv.AppendInt(b, w.next, 10)
-	b = append(b, `,"method":"tools/call","params":{`...)
-	if c.modern {
-		b = append(b, clientMeta(c.era)...)
-		b = append(b, ',')
-	}
-	b = append(b, `"name":`...)
-	b = strconv.AppendQuote(b, tool)
-	b = append(b, `,"arguments":`...)
-	b = append(b, args...)
-	b = append(b, "}}"...)
-	w.buf = b
-	w.next++
-	req, err := http.NewRequest(http.MethodPost, c.url, bytes.NewReader(b))
-	if err != nil {
-		return nil, err
-	}
-	h := req.Header
-	h.Set("Content-Type", "application/json")
-	h.Set("Accept", "application/json, text/event-stream")
-	h.Set("Mcp-Protocol-Version", c.era)
-	if w.session != "" {
-		h.Set("Mcp-Session-Id", w.session)
-	}
-	if c.modern {
-		h.Set("Mcp-Method", "tools/call")
-		h.Set("Mcp-Name", tool)
-	}
-	resp, err := c.hc.Do(req)
-	if err != nil {
-		return nil, err
-	}
-	data, err := io.ReadAll(resp.Body)
-	resp.Body.Close()
-	if err != nil {
-		return nil, err
-	}
-	if resp.StatusCode != http.StatusOK {
-		return nil, fmt.Errorf("status %d: %.200s", resp.StatusCode, data)
-	}
-	if strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream") {
-		data = lastSSEData(data)
-	}
-	return data, checkAnswer(data)
+	_, data, err := c.send(w, "tools/call", tool, c.toolCall(w, tool, args))
+	return data, err
 }
 
 // appResult is one op's latencies and answers over a run.
@@ -188,12 +143,9 @@ func runLowdefy() error {
 		return err
 	}
 	defer os.RemoveAll(dir)
-	bin := *binFlag
-	if bin == "" {
-		fmt.Fprintln(os.Stderr, "bench: building mcpbridge")
-		if bin, err = buildPackage(dir, "mcpbridge", "./cmd/mcpbridge"); err != nil {
-			return err
-		}
+	bin, err := mcpbridgeBin(dir)
+	if err != nil {
+		return err
 	}
 	dummy := httptest.NewServer(lowdefytest.DummyJSONHandler())
 	defer dummy.Close()
@@ -715,8 +667,7 @@ func profileLowdefy(dir, appDir, db string) error {
 	if err := os.MkdirAll(out, 0o755); err != nil {
 		return err
 	}
-	fmt.Fprintln(os.Stderr, "bench: building bench/cmd/profserve")
-	bin, err := buildPackage(dir, "profserve", "./bench/cmd/profserve")
+	bin, err := buildProfserve(dir)
 	if err != nil {
 		return err
 	}

@@ -136,6 +136,22 @@ func buildPackage(dir, name, pkg string) (string, error) {
 	return bin, nil
 }
 
+// mcpbridgeBin returns the -bin binary, or else mcpbridge built into dir.
+func mcpbridgeBin(dir string) (string, error) {
+	if *binFlag != "" {
+		return *binFlag, nil
+	}
+	fmt.Fprintln(os.Stderr, "bench: building mcpbridge")
+	return buildPackage(dir, "mcpbridge", "./cmd/mcpbridge")
+}
+
+// buildProfserve builds bench/cmd/profserve (mcpbridge with pprof and runtime counters on a
+// side port) into dir.
+func buildProfserve(dir string) (string, error) {
+	fmt.Fprintln(os.Stderr, "bench: building bench/cmd/profserve")
+	return buildPackage(dir, "profserve", "./bench/cmd/profserve")
+}
+
 // freeAddr returns a loopback address nothing listens on now.
 func freeAddr() (string, error) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
@@ -364,12 +380,9 @@ func runProcesses() error {
 		return err
 	}
 	defer os.RemoveAll(dir)
-	bin := *binFlag
-	if bin == "" {
-		fmt.Fprintln(os.Stderr, "bench: building mcpbridge")
-		if bin, err = buildPackage(dir, "mcpbridge", "./cmd/mcpbridge"); err != nil {
-			return err
-		}
+	bin, err := mcpbridgeBin(dir)
+	if err != nil {
+		return err
 	}
 	s, err := startProcesses(dir, bin, *candidateBin, *floorFlag, splitList(*serveEnv))
 	if err != nil {

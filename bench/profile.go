@@ -39,8 +39,7 @@ func runProfile(dir string) error {
 	if err := os.MkdirAll(out, 0o755); err != nil {
 		return err
 	}
-	fmt.Fprintln(os.Stderr, "bench: building bench/cmd/profserve")
-	bin, err := buildPackage(dir, "profserve", "./bench/cmd/profserve")
+	bin, err := buildProfserve(dir)
 	if err != nil {
 		return err
 	}

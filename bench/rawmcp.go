@@ -71,28 +71,21 @@ func newRawMCP(url, era string, workers int) (*rawMCP, error) {
 
 // callTool calls the tool (get_user unless set) once as worker i.
 func (c *rawMCP) callTool(i int) error {
-	if c.tool != "" {
-		return c.callNamed(i)
+	tool, args := c.tool, c.args
+	if tool == "" {
+		tool, args = "get_user", getUserArgs
 	}
 	w := &c.w[i]
-	b := w.buf[:0]
-	b = append(b, `{"jsonrpc":"2.0","id":`...)
-	b = strconv.AppendInt(b, w.next, 10)
-	b = append(b, `,"method":"tools/call","params":{`...)
-	if c.modern {
-		b = append(b, clientMeta(c.era)...)
-		b = append(b, ',')
-	}
-	b = append(b, `"name":"get_user","arguments":{"id":"42","verbose":true}}}`...)
-	w.buf = b
-	w.next++
-	_, err := c.post(w, "tools/call", "get_user", b)
+	_, err := c.post(w, "tools/call", tool, c.toolCall(w, tool, args))
 	return err
 }
 
-// callNamed calls c.tool with c.args once as worker i.
-func (c *rawMCP) callNamed(i int) error {
-	w := &c.w[i]
+// getUserArgs are the arguments callTool gives get_user.
+var getUserArgs = []byte(`{"id":"42","verbose":true}`)
+
+// toolCall writes the tools/call message of tool with args into w's buffer, numbered by
+// w.next, and returns it.
+func (c *rawMCP) toolCall(w *rawWorker, tool string, args []byte) []byte {
 	b := w.buf[:0]
 	b = append(b, `{"jsonrpc":"2.0","id":`...)
 	b = strconv.AppendInt(b, w.next, 10)
@@ -102,22 +95,33 @@ func (c *rawMCP) callNamed(i int) error {
 		b = append(b, ',')
 	}
 	b = append(b, `"name":`...)
-	b = strconv.AppendQuote(b, c.tool)
+	b = strconv.AppendQuote(b, tool)
 	b = append(b, `,"arguments":`...)
-	b = append(b, c.args...)
+	b = append(b, args...)
 	b = append(b, "}}"...)
 	w.buf = b
 	w.next++
-	_, err := c.post(w, "tools/call", c.tool, b)
-	return err
+	return b
 }
 
-// post sends one JSON-RPC message and checks the answer: 202 for a notification, else a
-// JSON-RPC result (in a JSON body or an SSE stream) that is not a tool error.
+// post sends one JSON-RPC message and checks the answer (see send); it returns the
+// answer's headers.
 func (c *rawMCP) post(w *rawWorker, method, name string, body []byte) (http.Header, error) {
-	req, err := http.NewRequest(http.MethodPost, c.url, bytes.NewReader(body))
+	hdr, _, err := c.send(w, method, name, body)
 	if err != nil {
 		return nil, err
+	}
+	return hdr, nil
+}
+
+// send sends one JSON-RPC message and checks the answer: 202 for a notification, else a
+// JSON-RPC result (in a JSON body or an SSE stream) that is not a tool error. It returns
+// the answer's headers and body (for a result, its JSON-RPC message, also when the check
+// fails).
+func (c *rawMCP) send(w *rawWorker, method, name string, body []byte) (http.Header, []byte, error) {
+	req, err := http.NewRequest(http.MethodPost, c.url, bytes.NewReader(body))
+	if err != nil {
+		return nil, nil, err
 	}
 	h := req.Header
 	h.Set("Content-Type", "application/json")
@@ -136,29 +140,26 @@ func (c *rawMCP) post(w *rawWorker, method, name string, body []byte) (http.Head
 	}
 	resp, err := c.hc.Do(req)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	data, err := io.ReadAll(resp.Body)
 	resp.Body.Close()
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if strings.HasPrefix(method, "notifications/") {
 		if resp.StatusCode != http.StatusAccepted {
-			return nil, fmt.Errorf("status %d: %s", resp.StatusCode, data)
+			return nil, nil, fmt.Errorf("status %d: %s", resp.StatusCode, data)
 		}
-		return resp.Header, nil
+		return resp.Header, data, nil
 	}
 	if resp.StatusCode != http.StatusOK {
-		return nil, fmt.Errorf("status %d: %.200s", resp.StatusCode, data)
+		return nil, nil, fmt.Errorf("status %d: %.200s", resp.StatusCode, data)
 	}
 	if strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream") {
 		data = lastSSEData(data)
 	}
-	if err := checkAnswer(data); err != nil {
-		return nil, err
-	}
-	return resp.Header, nil
+	return resp.Header, data, checkAnswer(data)
 }
 
 // lastSSEData returns the data of the last SSE event that has any (priming events have none).

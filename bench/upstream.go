@@ -248,23 +248,18 @@ func runUpstream() error {
 	}
 	defer os.RemoveAll(dir)
 	var env []string
-	bin := *binFlag
-	profAddr := ""
+	var bin, profAddr string
 	if *profileDir != "" {
 		// The same CLI with pprof on a side port, idle until asked.
-		fmt.Fprintln(os.Stderr, "bench: building bench/cmd/profserve")
-		if bin, err = buildPackage(dir, "profserve", "./bench/cmd/profserve"); err != nil {
+		if bin, err = buildProfserve(dir); err != nil {
 			return err
 		}
 		if profAddr, err = freeAddr(); err != nil {
 			return err
 		}
 		env = append(env, "MCPBRIDGE_PROF_ADDR="+profAddr)
-	} else if bin == "" {
-		fmt.Fprintln(os.Stderr, "bench: building mcpbridge")
-		if bin, err = buildPackage(dir, "mcpbridge", "./cmd/mcpbridge"); err != nil {
-			return err
-		}
+	} else if bin, err = mcpbridgeBin(dir); err != nil {
+		return err
 	}
 	echo, err := buildPackage(dir, "echoserver", "./bench/cmd/echoserver")
 	if err != nil {

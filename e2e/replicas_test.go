@@ -86,6 +86,22 @@ func TestReplicasOnPostgres(t *testing.T) {
 	}
 }
 
+// ticketsReplicas runs n `mcpbridge serve` processes of the tickets config on one fresh
+// PostgreSQL database and one copy of the tickets app, and returns their base URLs.
+func ticketsReplicas(t *testing.T, n int) []string {
+	t.Helper()
+	dbURL := pgtest.URL(t)
+	ta := ticketsApp(t)
+	dir := t.TempDir()
+	cfg := ticketsConfig(t, dir, ta.Dir, "")
+	var bases []string
+	for i := range n {
+		g := startServe(t, serveOptions{Name: fmt.Sprintf("replica%d", i), Dir: dir, Config: cfg, Store: dbURL, Env: ticketsEnv(ta)})
+		bases = append(bases, g.Base)
+	}
+	return bases
+}
+
 // TestReplicasRoundRobin runs two `mcpbridge serve` processes on one PostgreSQL database
 // behind a round-robin proxy without sticky routing, and sends modern-era (2026-07-28)
 // traffic through it for a few seconds: clients calling a command tool in a loop, and Lowdefy
@@ -93,15 +109,7 @@ func TestReplicasOnPostgres(t *testing.T) {
 // consecutive calls of a work session are served by different replicas. The two replicas
 // share the store (work sessions) and the app's SQLite file. Nothing may fail.
 func TestReplicasRoundRobin(t *testing.T) {
-	dbURL := pgtest.URL(t)
-	ta := ticketsApp(t)
-	dir := t.TempDir()
-	cfg := ticketsConfig(t, dir, ta.Dir, "")
-	var bases []string
-	for i := range 2 {
-		g := startServe(t, serveOptions{Name: fmt.Sprintf("replica%d", i), Dir: dir, Config: cfg, Store: dbURL, Env: ticketsEnv(ta)})
-		bases = append(bases, g.Base)
-	}
+	bases := ticketsReplicas(t, 2)
 	const clients, journeys = 20, 4
 	const duration = 5 * time.Second
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
@@ -194,15 +202,7 @@ func TestReplicasRoundRobin(t *testing.T) {
 // answers (docs/deployment.md, the HAProxy stick table) clients in both transports' legacy
 // era call with no error.
 func TestReplicasLegacySticky(t *testing.T) {
-	dbURL := pgtest.URL(t)
-	ta := ticketsApp(t)
-	dir := t.TempDir()
-	cfg := ticketsConfig(t, dir, ta.Dir, "")
-	var bases []string
-	for i := range 2 {
-		g := startServe(t, serveOptions{Name: fmt.Sprintf("replica%d", i), Dir: dir, Config: cfg, Store: dbURL, Env: ticketsEnv(ta)})
-		bases = append(bases, g.Base)
-	}
+	bases := ticketsReplicas(t, 2)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 

@@ -135,9 +135,8 @@ type proxyHit struct {
 	Method, Name string
 }
 
-// startRoundRobin starts a round-robin proxy on loopback in front of bases and returns its
-// base URL; it is closed when the test ends.
-func startRoundRobin(t *testing.T, bases ...string) (*roundRobin, string) {
+// newRoundRobin returns the proxy state of one proxy in front of bases.
+func newRoundRobin(t *testing.T, bases []string) *roundRobin {
 	t.Helper()
 	rr := &roundRobin{}
 	for _, b := range bases {
@@ -147,6 +146,14 @@ func startRoundRobin(t *testing.T, bases ...string) (*roundRobin, string) {
 		}
 		rr.targets = append(rr.targets, u)
 	}
+	return rr
+}
+
+// startRoundRobin starts a round-robin proxy on loopback in front of bases and returns its
+// base URL; it is closed when the test ends.
+func startRoundRobin(t *testing.T, bases ...string) (*roundRobin, string) {
+	t.Helper()
+	rr := newRoundRobin(t, bases)
 	proxy := &httputil.ReverseProxy{
 		Rewrite: func(r *httputil.ProxyRequest) {
 			i := int((rr.n.Add(1) - 1) % uint64(len(rr.targets)))
@@ -168,14 +175,7 @@ func startRoundRobin(t *testing.T, bases ...string) (*roundRobin, string) {
 // request carrying that id there; requests without one go round robin.
 func startSticky(t *testing.T, bases ...string) (*roundRobin, string) {
 	t.Helper()
-	rr := &roundRobin{}
-	for _, b := range bases {
-		u, err := url.Parse(b)
-		if err != nil {
-			t.Fatalf("proxy target %q: %v", b, err)
-		}
-		rr.targets = append(rr.targets, u)
-	}
+	rr := newRoundRobin(t, bases)
 	var learned sync.Map // session id → replica index
 	const replicaHeader = "X-E2e-Replica"
 	proxy := &httputil.ReverseProxy{

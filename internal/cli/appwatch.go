@@ -6,12 +6,8 @@ import (
 	"fmt"
 	"io/fs"
 	"log/slog"
-	"os"
-	"os/signal"
 	"path/filepath"
 	"strings"
-	"syscall"
-	"time"
 
 	"github.com/mcpbridge/mcpbridge/internal/config"
 	"github.com/mcpbridge/mcpbridge/internal/gateway"
@@ -31,26 +27,7 @@ var appFileExts = map[string]bool{
 // definition; an app that does not load is logged with its problems and the running app is
 // kept. Connected clients are told the lists changed (notifications/tools/list_changed).
 func watchApp(ctx context.Context, dir string, g *gateway.Gateway, next func() (*config.Server, error), log *slog.Logger) {
-	hup := make(chan os.Signal, 1)
-	signal.Notify(hup, syscall.SIGHUP)
-	defer signal.Stop(hup)
-	sum := appSum(dir)
-	tick := time.NewTicker(reloadPoll)
-	defer tick.Stop()
-	for {
-		forced := false
-		select {
-		case <-ctx.Done():
-			return
-		case <-hup:
-			forced = true
-		case <-tick.C:
-		}
-		cur := appSum(dir)
-		if !forced && cur == sum {
-			continue
-		}
-		sum = cur
+	watch(ctx, func() string { return appSum(dir) }, func() {
 		s, err := next()
 		if err == nil {
 			err = g.ReloadServer(ctx, s)
@@ -61,10 +38,10 @@ func watchApp(ctx context.Context, dir string, g *gateway.Gateway, next func() (
 					log.Error("app reload refused; keeping the running app", "problem", line)
 				}
 			}
-			continue
+			return
 		}
 		log.Info("app reloaded", "app", dir)
-	}
+	})
 }
 
 // appSum fingerprints the app's files (see appFileExts): their paths, sizes and modification

@@ -36,8 +36,8 @@ func runAudit(ctx context.Context, e *env, args []string) error {
 
 func auditTail(ctx context.Context, e *env, args []string) error {
 	fs := newFlags(e, "audit tail", "[--config FILE | --store URL] [--server NAME] [--principal USER] [-n N] [--follow]")
-	cfgPath := fs.String("config", "", "config file (as for serve; its store is read)")
-	storeFlag := fs.String("store", "", "store URL (as for serve)")
+	var sf storeFlags
+	sf.add(fs, "config file (as for serve; its store is read)")
 	server := fs.String("server", "", "only the calls of this server")
 	principal := fs.String("principal", "", "only the calls of this user id")
 	n := fs.Int("n", 20, "how many of the newest rows to print first (at most "+strconv.Itoa(store.MaxAuditLimit)+")")
@@ -47,15 +47,9 @@ func auditTail(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	if len(pos) > 0 || *n < 0 {
-		if len(pos) > 0 {
-			fmt.Fprintf(e.stderr, "mcpbridge audit tail: unexpected argument %q\n", pos[0])
-		} else {
-			fmt.Fprintln(e.stderr, "mcpbridge audit tail: -n must not be negative")
-		}
-		fs.Usage()
-		return errUsage
+		return usageError(e, fs, pos, "-n must not be negative")
 	}
-	st, _, err := keysStore(ctx, e, *cfgPath, *storeFlag)
+	st, _, _, err := sf.open(ctx, e)
 	if err != nil {
 		return err
 	}

@@ -139,6 +139,18 @@ func newFlags(e *env, name, args string) *flag.FlagSet {
 	return fs
 }
 
+// usageError says what is wrong with a command's arguments (the first of pos, for a command
+// that takes none, else problem), prints the command's usage and returns errUsage.
+func usageError(e *env, fs *flag.FlagSet, pos []string, problem string) error {
+	if len(pos) > 0 {
+		fmt.Fprintf(e.stderr, "mcpbridge %s: unexpected argument %q\n", fs.Name(), pos[0])
+	} else {
+		fmt.Fprintf(e.stderr, "mcpbridge %s: %s\n", fs.Name(), problem)
+	}
+	fs.Usage()
+	return errUsage
+}
+
 // parse parses flags, allowing flags after positional arguments.
 func parse(fs *flag.FlagSet, args []string) ([]string, error) {
 	var pos []string

@@ -18,7 +18,8 @@ import (
 
 // clientFlags are the flags of tools and call: where the server is.
 type clientFlags struct {
-	config, url, store string
+	storeFlags
+	url string
 }
 
 // connectClient opens an MCP client session to server: in-process when the server comes
@@ -36,12 +37,7 @@ func connectClient(ctx context.Context, e *env, f clientFlags, server string) (*
 		}
 		return cs, func() { cs.Close() }, nil
 	}
-	cfg, _, err := loadConfig(f.config, nil)
-	if err != nil {
-		return nil, nil, err
-	}
-	log, _ := newLogger(e.stderr, "warn")
-	st, err := openStore(ctx, storeURL(f.store, cfg), log)
+	st, cfg, log, err := f.open(ctx, e)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -4,8 +4,10 @@ import (
 	"bufio"
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
 	"strings"
 	"text/tabwriter"
@@ -46,18 +48,29 @@ func runKeys(ctx context.Context, e *env, args []string) error {
 	return usage()
 }
 
-// keysStore opens the store serve would use with the same --config and --store.
-func keysStore(ctx context.Context, e *env, cfgPath, storeFlag string) (*store.Store, *config.Config, error) {
-	cfg, _, err := loadConfig(cfgPath, nil)
+// storeFlags are the --config and --store of the commands that work on the store serve
+// uses (keys, audit, and tools and call in-process).
+type storeFlags struct{ config, store string }
+
+// add defines --config, described by configHelp, and --store on fs.
+func (f *storeFlags) add(fs *flag.FlagSet, configHelp string) {
+	fs.StringVar(&f.config, "config", "", configHelp)
+	fs.StringVar(&f.store, "store", "", "store URL (as for serve)")
+}
+
+// open opens the store serve would use with the same --config and --store, and returns it
+// with the config and the logger (of warnings, to e.stderr) it was opened with.
+func (f *storeFlags) open(ctx context.Context, e *env) (*store.Store, *config.Config, *slog.Logger, error) {
+	cfg, _, err := loadConfig(f.config, nil)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	log, _ := newLogger(e.stderr, "warn")
-	st, err := openStore(ctx, storeURL(storeFlag, cfg), log)
+	st, err := openStore(ctx, storeURL(f.store, cfg), log)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
-	return st, cfg, nil
+	return st, cfg, log, nil
 }
 
 func splitList(s string) []string {
@@ -72,8 +85,8 @@ func splitList(s string) []string {
 
 func keysCreate(ctx context.Context, e *env, args []string) error {
 	fs := newFlags(e, "keys create", "--user ID [--roles a,b] [--servers x,y] [--name LABEL] [--user-name NAME] [--email EMAIL] [--admin] [--config FILE] [--store URL]")
-	cfgPath := fs.String("config", "", "config file (as for serve)")
-	storeFlag := fs.String("store", "", "store URL (as for serve)")
+	var sf storeFlags
+	sf.add(fs, "config file (as for serve)")
 	user := fs.String("user", "", "the user id the key authenticates as (required)")
 	roles := fs.String("roles", "", "comma-separated roles of the user")
 	servers := fs.String("servers", "", "comma-separated servers the key is limited to (default: any its roles allow)")
@@ -86,15 +99,9 @@ func keysCreate(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	if len(pos) > 0 || strings.TrimSpace(*user) == "" {
-		if len(pos) > 0 {
-			fmt.Fprintf(e.stderr, "mcpbridge keys create: unexpected argument %q\n", pos[0])
-		} else {
-			fmt.Fprintln(e.stderr, "mcpbridge keys create: --user is required")
-		}
-		fs.Usage()
-		return errUsage
+		return usageError(e, fs, pos, "--user is required")
 	}
-	st, cfg, err := keysStore(ctx, e, *cfgPath, *storeFlag)
+	st, cfg, _, err := sf.open(ctx, e)
 	if err != nil {
 		return err
 	}
@@ -127,12 +134,12 @@ func listOr(l []string, none string) string {
 
 func keysList(ctx context.Context, e *env, args []string) error {
 	fs := newFlags(e, "keys list", "[--config FILE] [--store URL]")
-	cfgPath := fs.String("config", "", "config file (as for serve)")
-	storeFlag := fs.String("store", "", "store URL (as for serve)")
+	var sf storeFlags
+	sf.add(fs, "config file (as for serve)")
 	if _, err := parse(fs, args); err != nil {
 		return err
 	}
-	st, _, err := keysStore(ctx, e, *cfgPath, *storeFlag)
+	st, _, _, err := sf.open(ctx, e)
 	if err != nil {
 		return err
 	}
@@ -163,8 +170,8 @@ func orDash(s string) string {
 
 func keysRevoke(ctx context.Context, e *env, args []string) error {
 	fs := newFlags(e, "keys revoke", "[--config FILE] [--store URL] ID")
-	cfgPath := fs.String("config", "", "config file (as for serve)")
-	storeFlag := fs.String("store", "", "store URL (as for serve)")
+	var sf storeFlags
+	sf.add(fs, "config file (as for serve)")
 	pos, err := parse(fs, args)
 	if err != nil {
 		return err
@@ -173,7 +180,7 @@ func keysRevoke(ctx context.Context, e *env, args []string) error {
 		fs.Usage()
 		return errUsage
 	}
-	st, _, err := keysStore(ctx, e, *cfgPath, *storeFlag)
+	st, _, _, err := sf.open(ctx, e)
 	if err != nil {
 		return err
 	}

@@ -110,9 +110,7 @@ func runServe(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	if len(pos) > 0 {
-		fmt.Fprintf(e.stderr, "mcpbridge serve: unexpected argument %q\n", pos[0])
-		fs.Usage()
-		return errUsage
+		return usageError(e, fs, pos, "")
 	}
 	log, err := newLogger(e.stderr, *logLevel)
 	if err != nil {

@@ -219,17 +219,26 @@ func cmpOr(a, b string) string {
 	return b
 }
 
+// bearerPrincipal is the principal a request's credentials bind a legacy session to: an
+// authenticated principal that came with a bearer token (ok), else none. It serves both
+// withTokenInfo and bearerUser, so the session the SDK binds and the owner the lean path
+// checks are the same.
+func bearerPrincipal(r *http.Request) (p auth.Principal, ok bool) {
+	p = auth.FromContext(r.Context())
+	if !p.Authenticated() {
+		return auth.Principal{}, false
+	}
+	if _, ok := auth.BearerToken(r); !ok {
+		return auth.Principal{}, false
+	}
+	return p, true
+}
+
 // bearerUser is the user a request's credentials bind a legacy session to, as
 // withTokenInfo hands it to the SDK: the principal's user when it came with a bearer token,
 // else "".
 func bearerUser(r *http.Request) string {
-	p := auth.FromContext(r.Context())
-	if !p.Authenticated() {
-		return ""
-	}
-	if _, ok := auth.BearerToken(r); !ok {
-		return ""
-	}
+	p, _ := bearerPrincipal(r)
 	return p.User
 }
 
@@ -241,11 +250,8 @@ const principalExtra = "mcpbridge.principal"
 // user gets 403) and passes the TokenInfo of each request to the method handlers, where
 // principalMiddleware takes the principal from it.
 func withTokenInfo(h http.Handler, r *http.Request) http.Handler {
-	p := auth.FromContext(r.Context())
-	if !p.Authenticated() {
-		return h
-	}
-	if _, ok := auth.BearerToken(r); !ok {
+	p, ok := bearerPrincipal(r)
+	if !ok {
 		return h
 	}
 	ti := &sdkauth.TokenInfo{UserID: p.User, Extra: map[string]any{principalExtra: p}}

@@ -366,18 +366,7 @@ func TestT7_Prompts(t *testing.T) {
 
 func post(t *testing.T, url string, hdr map[string]string, body string) (*http.Response, map[string]any) {
 	t.Helper()
-	req, _ := http.NewRequest("POST", url, strings.NewReader(body))
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/json, text/event-stream")
-	for k, v := range hdr {
-		req.Header.Set(k, v)
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	b, _ := io.ReadAll(resp.Body)
+	resp, b := rawPost(t, http.DefaultClient, url, hdr, body)
 	var m map[string]any
 	if strings.HasPrefix(resp.Header.Get("Content-Type"), "application/json") {
 		if err := json.Unmarshal(b, &m); err != nil {
@@ -452,18 +441,7 @@ func TestT12_ProtocolErrors(t *testing.T) {
 	}
 	h := map[string]string{"Mcp-Session-Id": sid, "MCP-Protocol-Version": "2025-11-25"}
 	post(t, u, h, `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
-	req, _ := http.NewRequest("POST", u, strings.NewReader(`{"jsonrpc":"2.0","id":7,"method":"no/such"}`))
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/json, text/event-stream")
-	for k, v := range h {
-		req.Header.Set(k, v)
-	}
-	r2, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, _ := io.ReadAll(r2.Body)
-	r2.Body.Close()
+	r2, b := rawPost(t, http.DefaultClient, u, h, `{"jsonrpc":"2.0","id":7,"method":"no/such"}`)
 	if !strings.Contains(string(b), "-32601") {
 		t.Errorf("T12.2: %d %s", r2.StatusCode, b)
 	}
@@ -507,18 +485,7 @@ func TestT14_2_ScriptInjection(t *testing.T) {
 			hdr["Mcp-Method"], hdr["Mcp-Name"] = "tools/call", "echo"
 		}
 		msg, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": params})
-		req, _ := http.NewRequest("POST", srv.URL+"/mcp/demo", bytes.NewReader(msg))
-		req.Header.Set("Content-Type", "application/json")
-		req.Header.Set("Accept", "application/json, text/event-stream")
-		for k, v := range hdr {
-			req.Header.Set(k, v)
-		}
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		body, _ := io.ReadAll(resp.Body)
-		resp.Body.Close()
+		resp, body := rawPost(t, http.DefaultClient, srv.URL+"/mcp/demo", hdr, string(msg))
 		ct := resp.Header.Get("Content-Type")
 		if resp.StatusCode != 200 || !(strings.HasPrefix(ct, "application/json") || strings.HasPrefix(ct, "text/event-stream")) {
 			t.Errorf("%s: tools/call with script: %d %q", era, resp.StatusCode, ct)

@@ -35,14 +35,35 @@ servers:
         argv: [sh, -c, "echo broken >&2; exit 3"]
 `
 
-// leanPost sends one stateless request and returns the JSON-RPC message of the answer, its
-// Content-Type and status.
-func leanPost(t *testing.T, url string, hdr map[string]string, body string) (any, string, int) {
+// leanServe serves a gateway of leanConfig made with opts, closed when the test ends, and
+// returns it and the URL of its lean server.
+func leanServe(t *testing.T, opts Options) (*Gateway, string) {
+	t.Helper()
+	cfg, err := config.Parse("lean.yaml", t.TempDir(), []byte(leanConfig), backend.Kinds())
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := New(context.Background(), cfg, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { g.Close() })
+	srv := httptest.NewServer(g.Handler())
+	t.Cleanup(srv.Close)
+	return g, srv.URL + "/mcp/lean"
+}
+
+// leanSend sends one request with protocol version version (none when empty) and the headers
+// hdr, and returns the answer (its body closed) and its JSON-RPC message: the body, or the
+// data of the event stream's last message.
+func leanSend(t *testing.T, url, version string, hdr map[string]string, body string) (*http.Response, []byte) {
 	t.Helper()
 	req, _ := http.NewRequest("POST", url, strings.NewReader(body))
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "application/json, text/event-stream")
-	req.Header.Set("Mcp-Protocol-Version", "2026-07-28")
+	if version != "" {
+		req.Header.Set("Mcp-Protocol-Version", version)
+	}
 	for k, v := range hdr {
 		req.Header.Set(k, v)
 	}
@@ -52,8 +73,7 @@ func leanPost(t *testing.T, url string, hdr map[string]string, body string) (any
 	}
 	defer resp.Body.Close()
 	raw, _ := io.ReadAll(resp.Body)
-	ct := resp.Header.Get("Content-Type")
-	if strings.HasPrefix(ct, "text/event-stream") {
+	if strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream") {
 		sc := bufio.NewScanner(bytes.NewReader(raw))
 		for sc.Scan() {
 			if d, ok := strings.CutPrefix(sc.Text(), "data: "); ok && strings.Contains(d, `"jsonrpc"`) {
@@ -61,28 +81,25 @@ func leanPost(t *testing.T, url string, hdr map[string]string, body string) (any
 			}
 		}
 	}
+	return resp, raw
+}
+
+// leanPost sends one stateless request and returns the JSON-RPC message of the answer, its
+// Content-Type and status.
+func leanPost(t *testing.T, url string, hdr map[string]string, body string) (any, string, int) {
+	t.Helper()
+	resp, raw := leanSend(t, url, "2026-07-28", hdr, body)
 	var v any
 	if err := json.Unmarshal(raw, &v); err != nil {
 		t.Fatalf("answer is not JSON: %s", raw)
 	}
-	return v, ct, resp.StatusCode
+	return v, resp.Header.Get("Content-Type"), resp.StatusCode
 }
 
 // The lean path answers a stateless tools/call exactly as the SDK's handler does (the same
 // JSON-RPC message), and leaves to the SDK what it does not handle.
 func TestLeanPathMatchesSDK(t *testing.T) {
-	cfg, err := config.Parse("lean.yaml", t.TempDir(), []byte(leanConfig), backend.Kinds())
-	if err != nil {
-		t.Fatal(err)
-	}
-	g, err := New(context.Background(), cfg, Options{Version: "test"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer g.Close()
-	srv := httptest.NewServer(g.Handler())
-	defer srv.Close()
-	url := srv.URL + "/mcp/lean"
+	g, url := leanServe(t, Options{Version: "test"})
 	meta := `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},"io.modelcontextprotocol/clientInfo":{"name":"t","version":"1"}}`
 	call := func(id, name, args string) string {
 		return `{"jsonrpc":"2.0","id":` + id + `,"method":"tools/call","params":{"name":"` + name + `","arguments":` + args + `,` + meta + `}}`
@@ -131,28 +148,12 @@ func TestLeanPathMatchesSDK(t *testing.T) {
 // answer and its Content-Type.
 func legacyPost(t *testing.T, url, sid, body string) (any, string) {
 	t.Helper()
-	req, _ := http.NewRequest("POST", url, strings.NewReader(body))
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/json, text/event-stream")
-	req.Header.Set("Mcp-Protocol-Version", "2025-11-25")
+	var hdr map[string]string
 	if sid != "" {
-		req.Header.Set("Mcp-Session-Id", sid)
+		hdr = map[string]string{"Mcp-Session-Id": sid}
 	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	raw, _ := io.ReadAll(resp.Body)
+	resp, raw := leanSend(t, url, "2025-11-25", hdr, body)
 	ct := resp.Header.Get("Content-Type")
-	if strings.HasPrefix(ct, "text/event-stream") {
-		sc := bufio.NewScanner(bytes.NewReader(raw))
-		for sc.Scan() {
-			if d, ok := strings.CutPrefix(sc.Text(), "data: "); ok && strings.Contains(d, `"jsonrpc"`) {
-				raw = []byte(d)
-			}
-		}
-	}
 	if resp.StatusCode == http.StatusAccepted {
 		return nil, ct
 	}
@@ -166,15 +167,8 @@ func legacyPost(t *testing.T, url, sid, body string) (any, string) {
 // openLegacy initializes a 2025-11-25 session and returns its id.
 func openLegacy(t *testing.T, url string) string {
 	t.Helper()
-	req, _ := http.NewRequest("POST", url, strings.NewReader(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`))
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/json, text/event-stream")
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	io.ReadAll(resp.Body) // the answer ends once initialize is handled
-	resp.Body.Close()
+	// the answer ends once initialize is handled
+	resp, _ := leanSend(t, url, "", nil, `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`)
 	sid := resp.Header.Get("Mcp-Session-Id")
 	if sid == "" {
 		t.Fatalf("initialize: %d, no session", resp.StatusCode)
@@ -187,18 +181,7 @@ func openLegacy(t *testing.T, url string) string {
 // message as the SDK's event stream, and leaves to the SDK the calls that may send more
 // than their result: a progress token, _meta, or a session that set a log level.
 func TestLeanLegacyMatchesSDK(t *testing.T) {
-	cfg, err := config.Parse("lean.yaml", t.TempDir(), []byte(leanConfig), backend.Kinds())
-	if err != nil {
-		t.Fatal(err)
-	}
-	g, err := New(context.Background(), cfg, Options{Version: "test"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer g.Close()
-	srv := httptest.NewServer(g.Handler())
-	defer srv.Close()
-	url := srv.URL + "/mcp/lean"
+	g, url := leanServe(t, Options{Version: "test"})
 	sid := openLegacy(t, url)
 	call := func(id, name, args string) string {
 		return `{"jsonrpc":"2.0","id":` + id + `,"method":"tools/call","params":{"name":"` + name + `","arguments":` + args + `}}`
@@ -249,15 +232,7 @@ func TestLeanLegacyMatchesSDK(t *testing.T) {
 		t.Errorf("the other session's call did not take the lean path")
 	}
 	// An unknown session is the SDK's to refuse.
-	req, _ := http.NewRequest("POST", url, strings.NewReader(call("12", "echo", `{"m":"x"}`)))
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/json, text/event-stream")
-	req.Header.Set("Mcp-Session-Id", "no-such-session")
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	resp.Body.Close()
+	resp, _ := leanSend(t, url, "", map[string]string{"Mcp-Session-Id": "no-such-session"}, call("12", "echo", `{"m":"x"}`))
 	if resp.StatusCode != http.StatusNotFound {
 		t.Errorf("unknown session: %d, want 404", resp.StatusCode)
 	}
@@ -266,18 +241,7 @@ func TestLeanLegacyMatchesSDK(t *testing.T) {
 // Calls answered by the lean path keep a legacy session alive: the idle time counts from
 // the end of the last request, whichever path answered it.
 func TestLeanLegacyKeepsSessionAlive(t *testing.T) {
-	cfg, err := config.Parse("lean.yaml", t.TempDir(), []byte(leanConfig), backend.Kinds())
-	if err != nil {
-		t.Fatal(err)
-	}
-	g, err := New(context.Background(), cfg, Options{Version: "test", SessionTimeout: 600 * time.Millisecond})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer g.Close()
-	srv := httptest.NewServer(g.Handler())
-	defer srv.Close()
-	url := srv.URL + "/mcp/lean"
+	g, url := leanServe(t, Options{Version: "test", SessionTimeout: 600 * time.Millisecond})
 	sid := openLegacy(t, url)
 	before := g.leanServed.Load()
 	for i := range 8 {
@@ -288,16 +252,7 @@ func TestLeanLegacyKeepsSessionAlive(t *testing.T) {
 		t.Fatalf("lean path answered %d of 8 calls", g.leanServed.Load()-before)
 	}
 	time.Sleep(1500 * time.Millisecond)
-	req, _ := http.NewRequest("POST", url, strings.NewReader(`{"jsonrpc":"2.0","id":99,"method":"ping"}`))
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/json, text/event-stream")
-	req.Header.Set("Mcp-Session-Id", sid)
-	req.Header.Set("Mcp-Protocol-Version", "2025-11-25")
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	resp.Body.Close()
+	resp, _ := leanSend(t, url, "2025-11-25", map[string]string{"Mcp-Session-Id": sid}, `{"jsonrpc":"2.0","id":99,"method":"ping"}`)
 	if resp.StatusCode != http.StatusNotFound {
 		t.Errorf("a session idle for 1.5 s with session_idle 600ms answered %d, want 404", resp.StatusCode)
 	}

@@ -36,29 +36,16 @@ const (
 
 // writeRPCError writes a JSON-RPC error object with HTTP status code.
 func writeRPCError(w http.ResponseWriter, status int, id json.RawMessage, code int, msg string) {
-	if len(id) == 0 {
-		id = json.RawMessage("null")
-	}
-	body, _ := json.Marshal(map[string]any{
-		"jsonrpc": "2.0",
-		"id":      id,
-		"error":   map[string]any{"code": code, "message": msg},
-	})
-	h := w.Header()
-	h.Del("Content-Length")
-	h.Set("Content-Type", "application/json")
-	h.Set("X-Content-Type-Options", "nosniff")
-	w.WriteHeader(status)
-	w.Write(body)
-	w.Write([]byte("\n"))
+	writeRPCErrorObject(w, status, id, map[string]any{"code": code, "message": msg})
 }
 
-// writeRPCErrorObject writes a JSON-RPC error object, data included, with HTTP status code.
-func writeRPCErrorObject(w http.ResponseWriter, status int, id json.RawMessage, je *jsonrpc.Error) {
+// writeRPCErrorObject writes the JSON-RPC answer to id (null when empty) whose error object
+// is e (a *jsonrpc.Error, data included), with HTTP status code.
+func writeRPCErrorObject(w http.ResponseWriter, status int, id json.RawMessage, e any) {
 	if len(id) == 0 {
 		id = json.RawMessage("null")
 	}
-	body, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": id, "error": je})
+	body, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": id, "error": e})
 	h := w.Header()
 	h.Del("Content-Length")
 	h.Set("Content-Type", "application/json")

@@ -384,15 +384,7 @@ servers:
 `
 	srv := gatewaytest.Start(t, v1, gateway.Options{})
 	keep, change, drop := lastSeam("keep"), lastSeam("change"), lastSeam("drop")
-	changed := make(chan struct{}, 4)
-	c := mcp.NewClient(&mcp.Implementation{Name: "reload-test", Version: "1"}, &mcp.ClientOptions{
-		ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) { changed <- struct{}{} },
-	})
-	cs, err := c.Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: srv.URL + "/mcp/change"}, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cs.Close()
+	_, changed := listChangedSession(t, srv.URL+"/mcp/change")
 	next, err := config.Parse("test.yaml", t.TempDir(), []byte(`
 listen: 127.0.0.1:9999
 servers:
@@ -435,15 +427,7 @@ servers:
 func TestReloadServer(t *testing.T) {
 	srv := gatewaytest.Start(t, "servers:\n  flaky: {kind: test-seam, description: d}\n", gateway.Options{})
 	first := lastSeam("flaky")
-	changed := make(chan struct{}, 4)
-	c := mcp.NewClient(&mcp.Implementation{Name: "reload-test", Version: "1"}, &mcp.ClientOptions{
-		ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) { changed <- struct{}{} },
-	})
-	cs, err := c.Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: srv.URL + "/mcp/flaky"}, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cs.Close()
+	cs, changed := listChangedSession(t, srv.URL+"/mcp/flaky")
 	def := srv.Entry("flaky").Config()
 	if err := srv.ReloadServer(context.Background(), def); err != nil {
 		t.Fatal(err)
@@ -565,15 +549,7 @@ servers:
       notes: {uri: "docs://notes", file: notes.txt}
       fixed: {uri: "docs://fixed", text: "never changes"}
 `, gateway.Options{})
-	updated := make(chan string, 4)
-	c := mcp.NewClient(&mcp.Implementation{Name: "sub-test", Version: "1"}, &mcp.ClientOptions{
-		ResourceUpdatedHandler: func(_ context.Context, req *mcp.ResourceUpdatedNotificationRequest) { updated <- req.Params.URI },
-	})
-	cs, err := c.Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: srv.URL + "/mcp/docs"}, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cs.Close()
+	cs, updated := resourceUpdatedSession(t, srv.URL+"/mcp/docs")
 	if !cs.InitializeResult().Capabilities.Resources.Subscribe {
 		t.Error("the resources capability does not offer subscribe")
 	}
@@ -707,15 +683,7 @@ servers:
 `
 	}
 	srv := gatewaytest.Start(t, def("v1"), gateway.Options{})
-	updated := make(chan string, 4)
-	c := mcp.NewClient(&mcp.Implementation{Name: "sub-test", Version: "1"}, &mcp.ClientOptions{
-		ResourceUpdatedHandler: func(_ context.Context, req *mcp.ResourceUpdatedNotificationRequest) { updated <- req.Params.URI },
-	})
-	cs, err := c.Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: srv.URL + "/mcp/docs"}, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cs.Close()
+	cs, updated := resourceUpdatedSession(t, srv.URL+"/mcp/docs")
 	for _, uri := range []string{"docs://notes", "docs://fixed"} {
 		if err := cs.Subscribe(context.Background(), &mcp.SubscribeParams{URI: uri}); err != nil {
 			t.Fatal(err)
@@ -743,4 +711,39 @@ servers:
 	if err != nil || rr.Contents[0].Text != "v2" {
 		t.Errorf("read after the change = %+v, %v", rr, err)
 	}
+}
+
+// listChangedSession opens a 2025-11-25 session on endpoint, closed when the test ends, and
+// returns it with the channel that receives its tools/list_changed notifications.
+func listChangedSession(t *testing.T, endpoint string) (*mcp.ClientSession, chan struct{}) {
+	t.Helper()
+	changed := make(chan struct{}, 4)
+	c := mcp.NewClient(&mcp.Implementation{Name: "reload-test", Version: "1"}, &mcp.ClientOptions{
+		ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) { changed <- struct{}{} },
+	})
+	return connectLegacy(t, c, endpoint), changed
+}
+
+// resourceUpdatedSession opens a 2025-11-25 session on endpoint, closed when the test ends,
+// and returns it with the channel that receives the URIs of its resources/updated
+// notifications.
+func resourceUpdatedSession(t *testing.T, endpoint string) (*mcp.ClientSession, chan string) {
+	t.Helper()
+	updated := make(chan string, 4)
+	c := mcp.NewClient(&mcp.Implementation{Name: "sub-test", Version: "1"}, &mcp.ClientOptions{
+		ResourceUpdatedHandler: func(_ context.Context, req *mcp.ResourceUpdatedNotificationRequest) { updated <- req.Params.URI },
+	})
+	return connectLegacy(t, c, endpoint), updated
+}
+
+// connectLegacy connects c to endpoint in the 2025-11-25 protocol, and closes the session
+// when the test ends.
+func connectLegacy(t *testing.T, c *mcp.Client, endpoint string) *mcp.ClientSession {
+	t.Helper()
+	cs, err := c.Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: endpoint}, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cs.Close() })
+	return cs
 }

@@ -91,6 +91,38 @@ func settingsOf(a *app.App) (*mcpSettings, error) {
 	bad := func(path, format string, args ...any) {
 		errs = append(errs, fmt.Errorf("the app's mcp.%s: %s", path, fmt.Sprintf(format, args...)))
 	}
+	str := func(path string, v any) string {
+		s, ok := v.(string)
+		if !ok {
+			bad(path, "must be a string")
+		}
+		return s
+	}
+	boolean := func(path string, v any) bool {
+		b, ok := v.(bool)
+		if !ok {
+			bad(path, "must be true or false")
+		}
+		return b
+	}
+	// entries calls each for the entries of mcp.k (tools, resources), a map v of objects;
+	// what is not is reported as notMap or notObject.
+	entries := func(k string, v any, notMap, notObject string, each func(name, path string, o *jsvalue.Object)) {
+		o, ok := v.(*jsvalue.Object)
+		if !ok {
+			bad(k, "%s", notMap)
+			return
+		}
+		for name, ev := range o.Range {
+			path := k + "." + name
+			eo, ok := ev.(*jsvalue.Object)
+			if !ok {
+				bad(path, "%s", notObject)
+				continue
+			}
+			each(name, path, eo)
+		}
+	}
 	for k, v := range a.MCP.Range {
 		switch k {
 		case "limits":
@@ -102,93 +134,59 @@ func settingsOf(a *app.App) (*mcpSettings, error) {
 			}
 			s.enabled = b
 		case "tools":
-			o, ok := v.(*jsvalue.Object)
-			if !ok {
-				bad(k, "must map tool names to {description, enabled, confirm}")
-				continue
-			}
-			for name, tv := range o.Range {
-				path := "tools." + name
-				to, ok := tv.(*jsvalue.Object)
-				if !ok {
-					bad(path, "must be an object such as {description: ..., enabled: false, confirm: true}")
-					continue
-				}
-				var ov toolOverride
-				for key, val := range to.Range {
-					switch key {
-					case "description":
-						if ov.description, ok = val.(string); !ok {
-							bad(path+"."+key, "must be a string")
+			entries(k, v, "must map tool names to {description, enabled, confirm}",
+				"must be an object such as {description: ..., enabled: false, confirm: true}",
+				func(name, path string, to *jsvalue.Object) {
+					var ov toolOverride
+					for key, val := range to.Range {
+						switch key {
+						case "description":
+							ov.description = str(path+"."+key, val)
+						case "enabled":
+							b := boolean(path+"."+key, val)
+							ov.enabled = &b
+						case "confirm":
+							ov.confirm = boolean(path+"."+key, val)
+						default:
+							bad(path+"."+key, "unknown setting (there are description, enabled and confirm)")
 						}
-					case "enabled":
-						b, ok := val.(bool)
-						if !ok {
-							bad(path+"."+key, "must be true or false")
-						}
-						ov.enabled = &b
-					case "confirm":
-						if ov.confirm, ok = val.(bool); !ok {
-							bad(path+"."+key, "must be true or false")
-						}
-					default:
-						bad(path+"."+key, "unknown setting (there are description, enabled and confirm)")
 					}
-				}
-				s.tools[name] = ov
-				s.toolOrder = append(s.toolOrder, name)
-			}
+					s.tools[name] = ov
+					s.toolOrder = append(s.toolOrder, name)
+				})
 		case "resources":
-			o, ok := v.(*jsvalue.Object)
-			if !ok {
-				bad(k, "must map resource names to {description, enabled, page, requests}")
-				continue
-			}
-			for name, rv := range o.Range {
-				path := "resources." + name
-				ro, ok := rv.(*jsvalue.Object)
-				if !ok {
-					bad(path, "must be an object such as {enabled: false} or {page: dashboard, requests: [get_stats]}")
-					continue
-				}
-				var rs resourceSetting
-				for key, val := range ro.Range {
-					switch key {
-					case "description", "page":
-						str, ok := val.(string)
-						if !ok {
-							bad(path+"."+key, "must be a string")
-						}
-						if key == "page" {
-							rs.page = str
-						} else {
-							rs.description = str
-						}
-					case "enabled":
-						b, ok := val.(bool)
-						if !ok {
-							bad(path+"."+key, "must be true or false")
-						}
-						rs.enabled = &b
-					case "requests":
-						list, ok := val.([]any)
-						for _, x := range list {
-							str, isStr := x.(string)
-							if !isStr {
-								ok = false
+			entries(k, v, "must map resource names to {description, enabled, page, requests}",
+				"must be an object such as {enabled: false} or {page: dashboard, requests: [get_stats]}",
+				func(name, path string, ro *jsvalue.Object) {
+					var rs resourceSetting
+					for key, val := range ro.Range {
+						switch key {
+						case "description":
+							rs.description = str(path+"."+key, val)
+						case "page":
+							rs.page = str(path+"."+key, val)
+						case "enabled":
+							b := boolean(path+"."+key, val)
+							rs.enabled = &b
+						case "requests":
+							list, ok := val.([]any)
+							for _, x := range list {
+								id, isStr := x.(string)
+								if !isStr {
+									ok = false
+								}
+								rs.requests = append(rs.requests, id)
 							}
-							rs.requests = append(rs.requests, str)
+							if !ok {
+								bad(path+"."+key, "must be a list of request ids")
+							}
+						default:
+							bad(path+"."+key, "unknown setting (there are description, enabled, page and requests)")
 						}
-						if !ok {
-							bad(path+"."+key, "must be a list of request ids")
-						}
-					default:
-						bad(path+"."+key, "unknown setting (there are description, enabled, page and requests)")
 					}
-				}
-				s.resources[name] = rs
-				s.resourceOrder = append(s.resourceOrder, name)
-			}
+					s.resources[name] = rs
+					s.resourceOrder = append(s.resourceOrder, name)
+				})
 		default:
 			bad(k, "unknown setting (there are enabled, limits, tools and resources)")
 		}

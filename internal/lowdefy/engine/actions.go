@@ -123,13 +123,23 @@ func actWait(ctx context.Context, p *Page, run *actionRun, params any) (any, err
 	return jsvalue.Undefined, p.e.opts.Sleep(ctx, time.Duration(ms)*time.Millisecond)
 }
 
-func actSetState(ctx context.Context, p *Page, run *actionRun, params any) (any, error) {
+// paramsObject is an action's params as Object.entries sees them (setState, setGlobal): an
+// object, nothing for other values, and a TypeError for undefined and null.
+func paramsObject(params any) (*jsvalue.Object, error) {
 	o, ok := params.(*jsvalue.Object)
 	if !ok {
 		if jsvalue.IsNullish(params) {
 			return nil, errors.New("Cannot convert undefined or null to object")
 		}
 		o = jsvalue.NewObject(0)
+	}
+	return o, nil
+}
+
+func actSetState(ctx context.Context, p *Page, run *actionRun, params any) (any, error) {
+	o, err := paramsObject(params)
+	if err != nil {
+		return nil, err
 	}
 	p.setState(ctx, run, o)
 	return jsvalue.Undefined, nil
@@ -150,12 +160,9 @@ func (p *Page) setState(ctx context.Context, run *actionRun, values *jsvalue.Obj
 }
 
 func actSetGlobal(ctx context.Context, p *Page, run *actionRun, params any) (any, error) {
-	o, ok := params.(*jsvalue.Object)
-	if !ok {
-		if jsvalue.IsNullish(params) {
-			return nil, errors.New("Cannot convert undefined or null to object")
-		}
-		o = jsvalue.NewObject(0)
+	o, err := paramsObject(params)
+	if err != nil {
+		return nil, err
 	}
 	for k, v := range o.Range {
 		setPath(p.e.global, applyArrayIndices(run.ai, k), v)

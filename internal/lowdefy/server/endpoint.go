@@ -213,43 +213,43 @@ func orEmpty(v any) any {
 	return v
 }
 
-// controlKeys are the control keys in the order Lowdefy's handleControl looks for them:
-// the first key present decides.
-var controlKeys = []string{":for", ":if", ":log", ":parallel_for", ":parallel", ":reject", ":return", ":set_state", ":switch", ":throw", ":try", ":while"}
+// controls are the control keys in the order Lowdefy's handleControl looks for them (the
+// first key present decides), each with what runs it; :while, with none, is not
+// implemented in Lowdefy 4. init fills it, as the controls reach back here through
+// routine.
+var controls []controlRun
+
+type controlRun struct {
+	key string
+	run func(*routineRun, frame, *jsvalue.Object) (result, error)
+}
+
+func init() {
+	controls = []controlRun{
+		{":for", (*routineRun).controlFor},
+		{":if", (*routineRun).controlIf},
+		{":log", (*routineRun).controlLog},
+		{":parallel_for", (*routineRun).controlParallelFor},
+		{":parallel", (*routineRun).controlParallel},
+		{":reject", (*routineRun).controlReject},
+		{":return", (*routineRun).controlReturn},
+		{":set_state", (*routineRun).controlSetState},
+		{":switch", (*routineRun).controlSwitch},
+		{":throw", (*routineRun).controlThrow},
+		{":try", (*routineRun).controlTry},
+		{":while", nil},
+	}
+}
 
 func (r *routineRun) control(f frame, c *jsvalue.Object) result {
-	for _, key := range controlKeys {
-		if !c.Has(key) {
+	for _, ctl := range controls {
+		if !c.Has(ctl.key) {
 			continue
 		}
-		var res result
-		var err error
-		switch key {
-		case ":for":
-			res, err = r.controlFor(f, c)
-		case ":if":
-			res, err = r.controlIf(f, c)
-		case ":log":
-			res, err = r.controlLog(f, c)
-		case ":parallel_for":
-			res, err = r.controlParallelFor(f, c)
-		case ":parallel":
-			res, err = r.controlParallel(f, c)
-		case ":reject":
-			res, err = r.controlReject(f, c)
-		case ":return":
-			res, err = r.controlReturn(f, c)
-		case ":set_state":
-			res, err = r.controlSetState(f, c)
-		case ":switch":
-			res, err = r.controlSwitch(f, c)
-		case ":throw":
-			res, err = r.controlThrow(f, c)
-		case ":try":
-			res, err = r.controlTry(f, c)
-		default:
-			err = fmt.Errorf("Invalid %s in endpoint %q - %s is not implemented in Lowdefy 4.", key, r.endpointID, key)
+		if ctl.run == nil {
+			return r.fail(fmt.Errorf("Invalid %s in endpoint %q - %s is not implemented in Lowdefy 4.", ctl.key, r.endpointID, ctl.key))
 		}
+		res, err := ctl.run(r, f, c)
 		if err != nil {
 			return r.fail(err)
 		}

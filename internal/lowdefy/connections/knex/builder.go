@@ -648,6 +648,10 @@ func (b *builder) setReturning(v any) {
 	}
 }
 
+// errSQLiteDefault is knex's error for a row that leaves a column out on SQLite without
+// useNullAsDefault.
+var errSQLiteDefault = errors.New("`sqlite` does not support inserting default values. Specify values explicitly or use the `useNullAsDefault` config flag. (see docs https://knexjs.org/guide/query-builder.html#insert).")
+
 // sqlWriter accumulates SQL and bindings in order.
 type sqlWriter struct {
 	sb       strings.Builder
@@ -660,6 +664,16 @@ func (w *sqlWriter) add(f fragment) {
 }
 
 func (w *sqlWriter) str(s string) { w.sb.WriteString(s) }
+
+// list writes fs separated by commas.
+func (w *sqlWriter) list(fs []fragment) {
+	for i, f := range fs {
+		if i > 0 {
+			w.str(", ")
+		}
+		w.add(f)
+	}
+}
 
 // clauses writes where or having clauses joined by their and/or.
 func (w *sqlWriter) clauses(kw string, fs []fragment) {
@@ -698,12 +712,7 @@ func (b *builder) compile() (*compiled, error) {
 		returning()
 	case "update", "counter":
 		w.str("update " + b.table + " set ")
-		for i, f := range b.update {
-			if i > 0 {
-				w.str(", ")
-			}
-			w.add(f)
-		}
+		w.list(b.update)
 		w.clauses("where", b.wheres)
 		if b.method == "update" {
 			returning()
@@ -720,12 +729,7 @@ func (b *builder) compile() (*compiled, error) {
 		if len(b.columns) == 0 {
 			w.str("*")
 		}
-		for i, c := range b.columns {
-			if i > 0 {
-				w.str(", ")
-			}
-			w.add(c)
-		}
+		w.list(b.columns)
 		if b.table != "" {
 			w.str(" from " + b.table)
 		}
@@ -736,22 +740,12 @@ func (b *builder) compile() (*compiled, error) {
 		w.clauses("where", b.wheres)
 		if len(b.groups) > 0 {
 			w.str(" group by ")
-			for i, g := range b.groups {
-				if i > 0 {
-					w.str(", ")
-				}
-				w.add(g)
-			}
+			w.list(b.groups)
 		}
 		w.clauses("having", b.havings)
 		if len(b.orders) > 0 {
 			w.str(" order by ")
-			for i, o := range b.orders {
-				if i > 0 {
-					w.str(", ")
-				}
-				w.add(o)
-			}
+			w.list(b.orders)
 		}
 		b.compileLimit(&w)
 	}
@@ -837,7 +831,7 @@ func (b *builder) compileInsert(w *sqlWriter) error {
 				v := r.Prop(c)
 				if jsvalue.IsUndefined(v) {
 					if !b.nullAsDefault {
-						return errors.New("`sqlite` does not support inserting default values. Specify values explicitly or use the `useNullAsDefault` config flag. (see docs https://knexjs.org/guide/query-builder.html#insert).")
+						return errSQLiteDefault
 					}
 					v = nil
 				}
@@ -860,7 +854,7 @@ func (b *builder) compileInsert(w *sqlWriter) error {
 			if jsvalue.IsUndefined(v) {
 				if sqlite {
 					if !b.nullAsDefault {
-						return errors.New("`sqlite` does not support inserting default values. Specify values explicitly or use the `useNullAsDefault` config flag. (see docs https://knexjs.org/guide/query-builder.html#insert).")
+						return errSQLiteDefault
 					}
 					w.add(fragment{sql: "?", bindings: []any{nil}})
 					continue

@@ -119,6 +119,31 @@ func (b bulkOp) extras(set func(field string, v any)) error {
 	return nil
 }
 
+// setExtras reads the operation's extras (see extras) into m, a write model of any kind but
+// insertOne's: collation and hint, and upsert and arrayFilters where m has them (updates
+// have both, replaceOne only upsert).
+func setExtras[M interface {
+	SetCollation(*options.Collation) M
+	SetHint(any) M
+}](b bulkOp, m M) error {
+	return b.extras(func(f string, v any) {
+		switch f {
+		case "upsert":
+			if u, ok := any(m).(interface{ SetUpsert(bool) M }); ok {
+				u.SetUpsert(v.(bool))
+			}
+		case "arrayFilters":
+			if u, ok := any(m).(interface{ SetArrayFilters([]any) M }); ok {
+				u.SetArrayFilters(v.([]any))
+			}
+		case "collation":
+			m.SetCollation(v.(*options.Collation))
+		case "hint":
+			m.SetHint(v)
+		}
+	})
+}
+
 // bulkModels converts the operations into write models. Documents inserted without an
 // _id get one here, put first as the driver does, so the result can list them.
 func bulkModels(ops []any) ([]mongo.WriteModel, *jsvalue.Object, error) {
@@ -177,33 +202,11 @@ func bulkModels(ops []any) ([]mongo.WriteModel, *jsvalue.Object, error) {
 			}
 			if name == "updateOne" {
 				m := mongo.NewUpdateOneModel().SetFilter(filter).SetUpdate(u)
-				err = b.extras(func(f string, v any) {
-					switch f {
-					case "upsert":
-						m.SetUpsert(v.(bool))
-					case "arrayFilters":
-						m.SetArrayFilters(v.([]any))
-					case "collation":
-						m.SetCollation(v.(*options.Collation))
-					case "hint":
-						m.SetHint(v)
-					}
-				})
+				err = setExtras(b, m)
 				models = append(models, m)
 			} else {
 				m := mongo.NewUpdateManyModel().SetFilter(filter).SetUpdate(u)
-				err = b.extras(func(f string, v any) {
-					switch f {
-					case "upsert":
-						m.SetUpsert(v.(bool))
-					case "arrayFilters":
-						m.SetArrayFilters(v.([]any))
-					case "collation":
-						m.SetCollation(v.(*options.Collation))
-					case "hint":
-						m.SetHint(v)
-					}
-				})
+				err = setExtras(b, m)
 				models = append(models, m)
 			}
 			if err != nil {
@@ -215,39 +218,22 @@ func bulkModels(ops []any) ([]mongo.WriteModel, *jsvalue.Object, error) {
 				return nil, nil, err
 			}
 			m := mongo.NewReplaceOneModel().SetFilter(filter).SetReplacement(r)
-			if err := b.extras(func(f string, v any) {
-				switch f {
-				case "upsert":
-					m.SetUpsert(v.(bool))
-				case "collation":
-					m.SetCollation(v.(*options.Collation))
-				case "hint":
-					m.SetHint(v)
-				}
-			}); err != nil {
+			if err := setExtras(b, m); err != nil {
 				return nil, nil, err
 			}
 			models = append(models, m)
-		case "deleteOne", "deleteMany":
-			d1 := mongo.NewDeleteOneModel().SetFilter(filter)
-			dm := mongo.NewDeleteManyModel().SetFilter(filter)
-			if err := b.extras(func(f string, v any) {
-				switch f {
-				case "collation":
-					d1.SetCollation(v.(*options.Collation))
-					dm.SetCollation(v.(*options.Collation))
-				case "hint":
-					d1.SetHint(v)
-					dm.SetHint(v)
-				}
-			}); err != nil {
+		case "deleteOne":
+			m := mongo.NewDeleteOneModel().SetFilter(filter)
+			if err := setExtras(b, m); err != nil {
 				return nil, nil, err
 			}
-			if name == "deleteOne" {
-				models = append(models, d1)
-			} else {
-				models = append(models, dm)
+			models = append(models, m)
+		case "deleteMany":
+			m := mongo.NewDeleteManyModel().SetFilter(filter)
+			if err := setExtras(b, m); err != nil {
+				return nil, nil, err
 			}
+			models = append(models, m)
 		}
 	}
 	return models, inserted, nil

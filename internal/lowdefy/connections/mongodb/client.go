@@ -169,6 +169,16 @@ func redact(msg, uri string) string {
 	return msg
 }
 
+// durationOptions are the options of clientOptions given in milliseconds, with their setters.
+var durationOptions = map[string]func(*options.ClientOptions, time.Duration) *options.ClientOptions{
+	"maxIdleTimeMS":            (*options.ClientOptions).SetMaxConnIdleTime,
+	"connectTimeoutMS":         (*options.ClientOptions).SetConnectTimeout,
+	"serverSelectionTimeoutMS": (*options.ClientOptions).SetServerSelectionTimeout,
+	"heartbeatFrequencyMS":     (*options.ClientOptions).SetHeartbeatInterval,
+	"localThresholdMS":         (*options.ClientOptions).SetLocalThreshold,
+	"timeoutMS":                (*options.ClientOptions).SetTimeout,
+}
+
 // clientOptions applies the connection's `options` (the MongoClientOptions Lowdefy passes
 // to the Node driver) to opts. Options of the connection string can also be written in
 // the databaseUri; options without a Go equivalent are ignored with a warning.
@@ -182,10 +192,6 @@ func clientOptions(opts *options.ClientOptions, o *jsvalue.Object, log *slog.Log
 			return true
 		}
 		p := "options." + k
-		ms := func() (time.Duration, error) {
-			f, err := number(v, p)
-			return time.Duration(f * float64(time.Millisecond)), err
-		}
 		switch k {
 		case "appName":
 			var s string
@@ -205,30 +211,10 @@ func clientOptions(opts *options.ClientOptions, o *jsvalue.Object, log *slog.Log
 			default:
 				opts.SetMaxConnecting(uint64(n))
 			}
-		case "maxIdleTimeMS":
-			var d time.Duration
-			d, err = ms()
-			opts.SetMaxConnIdleTime(d)
-		case "connectTimeoutMS":
-			var d time.Duration
-			d, err = ms()
-			opts.SetConnectTimeout(d)
-		case "serverSelectionTimeoutMS":
-			var d time.Duration
-			d, err = ms()
-			opts.SetServerSelectionTimeout(d)
-		case "heartbeatFrequencyMS":
-			var d time.Duration
-			d, err = ms()
-			opts.SetHeartbeatInterval(d)
-		case "localThresholdMS":
-			var d time.Duration
-			d, err = ms()
-			opts.SetLocalThreshold(d)
-		case "timeoutMS":
-			var d time.Duration
-			d, err = ms()
-			opts.SetTimeout(d)
+		case "maxIdleTimeMS", "connectTimeoutMS", "serverSelectionTimeoutMS", "heartbeatFrequencyMS", "localThresholdMS", "timeoutMS":
+			f, e := number(v, p)
+			err = e
+			durationOptions[k](opts, time.Duration(f*float64(time.Millisecond)))
 		case "retryReads", "retryWrites", "directConnection", "loadBalanced":
 			var b bool
 			b, err = boolean(v, p)
