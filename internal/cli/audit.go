@@ -49,7 +49,7 @@ func auditTail(ctx context.Context, e *env, args []string) error {
 	if len(pos) > 0 || *n < 0 {
 		return usageError(e, fs, pos, "-n must not be negative")
 	}
-	st, _, _, err := sf.open(ctx, e)
+	st, _, _, err := sf.openExisting(ctx, e)
 	if err != nil {
 		return err
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/mcpbridge/mcpbridge/internal/auth"
 	"github.com/mcpbridge/mcpbridge/internal/config"
 	"github.com/mcpbridge/mcpbridge/internal/store"
+	"github.com/mcpbridge/mcpbridge/internal/store/openstore"
 )
 
 // runKeys manages the API keys of the store that serve uses.
@@ -61,12 +62,28 @@ func (f *storeFlags) add(fs *flag.FlagSet, configHelp string) {
 // open opens the store serve would use with the same --config and --store, and returns it
 // with the config and the logger (of warnings, to e.stderr) it was opened with.
 func (f *storeFlags) open(ctx context.Context, e *env) (*store.Store, *config.Config, *slog.Logger, error) {
+	return f.openStore(ctx, e, false)
+}
+
+// openExisting is open for commands that only read: a SQLite store that does not exist yet
+// is an error naming the file (a misspelt --store), not a new empty database.
+func (f *storeFlags) openExisting(ctx context.Context, e *env) (*store.Store, *config.Config, *slog.Logger, error) {
+	return f.openStore(ctx, e, true)
+}
+
+func (f *storeFlags) openStore(ctx context.Context, e *env, mustExist bool) (*store.Store, *config.Config, *slog.Logger, error) {
 	cfg, _, err := loadConfig(f.config, nil)
 	if err != nil {
 		return nil, nil, nil, err
 	}
+	u := storeURL(f.store, cfg)
+	if kind, path, err := openstore.Parse(u); mustExist && err == nil && kind == "sqlite" {
+		if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
+			return nil, nil, nil, fmt.Errorf("no store at %s: nothing has been recorded there; check --store or --config (serve creates the store where it runs)", path)
+		}
+	}
 	log, _ := newLogger(e.stderr, "warn")
-	st, err := openStore(ctx, storeURL(f.store, cfg), log)
+	st, err := openStore(ctx, u, log)
 	if err != nil {
 		return nil, nil, nil, err
 	}
