@@ -21,20 +21,25 @@ type AuditRecorder interface {
 	Record(ctx context.Context, es ...store.Entry) error
 }
 
-// auditor writes one audit row per tool call from a background goroutine.
+// auditor writes one audit row per tool call from a background goroutine. Entries wait in
+// a slice that grows with what is queued and is handed to the writer whole, so an idle
+// gateway holds no queue memory (a 4,096-entry channel kept 600 KB resident once its ring
+// had gone round).
 type auditor struct {
 	rec     AuditRecorder
 	log     *slog.Logger
-	ch      chan store.Entry
 	dropped atomic.Int64
+	wake    chan struct{} // capacity 1: the writer has something to do
 	done    chan struct{}
 
-	mu     sync.RWMutex // guards closed against record racing with close
-	closed bool
+	mu      sync.Mutex // guards pending, writing and closed
+	pending []store.Entry
+	writing int // entries taken by the writer and not yet stored
+	closed  bool
 }
 
 func newAuditor(rec AuditRecorder, log *slog.Logger) *auditor {
-	a := &auditor{rec: rec, log: log, ch: make(chan store.Entry, auditQueue), done: make(chan struct{})}
+	a := &auditor{rec: rec, log: log, wake: make(chan struct{}, 1), done: make(chan struct{})}
 	go a.run()
 	return a
 }
@@ -43,17 +48,31 @@ func (a *auditor) record(e store.Entry) {
 	if a == nil {
 		return
 	}
-	a.mu.RLock()
-	defer a.mu.RUnlock()
+	a.mu.Lock()
 	if a.closed {
+		a.mu.Unlock()
 		return // a call that outlived shutdown
 	}
-	select {
-	case a.ch <- e:
-	default:
+	if len(a.pending)+a.writing >= auditQueue {
+		a.mu.Unlock()
 		if a.dropped.Add(1)%1000 == 1 {
 			a.log.Warn("audit queue full: dropping audit entries", "dropped", a.dropped.Load())
 		}
+		return
+	}
+	a.pending = append(a.pending, e)
+	n := len(a.pending)
+	a.mu.Unlock()
+	if n == 1 || n == auditBatch {
+		a.signal()
+	}
+}
+
+// signal wakes the writer without blocking; one pending wake-up is enough.
+func (a *auditor) signal() {
+	select {
+	case a.wake <- struct{}{}:
+	default:
 	}
 }
 
@@ -66,34 +85,56 @@ const auditBatch = 512
 // appear in the store at most this much later.
 const auditLinger = 20 * time.Millisecond
 
-// run writes what is queued in batches: the first entry waits at most auditLinger for
-// others, so a store that commits (and syncs) once per write keeps up with any call rate.
+// run writes what is queued in batches: after the first entry it waits at most auditLinger
+// for others (less when a full batch is waiting or the auditor closes), so a store that
+// commits (and syncs) once per write keeps up with any call rate.
 func (a *auditor) run() {
 	defer close(a.done)
-	batch := make([]store.Entry, 0, auditBatch)
 	linger := time.NewTimer(auditLinger)
 	linger.Stop()
-	for e := range a.ch {
-		batch = append(batch[:0], e)
-		linger.Reset(auditLinger)
-	more:
-		for len(batch) < auditBatch {
+	var spare []store.Entry
+	for range a.wake {
+		a.mu.Lock()
+		hurry := a.closed || len(a.pending) >= auditBatch
+		a.mu.Unlock()
+		if !hurry {
+			linger.Reset(auditLinger)
 			select {
-			case e, ok := <-a.ch:
-				if !ok {
-					break more // closing: write what we have now
-				}
-				batch = append(batch, e)
 			case <-linger.C:
-				break more
+			case <-a.wake: // a full batch, or closing
+				linger.Stop()
 			}
 		}
-		linger.Stop()
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		if err := a.rec.Record(ctx, batch...); err != nil {
-			a.log.Warn("writing audit entries failed", "entries", len(batch), "error", err)
+		a.mu.Lock()
+		batch, closed := a.pending, a.closed
+		a.pending, a.writing = spare, len(batch)
+		a.mu.Unlock()
+		for rest := batch; len(rest) > 0; {
+			n := min(len(rest), auditBatch)
+			a.write(rest[:n])
+			rest = rest[n:]
+			a.mu.Lock()
+			a.writing -= n
+			a.mu.Unlock()
 		}
-		cancel()
+		// Keep a batch-sized buffer for the next round; let a burst's larger one go.
+		spare = nil
+		if cap(batch) <= auditBatch {
+			clear(batch)
+			spare = batch[:0]
+		}
+		if closed {
+			return
+		}
+	}
+}
+
+// write stores one batch, bounded by a timeout so a stuck store cannot hold the writer.
+func (a *auditor) write(batch []store.Entry) {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := a.rec.Record(ctx, batch...); err != nil {
+		a.log.Warn("writing audit entries failed", "entries", len(batch), "error", err)
 	}
 }
 
@@ -104,11 +145,9 @@ func (a *auditor) close() {
 		return
 	}
 	a.mu.Lock()
-	if !a.closed {
-		a.closed = true
-		close(a.ch)
-	}
+	a.closed = true
 	a.mu.Unlock()
+	a.signal()
 	<-a.done
 }
 

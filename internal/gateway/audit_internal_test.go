@@ -4,6 +4,7 @@ import (
 	"context"
 	"log/slog"
 	"path/filepath"
+	"sync"
 	"testing"
 	"time"
 
@@ -45,3 +46,63 @@ func TestAuditKeepsUpWithABurst(t *testing.T) {
 }
 
 func int64ToDuration(i int) time.Duration { return time.Duration(i) }
+
+// blockingRecorder holds every Record until release is closed, and keeps what it was given.
+type blockingRecorder struct {
+	release chan struct{}
+	mu      sync.Mutex
+	batches [][]store.Entry
+}
+
+func (b *blockingRecorder) Record(ctx context.Context, es ...store.Entry) error {
+	<-b.release
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.batches = append(b.batches, append([]store.Entry(nil), es...))
+	return nil
+}
+
+// A store that does not answer never slows calls down: once auditQueue entries wait,
+// further ones are dropped and counted, and record returns at once. When the store answers
+// again, close writes every queued entry, in order, in batches of at most auditBatch, and
+// entries recorded after close are refused.
+func TestAuditQueueBoundedAndFlushedOnClose(t *testing.T) {
+	rec := &blockingRecorder{release: make(chan struct{})}
+	a := newAuditor(rec, slog.New(slog.DiscardHandler))
+	const extra = 10
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for i := range auditQueue + extra {
+			a.record(store.Entry{Tool: "t", Duration: time.Duration(i)})
+		}
+	}()
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		t.Fatal("record blocked on a store that does not answer")
+	}
+	if d := a.dropped.Load(); d != extra {
+		t.Errorf("dropped %d entries, want %d", d, extra)
+	}
+	close(rec.release)
+	a.close()
+	a.record(store.Entry{Tool: "late"})
+	a.close() // a second close is harmless
+	var got []store.Entry
+	for _, b := range rec.batches {
+		if len(b) > auditBatch {
+			t.Errorf("a batch of %d entries, want at most %d", len(b), auditBatch)
+		}
+		got = append(got, b...)
+	}
+	want := auditQueue
+	if len(got) != want {
+		t.Fatalf("stored %d entries, want %d", len(got), want)
+	}
+	for i, e := range got {
+		if e.Duration != time.Duration(i) {
+			t.Fatalf("entry %d is %v, want the entries in the order recorded", i, e.Duration)
+		}
+	}
+}

@@ -254,6 +254,11 @@ func (g *Gateway) maxConnections() int {
 // Close flushes the audit log and releases the backends.
 func (g *Gateway) Close() error {
 	g.closeOnce.Do(func() { close(g.stopSweep) })
+	// A request answered a moment ago may still be writing its audit row (the lean paths
+	// answer first): give those a moment before the audit log closes.
+	for deadline := time.Now().Add(2 * time.Second); g.inflight.Load() > 0 && time.Now().Before(deadline); {
+		time.Sleep(time.Millisecond)
+	}
 	g.audit.close()
 	g.watch.stopWatching()
 	var errs []error

@@ -46,8 +46,10 @@ func (g *Gateway) serveLean(w http.ResponseWriter, r *http.Request, e *Entry, bo
 	if _, served := e.state.Load().schemas[p.Name]; !served {
 		return false // the SDK words "unknown tool"
 	}
-	res, err := g.toolHandler(e, p.Name)(r.Context(), &mcp.CallToolRequest{Params: p, Extra: &mcp.RequestExtra{Header: r.Header}})
+	call := &mcp.CallToolRequest{Params: p, Extra: &mcp.RequestExtra{Header: r.Header}}
+	res, rec, err := g.runTool(r.Context(), e, p.Name, call)
 	g.writeLean(w, req.ID, e, res, err, true)
+	g.report(r.Context(), e, p.Name, call, rec, res, err)
 	return true
 }
 
@@ -79,15 +81,17 @@ func (g *Gateway) serveLeanLegacy(w http.ResponseWriter, r *http.Request, e *Ent
 	if _, served := st.schemas[p.Name]; !served {
 		return false
 	}
-	res, err := g.toolHandler(e, p.Name)(r.Context(), &mcp.CallToolRequest{Session: info.ss, Params: p, Extra: &mcp.RequestExtra{Header: r.Header}})
+	call := &mcp.CallToolRequest{Session: info.ss, Params: p, Extra: &mcp.RequestExtra{Header: r.Header}}
+	res, rec, err := g.runTool(r.Context(), e, p.Name, call)
 	g.writeLean(w, req.ID, e, res, err, false)
+	g.report(r.Context(), e, p.Name, call, rec, res, err)
 	return true
 }
 
 // writeLean writes the answer of a tools/call as one JSON-RPC message in an
-// application/json body. A 2026-07-28 answer (modern) carries the server's info in _meta,
-// its result type, and the HTTP status of its error; a legacy one is the bare result or
-// error, with 200.
+// application/json body, and sends it. A 2026-07-28 answer (modern) carries the server's
+// info in _meta, its result type, and the HTTP status of its error; a legacy one is the
+// bare result or error, with 200.
 func (g *Gateway) writeLean(w http.ResponseWriter, id json.RawMessage, e *Entry, res *mcp.CallToolResult, err error, modern bool) {
 	var out []byte
 	status := http.StatusOK
@@ -139,6 +143,9 @@ func (g *Gateway) writeLean(w http.ResponseWriter, id json.RawMessage, e *Entry,
 	h.Set("Content-Length", strconv.Itoa(len(out)))
 	w.WriteHeader(status)
 	w.Write(out)
+	// Send it now: the log line and audit row come after (report), not before the client
+	// has its answer.
+	http.NewResponseController(w).Flush()
 }
 
 // errorStatus is the HTTP status of a 2026-07-28 JSON-RPC error response, as the SDK

@@ -516,50 +516,70 @@ func resolveToolSchema(t *mcp.Tool) (*jsonschema.Resolved, error) {
 
 // toolHandler validates arguments, calls the backend and records the outcome.
 func (g *Gateway) toolHandler(e *Entry, name string) mcp.ToolHandler {
-	server := e.Name
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		start := time.Now()
-		res, outcome, err := g.callTool(ctx, e, name, req)
-		if outcome == "busy" {
-			var je *jsonrpc.Error
-			errors.As(err, &je)
-			limit, _ := limitOf(je)
-			g.metrics.refused(cmp.Or(limit, "concurrent_calls"))
-		}
-		d := time.Since(start)
-		g.metrics.observe(server, name, outcome, d)
-		// One line per call answers "what happened to my call?"; argument values are never
-		// logged, a failure's reason is (secrets are scrubbed from results by the kinds).
-		attrs := []any{"server", server, "tool", name, "outcome", outcome, "duration", d.Round(time.Microsecond), "request_id", requestID(ctx)}
-		reason := ""
-		if res != nil && res.IsError {
-			reason = resultText(res)
-			if outcome == "invalid_arguments" {
-				reason = withoutArgumentValues(reason)
-			}
-		}
-		switch {
-		case res != nil && res.IsError:
-			g.log.InfoContext(ctx, "tool call", append(attrs, "reason", truncate(reason, 300))...)
-		case err != nil:
-			g.log.WarnContext(ctx, "tool call", append(attrs, "error", err.Error())...)
-		default:
-			g.log.InfoContext(ctx, "tool call", attrs...)
-		}
-		if g.audit != nil {
-			p := auth.FromContext(ctx)
-			entry := store.Entry{Time: start, Server: server, Tool: name, Principal: p.User, Via: p.Via, Outcome: outcome, Duration: d}
-			if a := e.Config().Audit; a != nil && a.Arguments && req.Params != nil {
-				entry.Arguments = auditArguments(req.Params.Arguments)
-			}
-			if res != nil && res.IsError {
-				entry.Error = truncate(reason, 200)
-			} else if err != nil {
-				entry.Error = "gateway error (request id " + requestID(ctx) + ")"
-			}
-			g.audit.record(entry)
-		}
+		res, rec, err := g.runTool(ctx, e, name, req)
+		g.report(ctx, e, name, req, rec, res, err)
 		return res, err
+	}
+}
+
+// callRecord is what a tool call leaves for its log line and audit row.
+type callRecord struct {
+	start    time.Time
+	duration time.Duration
+	outcome  string
+}
+
+// runTool calls a tool and counts it in the metrics; report logs and audits it. The SDK's
+// handler does both before answering; the lean paths write the answer first and report
+// after, so the client does not wait for the log line.
+func (g *Gateway) runTool(ctx context.Context, e *Entry, name string, req *mcp.CallToolRequest) (*mcp.CallToolResult, callRecord, error) {
+	start := time.Now()
+	res, outcome, err := g.callTool(ctx, e, name, req)
+	if outcome == "busy" {
+		var je *jsonrpc.Error
+		errors.As(err, &je)
+		limit, _ := limitOf(je)
+		g.metrics.refused(cmp.Or(limit, "concurrent_calls"))
+	}
+	d := time.Since(start)
+	g.metrics.observe(e.Name, name, outcome, d)
+	return res, callRecord{start: start, duration: d, outcome: outcome}, err
+}
+
+// report writes a call's log line and audit row.
+func (g *Gateway) report(ctx context.Context, e *Entry, name string, req *mcp.CallToolRequest, rec callRecord, res *mcp.CallToolResult, err error) {
+	server, outcome, d := e.Name, rec.outcome, rec.duration
+	// One line per call answers "what happened to my call?"; argument values are never
+	// logged, a failure's reason is (secrets are scrubbed from results by the kinds).
+	attrs := []any{"server", server, "tool", name, "outcome", outcome, "duration", d.Round(time.Microsecond), "request_id", requestID(ctx)}
+	reason := ""
+	if res != nil && res.IsError {
+		reason = resultText(res)
+		if outcome == "invalid_arguments" {
+			reason = withoutArgumentValues(reason)
+		}
+	}
+	switch {
+	case res != nil && res.IsError:
+		g.log.InfoContext(ctx, "tool call", append(attrs, "reason", truncate(reason, 300))...)
+	case err != nil:
+		g.log.WarnContext(ctx, "tool call", append(attrs, "error", err.Error())...)
+	default:
+		g.log.InfoContext(ctx, "tool call", attrs...)
+	}
+	if g.audit != nil {
+		p := auth.FromContext(ctx)
+		entry := store.Entry{Time: rec.start, Server: server, Tool: name, Principal: p.User, Via: p.Via, Outcome: outcome, Duration: d}
+		if a := e.Config().Audit; a != nil && a.Arguments && req.Params != nil {
+			entry.Arguments = auditArguments(req.Params.Arguments)
+		}
+		if res != nil && res.IsError {
+			entry.Error = truncate(reason, 200)
+		} else if err != nil {
+			entry.Error = "gateway error (request id " + requestID(ctx) + ")"
+		}
+		g.audit.record(entry)
 	}
 }
 
