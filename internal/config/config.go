@@ -17,6 +17,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"sort"
+	"sync"
 	"time"
 
 	"go.yaml.in/yaml/v3"
@@ -45,11 +46,13 @@ const (
 	DefaultAuditRetention = 30 * 24 * time.Hour
 )
 
-// NamePattern is what a server name must match: it becomes a URL path segment.
-var NamePattern = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]{0,62}$`)
+// NamePattern returns what a server name must match: it becomes a URL path segment.
+// It is compiled on first use.
+var NamePattern = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[a-z0-9][a-z0-9_-]{0,62}$`) })
 
-// ToolNamePattern is what a tool name must match (MCP's recommended tool name characters).
-var ToolNamePattern = regexp.MustCompile(`^[A-Za-z0-9_.-]{1,128}$`)
+// ToolNamePattern returns what a tool name must match (MCP's recommended tool name
+// characters). It is compiled on first use.
+var ToolNamePattern = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9_.-]{1,128}$`) })
 
 // reserved names cannot be server names because they are routes of their own.
 var reserved = map[string]bool{"meta": true}

@@ -10,6 +10,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/yosida95/uritemplate/v3"
@@ -59,7 +60,7 @@ func validateServer(file, name string, s *Server, p string, kinds Kinds) Problem
 	add := func(path, format string, args ...any) {
 		ps = append(ps, Problem{File: file, Path: strings.TrimPrefix(path, "."), Msg: fmt.Sprintf(format, args...)})
 	}
-	if !NamePattern.MatchString(name) {
+	if !NamePattern().MatchString(name) {
 		add(p, "server name %q is not allowed: use 1-63 lowercase letters, digits, '-' or '_', starting with a letter or digit", name)
 	} else if reserved[name] {
 		add(p, "server name %q is reserved for mcpbridge's own pages; choose another", name)
@@ -92,7 +93,7 @@ func validateServer(file, name string, s *Server, p string, kinds Kinds) Problem
 	for _, tn := range s.ToolNames() {
 		t := s.Tools[tn]
 		tp := p + ".tools." + tn
-		if !ToolNamePattern.MatchString(tn) {
+		if !ToolNamePattern().MatchString(tn) {
 			add(tp, "tool name %q is not allowed: use 1-128 letters, digits, '_', '-' or '.'", tn)
 		}
 		if t == nil {
@@ -174,12 +175,12 @@ func validateServer(file, name string, s *Server, p string, kinds Kinds) Problem
 	return ps
 }
 
-var placeholder = regexp.MustCompile(`\{\{\s*([A-Za-z0-9_.-]+)\s*\}\}`)
+var placeholder = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\{\{\s*([A-Za-z0-9_.-]+)\s*\}\}`) })
 
 // Placeholders returns the argument names used as {{name}} in a prompt message.
 func Placeholders(text string) []string {
 	var names []string
-	for _, m := range placeholder.FindAllStringSubmatch(text, -1) {
+	for _, m := range placeholder().FindAllStringSubmatch(text, -1) {
 		names = append(names, m[1])
 	}
 	return names
@@ -187,8 +188,8 @@ func Placeholders(text string) []string {
 
 // Expand replaces {{name}} placeholders in text with values from args; unknown names become "".
 func Expand(text string, args map[string]string) string {
-	return placeholder.ReplaceAllStringFunc(text, func(m string) string {
-		return args[placeholder.FindStringSubmatch(m)[1]]
+	return placeholder().ReplaceAllStringFunc(text, func(m string) string {
+		return args[placeholder().FindStringSubmatch(m)[1]]
 	})
 }
 
@@ -233,7 +234,7 @@ func validateResource(file, rp string, r *Resource) Problems {
 	}
 	switch u.Scheme {
 	case "cid":
-		if !cidPattern.MatchString(r.URI) {
+		if !cidPattern().MatchString(r.URI) {
 			add(rp+".uri", "expected cid://sha256-<64 hex digits>, got %q", r.URI)
 		}
 	case "variable":
@@ -248,7 +249,7 @@ func validateResource(file, rp string, r *Resource) Problems {
 	return ps
 }
 
-var cidPattern = regexp.MustCompile(`^cid://sha256-[0-9a-f]{64}$`)
+var cidPattern = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^cid://sha256-[0-9a-f]{64}$`) })
 
 // SchemaProperties returns the properties of a JSON-like object schema (empty when it has
 // none).
@@ -450,7 +451,7 @@ func validateTemplate(file, rp string, r *Resource) Problems {
 		for _, v := range tpl.Varnames() {
 			vars[v] = true
 		}
-		for _, m := range fileVar.FindAllStringSubmatch(r.File, -1) {
+		for _, m := range fileVar().FindAllStringSubmatch(r.File, -1) {
 			if !vars[m[1]] {
 				add(rp+".file", "{%s} is not a variable of uri_template", m[1])
 			}
@@ -459,4 +460,4 @@ func validateTemplate(file, rp string, r *Resource) Problems {
 	return ps
 }
 
-var fileVar = regexp.MustCompile(`\{([A-Za-z0-9_]+)\}`)
+var fileVar = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\{([A-Za-z0-9_]+)\}`) })

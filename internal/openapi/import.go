@@ -7,6 +7,7 @@ import (
 	"net/url"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/mcpbridge/mcpbridge/internal/config"
 	"github.com/mcpbridge/mcpbridge/internal/jsvalue"
@@ -94,10 +95,10 @@ func Import(spec []byte, opts Options) (*Result, error) {
 	return res, nil
 }
 
-var serverNameRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$`)
+var serverNameRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$`) })
 
 func checkServerName(name string) error {
-	if !serverNameRE.MatchString(name) {
+	if !serverNameRE().MatchString(name) {
 		return fmt.Errorf("server name %q: use 1-64 characters from [A-Za-z0-9_.-], starting with a letter or digit", name)
 	}
 	return nil
@@ -207,7 +208,7 @@ func (im *importer) serverURL(srv *jsvalue.Object) string {
 		return ""
 	}
 	vars := getObj(srv, "variables")
-	u := serverVarRE.ReplaceAllStringFunc(raw, func(m string) string {
+	u := serverVarRE().ReplaceAllStringFunc(raw, func(m string) string {
 		name := m[1 : len(m)-1]
 		v := getObj(vars, name)
 		def, ok := v.Get("default")
@@ -224,4 +225,4 @@ func (im *importer) serverURL(srv *jsvalue.Object) string {
 	return strings.TrimRight(u, "/")
 }
 
-var serverVarRE = regexp.MustCompile(`\{[^{}]*\}`)
+var serverVarRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\{[^{}]*\}`) })

@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/mcpbridge/mcpbridge/internal/jsvalue"
 )
@@ -18,7 +19,7 @@ var locationOrder = map[string]int{InPath: 0, InQuery: 1, InHeader: 2, InCookie:
 // ignoredHeaders are header parameters OpenAPI says to ignore: the gateway sets them.
 var ignoredHeaders = map[string]bool{"accept": true, "content-type": true, "authorization": true}
 
-var pathVarRE = regexp.MustCompile(`\{([^{}/]+)\}`)
+var pathVarRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\{([^{}/]+)\}`) })
 
 // param is a parameter after $ref resolution and merging.
 type param struct {
@@ -89,7 +90,7 @@ func (im *importer) importOperation(path, method string, pathItem, op *jsvalue.O
 	b := &toolBuilder{props: jsvalue.NewObject(0), argNames: uniqueNames{}}
 
 	params := im.mergeParams(label, getList(pathItem, "parameters"), getList(op, "parameters"))
-	templateVars := pathVarRE.FindAllStringSubmatch(path, -1)
+	templateVars := pathVarRE().FindAllStringSubmatch(path, -1)
 	declared := map[string]bool{}
 	for _, p := range params {
 		if p.in == InPath {

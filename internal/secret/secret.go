@@ -9,13 +9,14 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // EnvPrefix is the prefix of the environment variable that holds a secret:NAME reference:
 // secret:USERS_API_KEY is read from MCPBRIDGE_SECRET_USERS_API_KEY.
 const EnvPrefix = "MCPBRIDGE_SECRET_"
 
-var name = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+var name = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`) })
 
 // IsRef reports whether s is a secret reference (secret:NAME, env:NAME or file:PATH).
 func IsRef(s string) bool {
@@ -30,7 +31,7 @@ func Resolve(dir, where, ref string) (value, label string, err error) {
 	switch {
 	case strings.HasPrefix(ref, "secret:"):
 		n := strings.TrimPrefix(ref, "secret:")
-		if !name.MatchString(n) {
+		if !name().MatchString(n) {
 			return "", "", fmt.Errorf("%s: secret name %q is not valid: use letters, digits and _ (secret:USERS_API_KEY)", where, n)
 		}
 		env := EnvPrefix + n
@@ -41,7 +42,7 @@ func Resolve(dir, where, ref string) (value, label string, err error) {
 		return got, "secret " + n, nil
 	case strings.HasPrefix(ref, "env:"):
 		n := strings.TrimPrefix(ref, "env:")
-		if !name.MatchString(n) {
+		if !name().MatchString(n) {
 			return "", "", fmt.Errorf("%s: environment variable name %q is not valid", where, n)
 		}
 		got, ok := os.LookupEnv(n)

@@ -11,11 +11,12 @@ import (
 	"net/url"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/mcpbridge/mcpbridge/internal/expr"
 )
 
-var pathParam = regexp.MustCompile(`\{([^{}]+)\}`)
+var pathParam = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\{([^{}]+)\}`) })
 
 // A callError is a failure to build a request that the model (or the config author) can act
 // on; it becomes a tool error with this text.
@@ -176,7 +177,7 @@ func (t *tool) build(ctx context.Context, args map[string]any) (*built, error) {
 		header.Set("Content-Type", contentType)
 	}
 
-	escPath := pathParam.ReplaceAllStringFunc(t.path, func(seg string) string {
+	escPath := pathParam().ReplaceAllStringFunc(t.path, func(seg string) string {
 		return pathVals[seg[1:len(seg)-1]]
 	})
 	rawPath := strings.TrimSuffix(t.base.EscapedPath(), "/") + escPath

@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/mcpbridge/mcpbridge/internal/jsvalue"
 	"github.com/mcpbridge/mcpbridge/internal/lowdefy/app"
@@ -313,7 +314,9 @@ func requestIDs(p *app.Page, params any) (ids []string, ok bool) {
 // connectionTypes are the connection types whose request types say whether they write.
 var connectionTypes = all.Set()
 
-var sqlRead = regexp.MustCompile(`(?is)^\s*(?:--[^\n]*\n\s*|/\*.*?\*/\s*)*(select|with|pragma|explain|show|describe|values)\b`)
+var sqlRead = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?is)^\s*(?:--[^\n]*\n\s*|/\*.*?\*/\s*)*(select|with|pragma|explain|show|describe|values)\b`)
+})
 
 // requestWrites reports whether a request changes data. Reading is what can be shown
 // statically: a MongoDB request type that checks read access only, a KnexRaw query that
@@ -328,7 +331,7 @@ func requestWrites(a *app.App, r *app.Request) bool {
 	switch r.Type {
 	case "KnexRaw":
 		q, ok := props.Prop("query").(string)
-		return !ok || !sqlRead.MatchString(q)
+		return !ok || !sqlRead().MatchString(q)
 	case "KnexBuilder":
 		writes := false
 		var look func(v any)

@@ -11,6 +11,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"go.yaml.in/yaml/v3"
@@ -133,11 +134,11 @@ type spec struct {
 }
 
 var (
-	envName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+	envName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`) })
 	// prefixName is an upstream name or prefix: it becomes part of tool names, so it uses
 	// their characters, and it cannot contain the separator, so a prefixed name splits in
 	// one way only.
-	prefixName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9.-]*(_[A-Za-z0-9.-]+)*$`)
+	prefixName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9.-]*(_[A-Za-z0-9.-]+)*$`) })
 )
 
 var protocolVersions = []string{"2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25", "2026-07-28"}
@@ -173,7 +174,7 @@ func decode(s *config.Server) (backend.Spec, config.Problems) {
 			switch {
 			case u.Name == "":
 				add(u.path, "missing name: each upstream needs a name, which prefixes its tools (name__tool)")
-			case !prefixName.MatchString(u.Name):
+			case !prefixName().MatchString(u.Name):
 				add(u.path+".name", "%q cannot prefix tool names: use letters, digits, '.', '-' and single '_'", u.Name)
 			case seen[u.Name] > 0:
 				add(u.path+".name", "upstream %q is named twice (also upstreams[%d])", u.Name, seen[u.Name]-1)
@@ -198,7 +199,7 @@ func decode(s *config.Server) (backend.Spec, config.Problems) {
 		if u.prefix == "" {
 			u.prefix = s.Name
 		}
-		if !prefixName.MatchString(u.prefix) {
+		if !prefixName().MatchString(u.prefix) {
 			add("prefix", "%q cannot prefix tool names: use letters, digits, '.', '-' and single '_' (write prefix: NAME)", u.prefix)
 		}
 	}
@@ -280,7 +281,7 @@ func checkSource(sec config.Section, u *source) config.Problems {
 		}
 	}
 	for _, k := range sortedKeys(u.Env) {
-		if !envName.MatchString(k) {
+		if !envName().MatchString(k) {
 			add(p("env."+k), "not a valid environment variable name")
 		} else if strings.ContainsRune(u.Env[k], 0) {
 			add(p("env."+k), "the value contains a NUL character")

@@ -11,6 +11,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/mcpbridge/mcpbridge/internal/jsvalue"
 )
@@ -115,7 +116,7 @@ func (r *artifactReader) list(rel, ext string, dirs bool) ([]string, error) {
 	return out, nil
 }
 
-var keyMapEntry = regexp.MustCompile(`^root\.(pages|connections)\[(\d+):(.*):[^:]*\]$`)
+var keyMapEntry = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^root\.(pages|connections)\[(\d+):(.*):[^:]*\]$`) })
 
 // order reads keyMap.json for the config order of pages and connections.
 func (r *artifactReader) order() map[string]map[string]int {
@@ -131,7 +132,7 @@ func (r *artifactReader) order() map[string]map[string]int {
 		return out
 	}
 	for _, e := range km {
-		m := keyMapEntry.FindStringSubmatch(e.Key)
+		m := keyMapEntry().FindStringSubmatch(e.Key)
 		if m == nil {
 			continue
 		}

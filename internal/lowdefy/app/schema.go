@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/mcpbridge/mcpbridge/internal/jsvalue"
 )
@@ -163,10 +164,10 @@ var appSchema = func() *schema {
 	})
 }()
 
-var identRE = regexp.MustCompile(`^[A-Za-z_$][A-Za-z0-9_$]*$`)
+var identRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z_$][A-Za-z0-9_$]*$`) })
 
 func joinPath(path, key string) string {
-	if !identRE.MatchString(key) {
+	if !identRE().MatchString(key) {
 		key = strconv.Quote(key)
 		return path + "[" + key + "]"
 	}

@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 
 	yaml "go.yaml.in/yaml/v3"
 
@@ -49,12 +50,12 @@ func parseYAML(data []byte, file string) (n *node, err error) {
 	return c.convert(&doc, 0)
 }
 
-var yamlLineRE = regexp.MustCompile(`^(?:yaml: )?line (\d+): (.*)$`)
+var yamlLineRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^(?:yaml: )?line (\d+): (.*)$`) })
 
 // yamlError turns a YAML library error ("yaml: line 3: ...") into a positioned parseError.
 func yamlError(err error, file string) error {
 	msg := err.Error()
-	if m := yamlLineRE.FindStringSubmatch(msg); m != nil {
+	if m := yamlLineRE().FindStringSubmatch(msg); m != nil {
 		line, _ := strconv.Atoi(m[1])
 		return &parseError{pos: position{file: file, line: line}, msg: m[2]}
 	}
@@ -167,10 +168,12 @@ func (c *yamlConverter) key(k *yaml.Node) (string, error) {
 }
 
 var (
-	reInt   = regexp.MustCompile(`^[-+]?[0-9]+$`)
-	reOct   = regexp.MustCompile(`^0o[0-7]+$`)
-	reHex   = regexp.MustCompile(`^0x[0-9a-fA-F]+$`)
-	reFloat = regexp.MustCompile(`^[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?$`)
+	reInt   = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[-+]?[0-9]+$`) })
+	reOct   = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^0o[0-7]+$`) })
+	reHex   = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^0x[0-9a-fA-F]+$`) })
+	reFloat = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`^[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?$`)
+	})
 )
 
 func (c *yamlConverter) scalar(y *yaml.Node) (*node, error) {
@@ -232,17 +235,17 @@ func coreNumber(v string) (float64, bool) {
 		return math.NaN(), true
 	}
 	switch {
-	case reOct.MatchString(v):
+	case reOct().MatchString(v):
 		i, err := strconv.ParseUint(v[2:], 8, 64)
 		return float64(i), err == nil
-	case reHex.MatchString(v):
+	case reHex().MatchString(v):
 		i, err := strconv.ParseUint(v[2:], 16, 64)
 		if err != nil {
 			f, _ := strconv.ParseFloat("0x"+v[2:]+"p0", 64)
 			return f, true
 		}
 		return float64(i), true
-	case reInt.MatchString(v), reFloat.MatchString(v):
+	case reInt().MatchString(v), reFloat().MatchString(v):
 		f, err := strconv.ParseFloat(v, 64)
 		if err != nil {
 			// Out of range: JavaScript gives ±Infinity.

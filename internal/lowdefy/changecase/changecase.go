@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 	"unicode/utf16"
 
 	"github.com/mcpbridge/mcpbridge/internal/jsvalue"
@@ -24,8 +25,10 @@ type Options struct {
 }
 
 var (
-	defaultSplit = []*regexp.Regexp{regexp.MustCompile(`([a-z0-9])([A-Z])`), regexp.MustCompile(`([A-Z])([A-Z][a-z])`)}
-	defaultStrip = regexp.MustCompile(`[^A-Za-z0-9]+`)
+	defaultSplit = sync.OnceValue(func() []*regexp.Regexp {
+		return []*regexp.Regexp{regexp.MustCompile(`([a-z0-9])([A-Z])`), regexp.MustCompile(`([A-Z])([A-Z][a-z])`)}
+	})
+	defaultStrip = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`[^A-Za-z0-9]+`) })
 )
 
 // replaceJS is String.prototype.replace(re /g, "$1\0$2").
@@ -39,11 +42,11 @@ func words(input string, o Options) []string {
 	if o.SplitRegexp != nil {
 		result = replaceJS(result, o.SplitRegexp)
 	} else {
-		for _, re := range defaultSplit {
+		for _, re := range defaultSplit() {
 			result = replaceJS(result, re)
 		}
 	}
-	strip := defaultStrip
+	strip := defaultStrip()
 	if o.StripRegexp != nil {
 		strip = o.StripRegexp
 	}

@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/mcpbridge/mcpbridge/internal/jsvalue"
 )
@@ -22,8 +23,12 @@ type Duration struct {
 func DurationOf(ms float64) Duration { return Duration{Milliseconds: ms} }
 
 var (
-	aspNetRe = regexp.MustCompile(`^(-|\+)?(?:(\d*)[. ])?(\d+):(\d+)(?::(\d+)(\.\d*)?)?$`)
-	isoDurRe = regexp.MustCompile(`^(-|\+)?P(?:([-+]?[0-9,.]*)Y)?(?:([-+]?[0-9,.]*)M)?(?:([-+]?[0-9,.]*)W)?(?:([-+]?[0-9,.]*)D)?(?:T(?:([-+]?[0-9,.]*)H)?(?:([-+]?[0-9,.]*)M)?(?:([-+]?[0-9,.]*)S)?)?$`)
+	aspNetRe = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`^(-|\+)?(?:(\d*)[. ])?(\d+):(\d+)(?::(\d+)(\.\d*)?)?$`)
+	})
+	isoDurRe = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`^(-|\+)?P(?:([-+]?[0-9,.]*)Y)?(?:([-+]?[0-9,.]*)M)?(?:([-+]?[0-9,.]*)W)?(?:([-+]?[0-9,.]*)D)?(?:T(?:([-+]?[0-9,.]*)H)?(?:([-+]?[0-9,.]*)M)?(?:([-+]?[0-9,.]*)S)?)?$`)
+	})
 )
 
 // DurationFromValue builds a duration like moment.duration(v): numbers (and
@@ -44,7 +49,7 @@ func DurationFromValue(v any) (Duration, error) {
 		if f, err := strconv.ParseFloat(s, 64); err == nil {
 			return DurationOf(f), nil
 		}
-		if m := aspNetRe.FindStringSubmatch(s); m != nil {
+		if m := aspNetRe().FindStringSubmatch(s); m != nil {
 			sign := 1.0
 			if m[1] == "-" {
 				sign = -1
@@ -59,7 +64,7 @@ func DurationFromValue(v any) (Duration, error) {
 				Milliseconds: sign * (num(m[3])*36e5 + num(m[4])*6e4 + num(m[5])*1e3 + frac),
 			}, nil
 		}
-		if m := isoDurRe.FindStringSubmatch(s); m != nil && s != "P" {
+		if m := isoDurRe().FindStringSubmatch(s); m != nil && s != "P" {
 			sign := 1.0
 			if m[1] == "-" {
 				sign = -1

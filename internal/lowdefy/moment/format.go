@@ -22,8 +22,10 @@ var longFormats = map[string]string{
 }
 
 var (
-	longTokenRe = regexp.MustCompile(`(\[[^\[]*\])|(\\)?(LTS|LT|LL?L?L?|l{1,4})`)
-	formatRe    = regexp.MustCompile(`(\[[^\[]*\])|(\\)?([Hh]mm(ss)?|Mo|MM?M?M?|Do|DDDo|DD?D?D?|ddd?d?|do?|w[o|w]?|W[o|W]?|Qo?|N{1,5}|YYYYYY|YYYYY|YYYY|YY|y{2,4}|yo?|gg(ggg?)?|GG(GGG?)?|e|E|a|A|hh?|HH?|kk?|mm?|ss?|S{1,9}|x|X|zz?|ZZ?|(?s:.))`)
+	longTokenRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(\[[^\[]*\])|(\\)?(LTS|LT|LL?L?L?|l{1,4})`) })
+	formatRe    = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(\[[^\[]*\])|(\\)?([Hh]mm(ss)?|Mo|MM?M?M?|Do|DDDo|DD?D?D?|ddd?d?|do?|w[o|w]?|W[o|W]?|Qo?|N{1,5}|YYYYYY|YYYYY|YYYY|YY|y{2,4}|yo?|gg(ggg?)?|GG(GGG?)?|e|E|a|A|hh?|HH?|kk?|mm?|ss?|S{1,9}|x|X|zz?|ZZ?|(?s:.))`)
+	})
 )
 
 var (
@@ -68,8 +70,8 @@ func zeroFill(n, width int, forceSign bool) string {
 
 // expandLong replaces the locale tokens (LT, L, LL, …) by their formats.
 func expandLong(layout string) string {
-	for i := 0; i < 5 && longTokenRe.MatchString(layout); i++ {
-		next := longTokenRe.ReplaceAllStringFunc(layout, func(m string) string {
+	for i := 0; i < 5 && longTokenRe().MatchString(layout); i++ {
+		next := longTokenRe().ReplaceAllStringFunc(layout, func(m string) string {
 			if strings.HasPrefix(m, "[") || strings.HasPrefix(m, "\\") {
 				return m
 			}
@@ -94,7 +96,7 @@ func layoutTokens(layout string) [][]string {
 	if v, ok := layoutCache.Load(layout); ok {
 		return v.([][]string)
 	}
-	toks := formatRe.FindAllStringSubmatch(expandLong(layout), -1)
+	toks := formatRe().FindAllStringSubmatch(expandLong(layout), -1)
 	if layoutCacheSize.Add(1) > 1024 {
 		layoutCache.Clear()
 		layoutCacheSize.Store(0)

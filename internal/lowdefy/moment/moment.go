@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -237,7 +238,9 @@ func Diff(a, b time.Time, unit string, precise bool) (float64, error) {
 }
 
 var (
-	isoRe = regexp.MustCompile(`^\s*((?:[+-]\d{6}|\d{4})-(\d\d)(?:-(\d\d))?|(?:[+-]\d{6}|\d{4})(\d\d)(\d\d)|(?:[+-]\d{6}|\d{4})-?W\d\d(?:-?\d)?|(?:[+-]\d{6}|\d{4})-?\d{3}|\d{4})(?:([T ])(\d\d)(?::?(\d\d)(?::?(\d\d)(?:[.,](\d+))?)?)?(Z|[+-]\d\d(?::?\d\d)?)?)?\s*$`)
+	isoRe = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`^\s*((?:[+-]\d{6}|\d{4})-(\d\d)(?:-(\d\d))?|(?:[+-]\d{6}|\d{4})(\d\d)(\d\d)|(?:[+-]\d{6}|\d{4})-?W\d\d(?:-?\d)?|(?:[+-]\d{6}|\d{4})-?\d{3}|\d{4})(?:([T ])(\d\d)(?::?(\d\d)(?::?(\d\d)(?:[.,](\d+))?)?)?(Z|[+-]\d\d(?::?\d\d)?)?)?\s*$`)
+	})
 )
 
 // FromValue converts a value the way moment(value) does: time.Time as is,

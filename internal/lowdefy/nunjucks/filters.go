@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode"
 
 	"github.com/mcpbridge/mcpbridge/internal/jsvalue"
@@ -142,12 +143,12 @@ func typeName(v any) string {
 }
 
 var (
-	stripTagsRe   = regexp.MustCompile(`(?i)</?([a-z][a-z0-9]*)\b[^>]*>|<!--[\s\S]*?-->`)
-	spaceRunRe    = regexp.MustCompile(`[\s\x{a0}\x{feff}\x{2028}\x{2029}]+`)
-	lineEdgeSpRe  = regexp.MustCompile(`(?m)^ +| +$`)
-	multiSpaceRe  = regexp.MustCompile(` +`)
-	manyNewlineRe = regexp.MustCompile(`\n\n\n+`)
-	wordRe        = regexp.MustCompile(`[A-Za-z0-9_]+`)
+	stripTagsRe   = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?i)</?([a-z][a-z0-9]*)\b[^>]*>|<!--[\s\S]*?-->`) })
+	spaceRunRe    = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`[\s\x{a0}\x{feff}\x{2028}\x{2029}]+`) })
+	lineEdgeSpRe  = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?m)^ +| +$`) })
+	multiSpaceRe  = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(` +`) })
+	manyNewlineRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\n\n\n+`) })
+	wordRe        = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`[A-Za-z0-9_]+`) })
 )
 
 func jsTrim(s string) string { return strings.TrimFunc(s, jsSpace) }
@@ -233,7 +234,7 @@ func jsParseFloat(v any) float64 {
 			return math.Inf(1)
 		}
 	}
-	m := floatPrefixRe.FindString(s)
+	m := floatPrefixRe().FindString(s)
 	if m == "" {
 		return math.NaN()
 	}
@@ -244,7 +245,7 @@ func jsParseFloat(v any) float64 {
 	return f
 }
 
-var floatPrefixRe = regexp.MustCompile(`^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?`)
+var floatPrefixRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?`) })
 
 // jsParseInt implements parseInt(s, base).
 func jsParseInt(v any, base int) float64 {

@@ -358,14 +358,14 @@ func init() {
 			if err != nil {
 				return nil, err
 			}
-			s = jsTrim(stripTagsRe.ReplaceAllString(s, ""))
+			s = jsTrim(stripTagsRe().ReplaceAllString(s, ""))
 			if jsvalue.Truthy(arg(args, 0)) {
-				s = lineEdgeSpRe.ReplaceAllString(s, "")
-				s = multiSpaceRe.ReplaceAllString(s, " ")
+				s = lineEdgeSpRe().ReplaceAllString(s, "")
+				s = multiSpaceRe().ReplaceAllString(s, " ")
 				s = strings.ReplaceAll(s, "\r\n", "\n")
-				s = manyNewlineRe.ReplaceAllString(s, "\n\n")
+				s = manyNewlineRe().ReplaceAllString(s, "\n\n")
 			} else {
-				s = spaceRunRe.ReplaceAllString(s, " ")
+				s = spaceRunRe().ReplaceAllString(s, " ")
 			}
 			return keepSafe(v, s), nil
 		},
@@ -474,7 +474,7 @@ func init() {
 			if err != nil {
 				return nil, err
 			}
-			n := len(wordRe.FindAllString(s, -1))
+			n := len(wordRe().FindAllString(s, -1))
 			if n == 0 {
 				return nil, nil
 			}

@@ -3,6 +3,7 @@ package nunjucks
 import (
 	"regexp"
 	"strings"
+	"sync"
 	"unicode"
 )
 
@@ -45,10 +46,12 @@ type lexer struct {
 	afterComment bool
 }
 
-var rawTagRe = map[string]*regexp.Regexp{
-	"raw":      regexp.MustCompile(`\{%\s*(raw|endraw)\s*%\}`),
-	"verbatim": regexp.MustCompile(`\{%\s*(verbatim|endverbatim)\s*%\}`),
-}
+var rawTagRe = sync.OnceValue(func() map[string]*regexp.Regexp {
+	return map[string]*regexp.Regexp{
+		"raw":      regexp.MustCompile(`\{%\s*(raw|endraw)\s*%\}`),
+		"verbatim": regexp.MustCompile(`\{%\s*(verbatim|endverbatim)\s*%\}`),
+	}
+})
 
 // lex tokenizes src.
 func lex(name, src string) ([]token, error) {
@@ -151,7 +154,7 @@ func (l *lexer) run() error {
 				// nunjucks' parseRaw: nested raw tags count; the end tag
 				// takes no whitespace-control dashes.
 				level, off := 1, 0
-				re := rawTagRe[raw]
+				re := rawTagRe()[raw]
 				var m []int
 				for level > 0 {
 					m = re.FindStringSubmatchIndex(l.src[l.pos+off:])

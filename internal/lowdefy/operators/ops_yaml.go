@@ -5,6 +5,7 @@ import (
 	"math"
 	"regexp"
 	"strings"
+	"sync"
 
 	"go.yaml.in/yaml/v3"
 
@@ -73,8 +74,10 @@ func fromYAML(v any) any {
 }
 
 var (
-	yamlNumberLike = regexp.MustCompile(`^(?:[-+]?(?:\d[\d_]*)?\.?\d+(?:[eE][-+]?\d+)?|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN)|0x[0-9a-fA-F]+|0o[0-7]+|[-+]?\d+\.)$`)
-	yamlReserved   = map[string]bool{"": true, "~": true, "null": true, "Null": true, "NULL": true, "true": true, "True": true, "TRUE": true, "false": true, "False": true, "FALSE": true}
+	yamlNumberLike = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`^(?:[-+]?(?:\d[\d_]*)?\.?\d+(?:[eE][-+]?\d+)?|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN)|0x[0-9a-fA-F]+|0o[0-7]+|[-+]?\d+\.)$`)
+	})
+	yamlReserved = map[string]bool{"": true, "~": true, "null": true, "Null": true, "NULL": true, "true": true, "True": true, "TRUE": true, "false": true, "False": true, "FALSE": true}
 )
 
 func yamlScalar(s string) string {
@@ -84,7 +87,7 @@ func yamlScalar(s string) string {
 	if strings.Contains(s, "\n") {
 		return ""
 	}
-	needQuote := yamlReserved[s] || yamlNumberLike.MatchString(s) ||
+	needQuote := yamlReserved[s] || yamlNumberLike().MatchString(s) ||
 		strings.ContainsAny(s[:1], "-?:,[]{}#&*!|>'\"%@`") && !(s[0] == '-' && len(s) > 1 && s[1] != ' ') ||
 		strings.HasPrefix(s, " ") || strings.HasSuffix(s, " ") || strings.Contains(s, ": ") ||
 		strings.Contains(s, " #") || strings.HasSuffix(s, ":") || strings.ContainsAny(s, "\t\r")

@@ -11,6 +11,7 @@ import (
 	"net/url"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/mcpbridge/mcpbridge/internal/store"
 	"github.com/mcpbridge/mcpbridge/internal/store/postgres"
@@ -71,10 +72,10 @@ func Parse(rawURL string) (kind, target string, err error) {
 
 // credentialsInAuthority matches "scheme://user:password@" when the URL does
 // not parse.
-var credentialsInAuthority = regexp.MustCompile(`(://[^/@:]*:)[^@/]*@`)
+var credentialsInAuthority = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(://[^/@:]*:)[^@/]*@`) })
 
 // passwordParam matches password=… in query strings and key=value strings.
-var passwordParam = regexp.MustCompile(`(?i)(password=)[^&\s]*`)
+var passwordParam = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?i)(password=)[^&\s]*`) })
 
 // Redact returns rawURL with any password replaced by "xxxxx", for logs and
 // messages.
@@ -92,8 +93,8 @@ func Redact(rawURL string) string {
 		}
 		return u.String()
 	}
-	s := credentialsInAuthority.ReplaceAllString(rawURL, "${1}xxxxx@")
-	return passwordParam.ReplaceAllString(s, "${1}xxxxx")
+	s := credentialsInAuthority().ReplaceAllString(rawURL, "${1}xxxxx@")
+	return passwordParam().ReplaceAllString(s, "${1}xxxxx")
 }
 
 // passwords returns the secrets in rawURL in every form they may be echoed.
@@ -122,11 +123,11 @@ func passwords(rawURL string) []string {
 			}
 		}
 	}
-	if m := credentialsInAuthority.FindStringSubmatch(rawURL); m != nil {
+	if m := credentialsInAuthority().FindStringSubmatch(rawURL); m != nil {
 		whole := m[0]
 		add(whole[len(m[1]) : len(whole)-1])
 	}
-	for _, m := range passwordParam.FindAllString(rawURL, -1) {
+	for _, m := range passwordParam().FindAllString(rawURL, -1) {
 		add(m[len("password="):])
 	}
 	return out

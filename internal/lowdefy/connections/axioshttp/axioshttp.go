@@ -69,6 +69,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 	"unicode/utf16"
@@ -174,7 +175,7 @@ type options struct {
 }
 
 // absoluteURL is axios's isAbsoluteURL.
-var absoluteURL = regexp.MustCompile(`(?i)^([a-z][a-z\d+\-.]*:)?//`)
+var absoluteURL = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?i)^([a-z][a-z\d+\-.]*:)?//`) })
 
 // newRequest builds the HTTP request for an axios config.
 func newRequest(ctx context.Context, config *jsvalue.Object, log *slog.Logger) (*http.Request, options, error) {
@@ -207,7 +208,7 @@ func newRequest(ctx context.Context, config *jsvalue.Object, log *slog.Logger) (
 
 	// URL: buildFullPath(baseURL, url), resolved against http://localhost by Node.
 	rawURL, _ := config.Prop("url").(string)
-	if base, ok := config.Prop("baseURL").(string); ok && base != "" && !absoluteURL.MatchString(rawURL) {
+	if base, ok := config.Prop("baseURL").(string); ok && base != "" && !absoluteURL().MatchString(rawURL) {
 		if rawURL != "" {
 			base = strings.TrimSuffix(strings.TrimSuffix(base, "/"), "/")
 			rawURL = base + "/" + strings.TrimLeft(rawURL, "/")

@@ -11,6 +11,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/go-sql-driver/mysql"
@@ -87,7 +88,9 @@ func (*mysqlDialect) client() string                 { return "mysql" }
 func (*mysqlDialect) wrapIdentifier(s string) string { return backtick(s) }
 
 // rowsKeyword matches the statements that answer with rows.
-var rowsKeyword = regexp.MustCompile(`(?is)^(?:\s|/\*.*?\*/|--[^\n]*\n|#[^\n]*\n|\()*(select|show|describe|desc|explain|with|values|table|call|analyze|check|checksum|help|optimize|repair)\b`)
+var rowsKeyword = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?is)^(?:\s|/\*.*?\*/|--[^\n]*\n|#[^\n]*\n|\()*(select|show|describe|desc|explain|with|values|table|call|analyze|check|checksum|help|optimize|repair)\b`)
+})
 
 // raw runs a raw query: [rows, fields] for a statement with rows, [OkPacket, undefined]
 // otherwise.
@@ -96,7 +99,7 @@ func (d *mysqlDialect) raw(ctx context.Context, query string, bindings []any) (a
 	if err != nil {
 		return nil, queryError(query, err)
 	}
-	if rowsKeyword.MatchString(text) {
+	if rowsKeyword().MatchString(text) {
 		rows, fields, err := d.query(ctx, text)
 		if err != nil {
 			return nil, queryError(query, err)

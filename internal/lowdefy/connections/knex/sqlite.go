@@ -9,6 +9,7 @@ import (
 	"math"
 	"regexp"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/mcpbridge/mcpbridge/internal/jsvalue"
@@ -306,8 +307,8 @@ func scanRows(rows *sql.Rows, conv func(any, *sql.ColumnType) any) ([]any, error
 }
 
 var (
-	codeName      = regexp.MustCompile(`\((SQLITE_[A-Z_]+)\)`)
-	modernMessage = regexp.MustCompile(`^[^:]*: (.*) \(\d+\)`)
+	codeName      = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\((SQLITE_[A-Z_]+)\)`) })
+	modernMessage = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[^:]*: (.*) \(\d+\)`) })
 )
 
 // sqliteError words a modernc.org/sqlite error as node-sqlite3 does: "SQLITE_ERROR: near
@@ -319,12 +320,12 @@ func sqliteError(err error) error {
 	}
 	code := se.Code()
 	name := fmt.Sprintf("SQLITE_%d", code&0xff)
-	if m := codeName.FindStringSubmatch(sqlite.ErrorCodeString[code&0xff]); m != nil {
+	if m := codeName().FindStringSubmatch(sqlite.ErrorCodeString[code&0xff]); m != nil {
 		name = m[1]
 	}
 	msg := se.Error()
 	// modernc writes "<error string>: <message> (<code>)".
-	if m := modernMessage.FindStringSubmatch(msg); m != nil {
+	if m := modernMessage().FindStringSubmatch(msg); m != nil {
 		msg = m[1]
 	}
 	return fmt.Errorf("%s: %s", name, msg)
