@@ -26,10 +26,13 @@ func policyOf(s serverSection) safehttp.Policy {
 // policy share a connection pool), whose redirects carry no Referer and none of a call's
 // secrets to another host (see guardRedirect).
 func newClient(deps backend.Deps, p safehttp.Policy) *http.Client {
-	// Per-call deadlines come from the tool's timeout on the request context; the client's own
-	// limits are set beyond any sensible tool timeout so they never cut a call short.
+	// Per-call deadlines come from the tool's timeout on the request context (call), which
+	// also bounds reading the body; the client's own limits are set beyond any sensible tool
+	// timeout so they never cut a call short. The client has no Timeout of its own: net/http
+	// would start a timer and a goroutine for every request to enforce it.
 	base := deps.Client(p, safehttp.Options{Timeout: clientCeiling, ResponseHeaderTimeout: clientCeiling})
 	c := *base
+	c.Timeout = 0
 	next := base.CheckRedirect
 	c.CheckRedirect = func(req *http.Request, via []*http.Request) error {
 		if next != nil {
