@@ -51,6 +51,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -63,7 +64,9 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -79,7 +82,7 @@ import (
 )
 
 var (
-	mode     = flag.String("mode", "both", "processes (client, serve and upstream in separate processes), inprocess, both, profile (only the -profile part), upstream (kind: mcp against the upstream called directly), or lowdefy (mcpbridge app on the Lowdefy tutorial: navigate and interact with 50 work sessions)")
+	mode     = flag.String("mode", "both", "processes (client, serve and upstream in separate processes), inprocess, both, profile (only the -profile part), upstream (kind: mcp against the upstream called directly), lowdefy (mcpbridge app on the Lowdefy tutorial: navigate and interact with 50 work sessions), or rss (idle memory of serve with ten servers)")
 	duration = flag.Duration("duration", 2*time.Second, "length of one round (ignored with -count)")
 	count    = flag.Int("count", 0, "calls per round (instead of -duration)")
 	rounds   = flag.Int("rounds", 3, "rounds per target and era; medians are reported")
@@ -293,6 +296,10 @@ func main() {
 		if err := runLowdefy(); err != nil {
 			log.Fatalf("bench: %v", err)
 		}
+	case "rss":
+		if err := printIdleRSS(); err != nil {
+			log.Fatalf("bench: idle RSS: %v", err)
+		}
 	case "profile":
 		if *profileDir == "" {
 			log.Fatal("bench: -mode profile needs -profile DIR")
@@ -368,11 +375,9 @@ func runInProcess() {
 		runHTTP()
 	}
 	if !*skipRSS {
-		rss, err := idleRSS()
-		if err != nil {
-			log.Fatalf("idle RSS: %v", err)
+		if err := printIdleRSS(); err != nil {
+			log.Fatalf("bench: idle RSS: %v", err)
 		}
-		fmt.Printf("idle RSS of `mcpbridge serve` with ten servers: %.1f MB (goal <= 30 MB)\n", rss)
 	}
 }
 
@@ -385,17 +390,63 @@ func roundText() string {
 
 func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
 
-// idleRSS builds mcpbridge, serves ten servers, waits until it is idle and reads VmRSS.
-func idleRSS() (float64, error) {
+// rssBuilds are the two ways mcpbridge is built whose idle memory the bench reports: what
+// `go build` (and `go run`) make on this machine, and the static binary `make dist` ships.
+var rssBuilds = []struct {
+	name  string
+	env   []string
+	flags []string
+}{
+	{"go build", nil, nil},
+	{"make dist (static)", []string{"CGO_ENABLED=0"}, []string{"-trimpath", "-ldflags=-s -w"}},
+}
+
+// printIdleRSS prints, for each build, the median of three idle RSS measurements and what
+// they are made of.
+func printIdleRSS() error {
 	dir, err := os.MkdirTemp("", "mcpbridge-bench")
 	if err != nil {
-		return 0, err
+		return err
 	}
 	defer os.RemoveAll(dir)
-	bin, err := buildPackage(dir, "mcpbridge", "./cmd/mcpbridge")
+	root, err := moduleRoot()
 	if err != nil {
-		return 0, err
+		return err
 	}
+	fmt.Println("idle RSS of `mcpbridge serve` with ten servers (five command tools each), each page opened once, 2.5 s later; median of 3 (goal <= 30 MB):")
+	for i, b := range rssBuilds {
+		bin := filepath.Join(dir, fmt.Sprintf("mcpbridge-%d", i))
+		cmd := exec.Command("go", append(append([]string{"build", "-o", bin}, b.flags...), "./cmd/mcpbridge")...)
+		cmd.Dir, cmd.Env = root, append(os.Environ(), b.env...)
+		if out, err := cmd.CombinedOutput(); err != nil {
+			return fmt.Errorf("building %s: %v\n%s", b.name, err, out)
+		}
+		st, err := os.Stat(bin)
+		if err != nil {
+			return err
+		}
+		var runs []memStatus
+		for range 3 {
+			m, err := idleRSS(bin, dir)
+			if err != nil {
+				return err
+			}
+			runs = append(runs, m)
+		}
+		slices.SortFunc(runs, func(a, b memStatus) int { return cmp.Compare(a.rss, b.rss) })
+		m := runs[1]
+		fmt.Printf("  %-19s %5.1f MB = %4.1f MB anonymous (heap, stacks, runtime) + %4.1f MB of the %.0f MB binary and shared libraries mapped in\n",
+			b.name, m.rss, m.anon, m.file, float64(st.Size())/1e6)
+	}
+	return nil
+}
+
+// memStatus is a process's resident memory from /proc/PID/status, in MB.
+type memStatus struct{ rss, anon, file float64 }
+
+// idleRSS serves ten servers from bin, opens each server's page once, waits until the
+// process is idle and reads its resident memory.
+func idleRSS(bin, dir string) (memStatus, error) {
 	var cfg strings.Builder
 	cfg.WriteString("servers:\n")
 	for i := range 10 {
@@ -406,15 +457,19 @@ func idleRSS() (float64, error) {
 	}
 	cfgPath := filepath.Join(dir, "ten.yaml")
 	if err := os.WriteFile(cfgPath, []byte(cfg.String()), 0o644); err != nil {
-		return 0, err
+		return memStatus{}, err
 	}
-	ln, _ := net.Listen("tcp", "127.0.0.1:0")
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return memStatus{}, err
+	}
 	addr := ln.Addr().String()
 	ln.Close()
+	os.Remove(filepath.Join(dir, "ten.db"))
 	cmd := exec.Command(bin, "serve", "--config", cfgPath, "--listen", addr, "--log-level", "warn")
 	cmd.Stderr = os.Stderr
 	if err := cmd.Start(); err != nil {
-		return 0, err
+		return memStatus{}, err
 	}
 	defer func() { cmd.Process.Signal(os.Interrupt); cmd.Wait() }()
 	for i := 0; ; i++ {
@@ -424,7 +479,7 @@ func idleRSS() (float64, error) {
 			break
 		}
 		if i > 200 {
-			return 0, errors.New("mcpbridge did not start")
+			return memStatus{}, errors.New("mcpbridge did not start")
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
@@ -434,19 +489,31 @@ func idleRSS() (float64, error) {
 			resp.Body.Close()
 		}
 	}
-	time.Sleep(2 * time.Second)
+	time.Sleep(2500 * time.Millisecond)
 	status, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", cmd.Process.Pid))
 	if err != nil {
-		return 0, err
+		return memStatus{}, err
 	}
+	var m memStatus
 	for _, line := range strings.Split(string(status), "\n") {
-		if f := strings.Fields(line); len(f) >= 2 && f[0] == "VmRSS:" {
-			var kb float64
-			fmt.Sscanf(f[1], "%f", &kb)
-			return kb / 1024, nil
+		f := strings.Fields(line)
+		if len(f) < 2 {
+			continue
+		}
+		kb, _ := strconv.ParseFloat(f[1], 64)
+		switch f[0] {
+		case "VmRSS:":
+			m.rss = kb / 1024
+		case "RssAnon:":
+			m.anon = kb / 1024
+		case "RssFile:":
+			m.file = kb / 1024
 		}
 	}
-	return 0, errors.New("no VmRSS in /proc status")
+	if m.rss == 0 {
+		return memStatus{}, errors.New("no VmRSS in /proc status")
+	}
+	return m, nil
 }
 
 // sessionTimeout lets a run compare the gateway with idle-session expiry off (-1ns), as in
