@@ -20,8 +20,9 @@ import (
 
 // transportFailure explains an error from sending a request or reading its response: what
 // failed and what to do. The URL (which may hold query values) is never repeated.
-func (b *Backend) transportFailure(ctx context.Context, t *tool, display, phase string, err error) *mcp.CallToolResult {
+func (b *Backend) transportFailure(ctx context.Context, t *tool, display string, ph phase, err error) *mcp.CallToolResult {
 	host := t.base.Host
+	phase, where := ph.words(host)
 	var ue *url.Error
 	if errors.As(err, &ue) {
 		err = ue.Err
@@ -36,11 +37,11 @@ func (b *Backend) transportFailure(ctx context.Context, t *tool, display, phase 
 	case errors.As(err, &blocked):
 		msg = blockedMessage(display, b.name, blocked, !strings.EqualFold(blocked.Host, t.base.Hostname()))
 	case ctx.Err() == context.DeadlineExceeded && (errors.Is(err, context.DeadlineExceeded) || isTimeout(err)):
-		msg = fmt.Sprintf("%s timed out after %s while %s to %s. The API is slow or unreachable; retry later, or raise timeout on the tool or server.", display, t.timeout, phase, host)
+		msg = fmt.Sprintf("%s timed out after %s while %s. The API is slow or unreachable; retry later, or raise timeout on the tool or server.", display, t.timeout, where)
 	case errors.Is(err, context.Canceled) || ctx.Err() == context.Canceled:
 		msg = fmt.Sprintf("%s was cancelled while %s.", display, phase)
 	case isTimeout(err):
-		msg = fmt.Sprintf("%s timed out while %s to %s. The API is slow or unreachable; retry later.", display, phase, host)
+		msg = fmt.Sprintf("%s timed out while %s. The API is slow or unreachable; retry later.", display, where)
 	case errors.Is(err, syscall.ECONNREFUSED):
 		msg = fmt.Sprintf("%s failed: %s refused the connection. Is the API running, and is base_url of server %s right?", display, host, b.name)
 	case errors.As(err, &dnsErr):
@@ -50,9 +51,30 @@ func (b *Backend) transportFailure(ctx context.Context, t *tool, display, phase 
 	case errors.Is(err, syscall.ECONNRESET) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF):
 		msg = fmt.Sprintf("%s failed: %s closed the connection while %s. Retry; if it persists, check the API.", display, host, phase)
 	default:
-		msg = fmt.Sprintf("%s failed while %s to %s: %v", display, phase, host, err)
+		msg = fmt.Sprintf("%s failed while %s: %v", display, where, err)
 	}
 	return backend.ErrorResult("%s", b.scrub.String(msg))
+}
+
+// phase is where in a call a transport failure happened.
+type phase int
+
+const (
+	phaseSending phase = iota // connecting, or writing the request
+	phaseWaiting              // the request was sent; no response headers yet
+	phaseReading              // reading the response body
+)
+
+// words returns the phase alone ("sending the request") and with the host ("sending the
+// request to api.example").
+func (p phase) words(host string) (alone, where string) {
+	switch p {
+	case phaseWaiting:
+		return "waiting for the answer", "waiting for the answer from " + host
+	case phaseReading:
+		return "reading the response", "reading the response from " + host
+	}
+	return "sending the request", "sending the request to " + host
 }
 
 // blockedMessage explains an SSRF refusal: the address, why, and whether configuration can

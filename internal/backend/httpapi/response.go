@@ -10,7 +10,9 @@ import (
 	"io"
 	"mime"
 	"net/http"
+	"net/http/httptrace"
 	"strings"
+	"sync/atomic"
 	"unicode/utf8"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -22,6 +24,10 @@ import (
 func (b *Backend) call(ctx context.Context, t *tool, args map[string]any) *mcp.CallToolResult {
 	ctx, cancel := context.WithTimeout(ctx, t.timeout)
 	defer cancel()
+	// Whether the request went out tells a failure while connecting or sending from one
+	// while the API was working on its answer.
+	var sent atomic.Bool
+	ctx = httptrace.WithClientTrace(ctx, &httptrace.ClientTrace{WroteRequest: func(httptrace.WroteRequestInfo) { sent.Store(true) }})
 	bt, err := t.build(ctx, args)
 	if err != nil {
 		return b.failure(err)
@@ -30,12 +36,15 @@ func (b *Backend) call(ctx context.Context, t *tool, args map[string]any) *mcp.C
 	display := b.scrub.String(bt.display)
 	resp, err := b.client.Do(req)
 	if err != nil {
-		return b.transportFailure(ctx, t, display, "sending the request", err)
+		if sent.Load() {
+			return b.transportFailure(ctx, t, display, phaseWaiting, err)
+		}
+		return b.transportFailure(ctx, t, display, phaseSending, err)
 	}
 	defer drainClose(resp.Body)
 	data, truncated, err := readLimited(resp.Body, t.maxOutput)
 	if err != nil {
-		return b.transportFailure(ctx, t, display, "reading the response", err)
+		return b.transportFailure(ctx, t, display, phaseReading, err)
 	}
 	return b.respond(ctx, t, args, display, resp, data, truncated)
 }

@@ -261,7 +261,7 @@ func TestResponses(t *testing.T) {
 		start := time.Now()
 		res := callTool(t, b, "slow", nil)
 		got := resultText(res)
-		if !res.IsError || !strings.Contains(got, "GET /slow timed out after 200ms") || !strings.Contains(got, "raise timeout") {
+		if !res.IsError || !strings.Contains(got, "GET /slow timed out after 200ms while waiting for the answer from 127.0.0.1:") || !strings.Contains(got, "raise timeout") {
 			t.Errorf("got %q", got)
 		}
 		if d := time.Since(start); d > 2*time.Second {
