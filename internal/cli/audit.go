@@ -75,7 +75,9 @@ func auditTail(ctx context.Context, e *env, args []string) error {
 	if !*follow {
 		return nil
 	}
-	f.Limit = store.MaxAuditLimit
+	// Page through what arrived since the last poll oldest first, so a burst of more rows
+	// than a page holds is printed whole.
+	f.Limit, f.OldestFirst = store.MaxAuditLimit, true
 	t := time.NewTicker(auditFollowEvery)
 	defer t.Stop()
 	for {
@@ -84,16 +86,22 @@ func auditTail(ctx context.Context, e *env, args []string) error {
 			return nil
 		case <-t.C:
 		}
-		f.AfterID = last
-		rows, err := st.Audit.List(ctx, f)
-		if err != nil {
-			if ctx.Err() != nil {
-				return nil
+		for {
+			f.AfterID = last
+			rows, err := st.Audit.List(ctx, f)
+			if err != nil {
+				if ctx.Err() != nil {
+					return nil
+				}
+				return err
 			}
-			return err
-		}
-		if id := printAudit(e.stdout, rows); id > last {
-			last = id
+			for _, r := range rows {
+				fmt.Fprintln(e.stdout, auditLine(r))
+				last = max(last, r.ID)
+			}
+			if len(rows) < f.Limit {
+				break
+			}
 		}
 	}
 }

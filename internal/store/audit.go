@@ -44,6 +44,9 @@ type AuditFilter struct {
 	// AfterID, when not zero, keeps only entries recorded after the one with that ID
 	// (ID > AfterID): what a follower has not seen yet.
 	AfterID int64
+	// OldestFirst lists the oldest matching entries, oldest first, instead of the newest:
+	// with AfterID, a follower pages through what it has not seen without skipping any.
+	OldestFirst bool
 }
 
 // Audit limits.
@@ -56,7 +59,8 @@ const (
 type Audit interface {
 	// Record appends the entries, in one transaction: all are stored or none.
 	Record(ctx context.Context, es ...Entry) error
-	// List returns the newest entries matching f, newest first.
+	// List returns the newest entries matching f, newest first (or, with f.OldestFirst,
+	// the oldest, oldest first).
 	List(ctx context.Context, f AuditFilter) ([]Entry, error)
 	// Prune deletes the entries older than before and returns how many.
 	Prune(ctx context.Context, before time.Time) (int, error)

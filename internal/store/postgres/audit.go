@@ -40,9 +40,13 @@ func (s *Audit) Record(ctx context.Context, es ...store.Entry) error {
 
 // List implements store.Audit.
 func (s *Audit) List(ctx context.Context, f store.AuditFilter) ([]store.Entry, error) {
+	order := "DESC"
+	if f.OldestFirst {
+		order = "ASC"
+	}
 	rows, err := s.d.pool.Query(ctx, `SELECT id, time, server, tool, principal, via, outcome, duration_ns, error, arguments FROM audit
 		WHERE ($1 = '' OR server = $1) AND ($2 = '' OR principal = $2) AND id > $4
-		ORDER BY id DESC LIMIT $3`, f.Server, f.Principal, f.AuditLimit(), f.AfterID)
+		ORDER BY id `+order+` LIMIT $3`, f.Server, f.Principal, f.AuditLimit(), f.AfterID)
 	if err != nil {
 		return nil, fmt.Errorf("listing audit entries: %w", unavailable(err))
 	}

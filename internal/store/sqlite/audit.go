@@ -63,7 +63,11 @@ func (s *Audit) List(ctx context.Context, f store.AuditFilter) ([]store.Entry, e
 	if len(where) > 0 {
 		q += " WHERE " + strings.Join(where, " AND ")
 	}
-	q += " ORDER BY id DESC LIMIT ?"
+	if f.OldestFirst {
+		q += " ORDER BY id ASC LIMIT ?"
+	} else {
+		q += " ORDER BY id DESC LIMIT ?"
+	}
 	args = append(args, f.AuditLimit())
 	rows, err := s.d.r.QueryContext(ctx, q, args...)
 	if err != nil {

@@ -2,6 +2,7 @@ package storetest
 
 import (
 	"fmt"
+	"slices"
 	"testing"
 	"time"
 
@@ -58,7 +59,12 @@ func testAudit(t *testing.T, open Opener) {
 
 	filter := func(f store.AuditFilter, keep func(store.Entry) bool) []store.Entry {
 		var out []store.Entry
-		for _, e := range want {
+		order := want
+		if f.OldestFirst {
+			order = slices.Clone(want)
+			slices.Reverse(order)
+		}
+		for _, e := range order {
 			if keep(e) && (f.Limit == 0 || len(out) < f.Limit) {
 				out = append(out, e)
 			}
@@ -80,6 +86,9 @@ func testAudit(t *testing.T, open Opener) {
 		{"after id", store.AuditFilter{AfterID: all[4].ID}, func(e store.Entry) bool { return toolNumber(e) > 7 }},
 		{"after id and server", store.AuditFilter{AfterID: all[4].ID, Server: "crm"}, func(e store.Entry) bool { return e.Server == "crm" && toolNumber(e) > 7 }},
 		{"after the newest", store.AuditFilter{AfterID: all[0].ID}, func(store.Entry) bool { return false }},
+		{"oldest first", store.AuditFilter{OldestFirst: true, Limit: 3}, func(store.Entry) bool { return true }},
+		{"after id, oldest first", store.AuditFilter{AfterID: all[4].ID, OldestFirst: true, Limit: 2}, func(e store.Entry) bool { return toolNumber(e) > 7 }},
+		{"after id and server, oldest first", store.AuditFilter{AfterID: all[4].ID, Server: "crm", OldestFirst: true}, func(e store.Entry) bool { return e.Server == "crm" && toolNumber(e) > 7 }},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -1,0 +1,59 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mcpbridge/mcpbridge/internal/store"
+	"github.com/mcpbridge/mcpbridge/internal/store/sqlite"
+)
+
+// `audit tail --follow` prints every row of a burst larger than one page of the store
+// (store.MaxAuditLimit), in order, not just the newest page of it.
+func TestAuditFollowPrintsAWholeBurst(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "a.db")
+	st, err := sqlite.Open(t.Context(), path, sqlite.Options{Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	if err := st.Audit.Record(t.Context(), store.Entry{Server: "s", Tool: "before", Outcome: "ok"}); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(t.Context())
+	var out, errs syncBuffer
+	done := make(chan int)
+	go func() { done <- Run(ctx, []string{"audit", "tail", "--store", "sqlite:" + path, "--follow", "-n", "0"}, strings.NewReader(""), &out, &errs) }()
+	time.Sleep(3 * auditFollowEvery) // the follower has started after the newest row
+
+	const n = store.MaxAuditLimit + 50
+	burst := make([]store.Entry, n)
+	for i := range burst {
+		burst[i] = store.Entry{Server: "s", Tool: fmt.Sprintf("t%d", i), Outcome: "ok"}
+	}
+	if err := st.Audit.Record(t.Context(), burst...); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(20 * time.Second)
+	for strings.Count(out.String(), "\n") < n && time.Now().Before(deadline) {
+		time.Sleep(50 * time.Millisecond)
+	}
+	cancel()
+	if code := <-done; code != 0 {
+		t.Fatalf("audit tail exited %d: %s", code, errs.String())
+	}
+	lines := strings.Split(strings.TrimSuffix(out.String(), "\n"), "\n")
+	if len(lines) != n {
+		t.Fatalf("printed %d lines, want the %d rows of the burst", len(lines), n)
+	}
+	for i, l := range lines {
+		if !strings.Contains(l, fmt.Sprintf("tool=t%d ", i)) {
+			t.Fatalf("line %d is %q, want the burst's row t%d (in order)", i, l, i)
+		}
+	}
+}
