@@ -35,9 +35,20 @@ const nativeMax = 1 << 16
 //go:embed builtins.js
 var builtinsJS string
 
-// It is compiled on first use, not at start-up: a gateway that never evaluates an
-// expression never loads the JavaScript compiler's code.
-var builtinsProgram = sync.OnceValue(func() *goja.Program { return goja.MustCompile("builtins.js", builtinsJS, true) })
+// builtinsProgram returns builtins.js compiled. It is compiled on first use, not at start-up:
+// a gateway that never evaluates an expression never loads the JavaScript compiler's code.
+func builtinsProgram() *goja.Program {
+	builtinsOnce.Do(func() {
+		LimitRegexpMatches()
+		builtinsProg = goja.MustCompile("builtins.js", builtinsJS, true)
+	})
+	return builtinsProg
+}
+
+var (
+	builtinsOnce sync.Once
+	builtinsProg *goja.Program
+)
 
 // setSizeLimits derives the size limits of an evaluation from its memory limit. A string
 // of n characters takes n or 2n bytes and building it may need a second copy, so strings

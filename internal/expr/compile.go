@@ -168,6 +168,7 @@ func (p *Program) build(names []string) (*compiled, error) {
 		}
 		returnLast(block.List)
 	}
+	LimitRegexpMatches() // before goja compiles the program's regular expression literals
 	prog, err := goja.CompileAST(tree, true)
 	if err != nil {
 		return nil, p.syntaxError(err)

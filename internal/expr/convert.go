@@ -31,9 +31,9 @@ const maxArrayLen = 1 << 24
 // exclusive re-run would make the nested call wait for forever.
 type Func func(args []any) (any, error)
 
-// promiseType is the export type of Promise objects (checked without exporting: Export
-// copies arrays and maps).
-var promiseType = reflect.TypeFor[*goja.Promise]()
+// promiseType returns the export type of Promise objects (checked without exporting: Export
+// copies arrays and maps). It is a function so that no code runs for it at init.
+func promiseType() reflect.Type { return reflect.TypeFor[*goja.Promise]() }
 
 // errStopped reports that a conversion loop noticed the evaluation was interrupted.
 var errStopped = errors.New("evaluation interrupted")
@@ -261,7 +261,7 @@ func (c *converter) fromJS(v goja.Value, depth int, stack []*goja.Object) (any, 
 	if _, ok := goja.AssertFunction(obj); ok {
 		return nil, &pathError{msg: "is a function, not a value (call it, or return data)"}
 	}
-	if obj.ExportType() == promiseType {
+	if obj.ExportType() == promiseType() {
 		pr := obj.Export().(*goja.Promise)
 		switch pr.State() {
 		case goja.PromiseStateFulfilled:

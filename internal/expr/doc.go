@@ -109,9 +109,10 @@
 // Interruption takes effect between JavaScript instructions and in the guarded built-ins.
 // Still outside the limits' reach: a [Func] that blocks; one regular expression match that
 // backtracks exponentially (patterns with backreferences or lookaround run on a
-// backtracking engine); and VM operators on huge strings: `s + s` of a 64 MiB string is one
-// instruction, so a loop doubling a string is stopped by the watchdog or the timer one or
-// two doublings late. A runtime that was interrupted is discarded, not reused.
+// backtracking engine), which only [RegexpMatchTimeout] stops, the match then counting as
+// none (see [LimitRegexpMatches]); and VM operators on huge strings: `s + s` of a 64 MiB
+// string is one instruction, so a loop doubling a string is stopped by the watchdog or the
+// timer one or two doublings late. A runtime that was interrupted is discarded, not reused.
 //
 // # Errors
 //

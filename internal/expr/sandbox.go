@@ -87,8 +87,19 @@ const hardenJS = `(function () {
   Object.freeze(globalThis);
 })()`
 
-// hardenProgram is compiled once for all runtimes, on first use.
-var hardenProgram = sync.OnceValue(func() *goja.Program { return goja.MustCompile("harden.js", hardenJS, true) })
+// hardenProgram returns hardenJS compiled, once for all runtimes, on first use.
+func hardenProgram() *goja.Program {
+	hardenOnce.Do(func() {
+		LimitRegexpMatches()
+		hardenProg = goja.MustCompile("harden.js", hardenJS, true)
+	})
+	return hardenProg
+}
+
+var (
+	hardenOnce sync.Once
+	hardenProg *goja.Program
+)
 
 // env is one pooled goja runtime with its per-runtime state. An env is used by one
 // evaluation at a time.
@@ -125,15 +136,23 @@ type env struct {
 	shared    bool   // another evaluation was active at some time during this one
 }
 
-// envPool holds idle runtimes. It is a bounded free list rather than a sync.Pool because a
-// runtime is expensive to build (the hardening walk) and sync.Pool drops its contents at
-// every other garbage collection.
-var envPool = make(chan *env, max(8, 4*runtime.GOMAXPROCS(0)))
+// envPool returns the free list of idle runtimes. It is a bounded free list rather than a
+// sync.Pool because a runtime is expensive to build (the hardening walk) and sync.Pool drops
+// its contents at every other garbage collection. It is made on first use.
+func envPool() chan *env {
+	envPoolOnce.Do(func() { envPoolChan = make(chan *env, max(8, 4*runtime.GOMAXPROCS(0))) })
+	return envPoolChan
+}
+
+var (
+	envPoolOnce sync.Once
+	envPoolChan chan *env
+)
 
 // getEnv returns a pooled runtime or a new one.
 func getEnv() (*env, error) {
 	select {
-	case e := <-envPool:
+	case e := <-envPool():
 		return e, nil
 	default:
 		return newEnv()
@@ -145,12 +164,13 @@ func getEnv() (*env, error) {
 func putEnv(e *env) {
 	e.rt.ClearInterrupt()
 	select {
-	case envPool <- e:
+	case envPool() <- e:
 	default:
 	}
 }
 
 func newEnv() (*env, error) {
+	LimitRegexpMatches()
 	rt := goja.New()
 	rt.SetMaxCallStackSize(maxCallStack)
 	e := &env{rt: rt, funcs: make(map[*goja.Program]goja.Callable)}

@@ -11,8 +11,9 @@ import (
 // watchInterval is how often the memory watchdog samples the heap while evaluations run.
 const watchInterval = 2 * time.Millisecond
 
-// watch is the process-wide memory watchdog.
-var watch = &watchdog{active: make(map[*env]uint64), wake: make(chan struct{}, 1)}
+// watch is the process-wide memory watchdog. Its map and channel are made on first use (see
+// add), so that it is static data and no code runs for it at init.
+var watch watchdog
 
 // gate makes re-runs exclusive: every evaluation holds a read lock while it runs, and the
 // re-run of an evaluation interrupted by an ambiguous memory alarm (see [watchdog]) holds
@@ -37,8 +38,8 @@ const kindRetry ErrorKind = -1
 // Any other suspect is interrupted with kindRetry and re-run alone under [gate] within its
 // original deadline, so an evaluation is not failed for the memory of another.
 type watchdog struct {
-	once sync.Once
-	wake chan struct{}
+	once sync.Once     // makes wake and starts loop, at the first add
+	wake chan struct{} // wakes an idle loop
 
 	mu     sync.Mutex
 	active map[*env]uint64 // env → generation of the evaluation being watched
@@ -49,6 +50,9 @@ type watchdog struct {
 // gate's write lock.
 func (w *watchdog) add(e *env, limit int64, exclusive bool) {
 	w.mu.Lock()
+	if w.active == nil {
+		w.active = make(map[*env]uint64)
+	}
 	w.gen++
 	w.active[e] = w.gen
 	e.limit, e.sampled, e.exclusive = limit, false, exclusive
@@ -60,7 +64,10 @@ func (w *watchdog) add(e *env, limit int64, exclusive bool) {
 	}
 	first := len(w.active) == 1
 	w.mu.Unlock()
-	w.once.Do(func() { go w.loop() })
+	w.once.Do(func() {
+		w.wake = make(chan struct{}, 1)
+		go w.loop()
+	})
 	if first {
 		select {
 		case w.wake <- struct{}{}:
