@@ -20,4 +20,8 @@
 // _json.stringify and every other output follow the order the config and
 // the state were written in, as in Lowdefy. Local-time date methods use
 // time.Local (the browser's time zone in Lowdefy).
+//
+// The package's tables — the operator sets (registry.go) and the method tables of the class
+// operators (arrayMeta, mathFuncs, …) — are lazy.Values, built on first use: a process that
+// never evaluates an operator never runs their code.
 package operators

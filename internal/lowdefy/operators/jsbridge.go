@@ -7,9 +7,9 @@ import (
 	"sync"
 	"time"
 
-	"github.com/dlclark/regexp2/v2"
 	"github.com/dop251/goja"
 
+	"github.com/mcpbridge/mcpbridge/internal/expr"
 	"github.com/mcpbridge/mcpbridge/internal/jsvalue"
 )
 
@@ -33,17 +33,6 @@ func (r jsRegExp) ToPrimitive(jsvalue.Hint) any {
 // expression).
 const jsCallLimit = 2 * time.Second
 
-func init() {
-	// goja runs regular expressions that RE2 cannot (backreferences,
-	// lookaround) on regexp2, which backtracks and does not see goja's
-	// interrupt. Bound every match so a hostile pattern in config cannot hang
-	// the process; a timed-out match counts as no match. This is process-wide
-	// and only replaces regexp2's "forever" default.
-	if regexp2.DefaultMatchTimeout == time.Duration(math.MaxInt64) {
-		regexp2.DefaultMatchTimeout = jsCallLimit
-	}
-}
-
 type jsEngine struct {
 	rt     *goja.Runtime
 	date   goja.Value
@@ -53,6 +42,14 @@ type jsEngine struct {
 }
 
 var enginePool = sync.Pool{New: func() any {
+	// goja runs regular expressions that RE2 cannot (backreferences,
+	// lookaround) on regexp2, which backtracks and does not see goja's
+	// interrupt. Bound every match (by expr.RegexpMatchTimeout, 2 s like
+	// jsCallLimit) so a hostile pattern in config cannot hang the process; a
+	// timed-out match counts as no match. This is process-wide, only replaces regexp2's
+	// "forever" default, and is done before the first engine compiles a
+	// pattern.
+	expr.LimitRegexpMatches()
 	rt := goja.New()
 	return &jsEngine{
 		rt:     rt,

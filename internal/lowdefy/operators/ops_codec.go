@@ -17,42 +17,47 @@ import (
 	"github.com/dop251/goja"
 
 	"github.com/mcpbridge/mcpbridge/internal/jsvalue"
+	"github.com/mcpbridge/mcpbridge/internal/lazy"
 	"github.com/mcpbridge/mcpbridge/internal/lowdefy/serial"
 )
 
 // _json
 
-var jsonMeta = map[string]*method{
-	"stringify": {namedArgs: []string{"on", "options"}, validTypes: []string{"object", "array"}},
-	"parse":     {singleArg: true, validTypes: []string{"string"}},
-}
+var jsonMeta = lazy.Value[map[string]*method]{New: func() map[string]*method {
+	return map[string]*method{
+		"stringify": {namedArgs: []string{"on", "options"}, validTypes: []string{"object", "array"}},
+		"parse":     {singleArg: true, validTypes: []string{"string"}},
+	}
+}}
 
-var jsonFuncs = map[string]classFunc{
-	"parse": func(c *call, args []any) (any, error) {
-		s, _ := arg(args, 0).(string)
-		if s == "undefined" {
-			return jsvalue.Undefined, nil
-		}
-		return parseJSON(s)
-	},
-	"stringify": func(c *call, args []any) (any, error) {
-		indent := "  "
-		iso := true
-		if opts, ok := arg(args, 1).(*jsvalue.Object); ok {
-			if sp, ok := opts.Get("space"); ok {
-				indent = jsvalue.Indent(sp)
+var jsonFuncs = lazy.Value[map[string]classFunc]{New: func() map[string]classFunc {
+	return map[string]classFunc{
+		"parse": func(c *call, args []any) (any, error) {
+			s, _ := arg(args, 0).(string)
+			if s == "undefined" {
+				return jsvalue.Undefined, nil
 			}
-			if v, ok := opts.Get("isoStringDates"); ok {
-				iso = jsvalue.Truthy(v)
+			return parseJSON(s)
+		},
+		"stringify": func(c *call, args []any) (any, error) {
+			indent := "  "
+			iso := true
+			if opts, ok := arg(args, 1).(*jsvalue.Object); ok {
+				if sp, ok := opts.Get("space"); ok {
+					indent = jsvalue.Indent(sp)
+				}
+				if v, ok := opts.Get("isoStringDates"); ok {
+					iso = jsvalue.Truthy(v)
+				}
 			}
-		}
-		s, ok := serial.Stringify(arg(args, 0), indent, iso)
-		if !ok {
-			return jsvalue.Undefined, nil
-		}
-		return s, nil
-	},
-}
+			s, ok := serial.Stringify(arg(args, 0), indent, iso)
+			if !ok {
+				return jsvalue.Undefined, nil
+			}
+			return s, nil
+		},
+	}
+}}
 
 // parseJSON is JSON.parse with Lowdefy's marker reviver: keys keep their
 // order, numbers out of range become ±Infinity or 0.
@@ -64,13 +69,15 @@ func parseJSON(s string) (any, error) {
 	return serial.Decode(v), nil
 }
 
-func opJSON(c *call) (any, error) { return runClass(c, jsonMeta, jsonFuncs, "") }
+func opJSON(c *call) (any, error) { return runClass(c, jsonMeta.Get(), jsonFuncs.Get(), "") }
 
 // _base64, _uri, _hash
 
 var singleStringMeta = &method{singleArg: true, validTypes: []string{"string"}}
 
-var codecMeta = map[string]*method{"encode": singleStringMeta, "decode": singleStringMeta}
+var codecMeta = lazy.Value[map[string]*method]{New: func() map[string]*method {
+	return map[string]*method{"encode": singleStringMeta, "decode": singleStringMeta}
+}}
 
 func stringFunc(f func(string) (string, error)) classFunc {
 	return func(c *call, args []any) (any, error) {
@@ -79,18 +86,26 @@ func stringFunc(f func(string) (string, error)) classFunc {
 	}
 }
 
-var base64ClientFuncs = map[string]classFunc{
-	"encode": stringFunc(btoa),
-	"decode": stringFunc(atob),
-}
+var base64ClientFuncs = lazy.Value[map[string]classFunc]{New: func() map[string]classFunc {
+	return map[string]classFunc{
+		"encode": stringFunc(btoa),
+		"decode": stringFunc(atob),
+	}
+}}
 
-var base64ServerFuncs = map[string]classFunc{
-	"encode": stringFunc(func(s string) (string, error) { return base64.StdEncoding.EncodeToString([]byte(s)), nil }),
-	"decode": stringFunc(func(s string) (string, error) { return nodeBase64Decode(s), nil }),
-}
+var base64ServerFuncs = lazy.Value[map[string]classFunc]{New: func() map[string]classFunc {
+	return map[string]classFunc{
+		"encode": stringFunc(func(s string) (string, error) { return base64.StdEncoding.EncodeToString([]byte(s)), nil }),
+		"decode": stringFunc(func(s string) (string, error) { return nodeBase64Decode(s), nil }),
+	}
+}}
 
-func opBase64Client(c *call) (any, error) { return runClass(c, codecMeta, base64ClientFuncs, "") }
-func opBase64Server(c *call) (any, error) { return runClass(c, codecMeta, base64ServerFuncs, "") }
+func opBase64Client(c *call) (any, error) {
+	return runClass(c, codecMeta.Get(), base64ClientFuncs.Get(), "")
+}
+func opBase64Server(c *call) (any, error) {
+	return runClass(c, codecMeta.Get(), base64ServerFuncs.Get(), "")
+}
 
 var errInvalidCharacter = errors.New("Invalid character")
 
@@ -189,17 +204,21 @@ func callGlobalString(name string) classFunc {
 	}
 }
 
-var uriFuncs = map[string]classFunc{
-	"encode": callGlobalString("encodeURIComponent"),
-	"decode": callGlobalString("decodeURIComponent"),
-}
+var uriFuncs = lazy.Value[map[string]classFunc]{New: func() map[string]classFunc {
+	return map[string]classFunc{
+		"encode": callGlobalString("encodeURIComponent"),
+		"decode": callGlobalString("decodeURIComponent"),
+	}
+}}
 
-func opURI(c *call) (any, error) { return runClass(c, codecMeta, uriFuncs, "") }
+func opURI(c *call) (any, error) { return runClass(c, codecMeta.Get(), uriFuncs.Get(), "") }
 
-var hashMeta = map[string]*method{
-	"md5": singleStringMeta, "sha1": singleStringMeta, "sha256": singleStringMeta,
-	"sha512": singleStringMeta, "ripemd160": singleStringMeta,
-}
+var hashMeta = lazy.Value[map[string]*method]{New: func() map[string]*method {
+	return map[string]*method{
+		"md5": singleStringMeta, "sha1": singleStringMeta, "sha256": singleStringMeta,
+		"sha512": singleStringMeta, "ripemd160": singleStringMeta,
+	}
+}}
 
 func hashFunc(h func() hash.Hash) classFunc {
 	return stringFunc(func(s string) (string, error) {
@@ -218,12 +237,14 @@ func utf8Bytes(s string) []byte {
 	return []byte(string(utf16.Decode(utf16.Encode([]rune(s)))))
 }
 
-var hashFuncs = map[string]classFunc{
-	"md5":       hashFunc(md5.New),
-	"sha1":      hashFunc(sha1.New),
-	"sha256":    hashFunc(sha256.New),
-	"sha512":    hashFunc(sha512.New),
-	"ripemd160": hashFunc(newRipemd160),
-}
+var hashFuncs = lazy.Value[map[string]classFunc]{New: func() map[string]classFunc {
+	return map[string]classFunc{
+		"md5":       hashFunc(md5.New),
+		"sha1":      hashFunc(sha1.New),
+		"sha256":    hashFunc(sha256.New),
+		"sha512":    hashFunc(sha512.New),
+		"ripemd160": hashFunc(newRipemd160),
+	}
+}}
 
-func opHash(c *call) (any, error) { return runClass(c, hashMeta, hashFuncs, "") }
+func opHash(c *call) (any, error) { return runClass(c, hashMeta.Get(), hashFuncs.Get(), "") }

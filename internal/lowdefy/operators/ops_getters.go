@@ -18,40 +18,45 @@ func orUndefined[T *jsvalue.Object | []any](v T) any {
 	return v
 }
 
-func getter(object func(c *call) any) operatorFunc {
-	return func(c *call) (any, error) {
-		return getFromObject(c, object(c), c.op)
-	}
+// The getter operators read the operator's params from an object of the context
+// (getFromObject). They are functions rather than variables built by a helper, so that
+// declaring them runs no code at init.
+
+func opState(c *call) (any, error)   { return getFromObject(c, orUndefined(c.ctx().State), c.op) }
+func opInput(c *call) (any, error)   { return getFromObject(c, orUndefined(c.ctx().Input), c.op) }
+func opGlobal(c *call) (any, error)  { return getFromObject(c, orUndefined(c.ctx().Global), c.op) }
+func opUser(c *call) (any, error)    { return getFromObject(c, orUndefined(c.ctx().User), c.op) }
+func opPayload(c *call) (any, error) { return getFromObject(c, orUndefined(c.ctx().Payload), c.op) }
+func opStep(c *call) (any, error)    { return getFromObject(c, orUndefined(c.ctx().Steps), c.op) }
+func opItem(c *call) (any, error)    { return getFromObject(c, orUndefined(c.ctx().Items), c.op) }
+func opEnv(c *call) (any, error)     { return getFromObject(c, orUndefined(c.ctx().Env), c.op) }
+func opActions(c *call) (any, error) { return getFromObject(c, orUndefined(c.opts().Actions), c.op) }
+func opArgs(c *call) (any, error)    { return getFromObject(c, orUndefined(c.opts().Args), c.op) }
+
+func opEventLog(c *call) (any, error) {
+	return getFromObject(c, orUndefined(c.ctx().EventLog), c.op)
 }
 
-var (
-	opState          = getter(func(c *call) any { return orUndefined(c.ctx().State) })
-	opInput          = getter(func(c *call) any { return orUndefined(c.ctx().Input) })
-	opGlobal         = getter(func(c *call) any { return orUndefined(c.ctx().Global) })
-	opUser           = getter(func(c *call) any { return orUndefined(c.ctx().User) })
-	opEventLog       = getter(func(c *call) any { return orUndefined(c.ctx().EventLog) })
-	opPayload        = getter(func(c *call) any { return orUndefined(c.ctx().Payload) })
-	opStep           = getter(func(c *call) any { return orUndefined(c.ctx().Steps) })
-	opItem           = getter(func(c *call) any { return orUndefined(c.ctx().Items) })
-	opEnv            = getter(func(c *call) any { return orUndefined(c.ctx().Env) })
-	opActions        = getter(func(c *call) any { return orUndefined(c.opts().Actions) })
-	opArgs           = getter(func(c *call) any { return orUndefined(c.opts().Args) })
-	opRequestDetails = getter(func(c *call) any { return orUndefined(c.ctx().Requests) })
-	opEvent          = getter(func(c *call) any {
-		if c.opts().Event == nil {
-			return jsvalue.Undefined
-		}
-		return c.opts().Event
-	})
-	opIndex = getter(func(c *call) any {
-		idx := c.arrayIndicesOrNil()
-		out := make([]any, len(idx))
-		for i, n := range idx {
-			out[i] = float64(n)
-		}
-		return out
-	})
-)
+func opRequestDetails(c *call) (any, error) {
+	return getFromObject(c, orUndefined(c.ctx().Requests), c.op)
+}
+
+func opEvent(c *call) (any, error) {
+	event := c.opts().Event
+	if event == nil {
+		event = jsvalue.Undefined
+	}
+	return getFromObject(c, event, c.op)
+}
+
+func opIndex(c *call) (any, error) {
+	idx := c.arrayIndicesOrNil()
+	out := make([]any, len(idx))
+	for i, n := range idx {
+		out[i] = float64(n)
+	}
+	return getFromObject(c, out, c.op)
+}
 
 func opSecret(c *call) (any, error) {
 	if c.params == true {

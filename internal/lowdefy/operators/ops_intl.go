@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/mcpbridge/mcpbridge/internal/jsvalue"
+	"github.com/mcpbridge/mcpbridge/internal/lazy"
 	"github.com/mcpbridge/mcpbridge/internal/lowdefy/serial"
 )
 
@@ -15,49 +16,53 @@ import (
 // (en, en-US; other "en-*" locales format like en-US), plus number formats for
 // de and fr. See docs/lowdefy-operators.md for the supported options.
 
-var intlMeta = map[string]*method{
-	"dateTimeFormat":     named(arrObj, "on", "options", "locale"),
-	"listFormat":         named(arrObj, "on", "options", "locale"),
-	"numberFormat":       named(arrObj, "on", "options", "locale"),
-	"relativeTimeFormat": named(arrObj, "on", "unit", "options", "locale"),
-}
+var intlMeta = lazy.Value[map[string]*method]{New: func() map[string]*method {
+	return map[string]*method{
+		"dateTimeFormat":     named(arrObj, "on", "options", "locale"),
+		"listFormat":         named(arrObj, "on", "options", "locale"),
+		"numberFormat":       named(arrObj, "on", "options", "locale"),
+		"relativeTimeFormat": named(arrObj, "on", "unit", "options", "locale"),
+	}
+}}
 
-var intlFuncs = map[string]classFunc{
-	"numberFormat": func(c *call, args []any) (any, error) {
-		opts, _ := arg(args, 1).(*jsvalue.Object)
-		return formatNumber(jsvalue.ToNumber(arg(args, 0)), opts, arg(args, 2))
-	},
-	"dateTimeFormat": func(c *call, args []any) (any, error) {
-		opts, _ := arg(args, 1).(*jsvalue.Object)
-		var t time.Time
-		switch v := arg(args, 0).(type) {
-		case time.Time:
-			t = v
-		default:
-			if jsvalue.IsUndefined(v) {
-				t = c.ctx().now()
-			} else {
-				n := jsvalue.ToNumber(v)
-				d, ok := serial.NewDate(n)
-				if !ok {
-					return nil, fmt.Errorf("RangeError: Invalid time value")
+var intlFuncs = lazy.Value[map[string]classFunc]{New: func() map[string]classFunc {
+	return map[string]classFunc{
+		"numberFormat": func(c *call, args []any) (any, error) {
+			opts, _ := arg(args, 1).(*jsvalue.Object)
+			return formatNumber(jsvalue.ToNumber(arg(args, 0)), opts, arg(args, 2))
+		},
+		"dateTimeFormat": func(c *call, args []any) (any, error) {
+			opts, _ := arg(args, 1).(*jsvalue.Object)
+			var t time.Time
+			switch v := arg(args, 0).(type) {
+			case time.Time:
+				t = v
+			default:
+				if jsvalue.IsUndefined(v) {
+					t = c.ctx().now()
+				} else {
+					n := jsvalue.ToNumber(v)
+					d, ok := serial.NewDate(n)
+					if !ok {
+						return nil, fmt.Errorf("RangeError: Invalid time value")
+					}
+					t = d
 				}
-				t = d
 			}
-		}
-		return formatDateTime(t, opts, arg(args, 2))
-	},
-	"listFormat": func(c *call, args []any) (any, error) {
-		opts, _ := arg(args, 1).(*jsvalue.Object)
-		return formatList(arg(args, 0), opts)
-	},
-	"relativeTimeFormat": func(c *call, args []any) (any, error) {
-		opts, _ := arg(args, 2).(*jsvalue.Object)
-		return formatRelative(jsvalue.ToNumber(arg(args, 0)), arg(args, 1), opts)
-	},
-}
+			return formatDateTime(t, opts, arg(args, 2))
+		},
+		"listFormat": func(c *call, args []any) (any, error) {
+			opts, _ := arg(args, 1).(*jsvalue.Object)
+			return formatList(arg(args, 0), opts)
+		},
+		"relativeTimeFormat": func(c *call, args []any) (any, error) {
+			opts, _ := arg(args, 2).(*jsvalue.Object)
+			return formatRelative(jsvalue.ToNumber(arg(args, 0)), arg(args, 1), opts)
+		},
+	}
+}}
 
-func opIntl(c *call) (any, error) { return runClass(c, intlMeta, intlFuncs, "") }
+func opIntl(c *call) (any, error) { return runClass(c, intlMeta.Get(), intlFuncs.Get(), "") }
 
 func localeOf(locale any) string {
 	switch l := locale.(type) {
@@ -82,8 +87,12 @@ func numberSymbols(locale any) (dec, group string, after bool) {
 	return ".", ",", false
 }
 
-var currencySymbols = map[string]string{"USD": "$", "EUR": "€", "GBP": "£", "JPY": "¥", "INR": "₹", "CNY": "CN¥", "CAD": "CA$", "AUD": "A$", "ZAR": "ZAR"}
-var currencyDigits = map[string]int{"JPY": 0, "KRW": 0}
+var currencySymbols = lazy.Value[map[string]string]{New: func() map[string]string {
+	return map[string]string{"USD": "$", "EUR": "€", "GBP": "£", "JPY": "¥", "INR": "₹", "CNY": "CN¥", "CAD": "CA$", "AUD": "A$", "ZAR": "ZAR"}
+}}
+var currencyDigits = lazy.Value[map[string]int]{New: func() map[string]int {
+	return map[string]int{"JPY": 0, "KRW": 0}
+}}
 
 func optInt(opts *jsvalue.Object, key string, def, lo, hi int) (int, error) {
 	v, ok := opts.Get(key)
@@ -117,7 +126,7 @@ func formatNumber(n float64, opts *jsvalue.Object, locale any) (any, error) {
 		if currency == "" {
 			return nil, fmt.Errorf("TypeError: Currency code is required with currency style.")
 		}
-		d, ok := currencyDigits[currency]
+		d, ok := currencyDigits.Get()[currency]
 		if !ok {
 			d = 2
 		}
@@ -175,7 +184,7 @@ func formatNumber(n float64, opts *jsvalue.Object, locale any) (any, error) {
 		return sign + body + "%", nil
 	case "currency":
 		display := optString(opts, "currencyDisplay", "symbol")
-		sym, ok := currencySymbols[currency]
+		sym, ok := currencySymbols.Get()[currency]
 		if display == "code" || !ok {
 			sym = currency
 		}
@@ -279,23 +288,27 @@ func formatList(on any, opts *jsvalue.Object) (any, error) {
 	return strings.Join(items[:len(items)-1], ", ") + last + items[len(items)-1], nil
 }
 
-var relativeUnits = map[string]string{
-	"year": "year", "years": "year", "quarter": "quarter", "quarters": "quarter", "month": "month", "months": "month",
-	"week": "week", "weeks": "week", "day": "day", "days": "day", "hour": "hour", "hours": "hour",
-	"minute": "minute", "minutes": "minute", "second": "second", "seconds": "second",
-}
+var relativeUnits = lazy.Value[map[string]string]{New: func() map[string]string {
+	return map[string]string{
+		"year": "year", "years": "year", "quarter": "quarter", "quarters": "quarter", "month": "month", "months": "month",
+		"week": "week", "weeks": "week", "day": "day", "days": "day", "hour": "hour", "hours": "hour",
+		"minute": "minute", "minutes": "minute", "second": "second", "seconds": "second",
+	}
+}}
 
-var relativeAuto = map[string][3]string{
-	"year":    {"last year", "this year", "next year"},
-	"quarter": {"last quarter", "this quarter", "next quarter"},
-	"month":   {"last month", "this month", "next month"},
-	"week":    {"last week", "this week", "next week"},
-	"day":     {"yesterday", "today", "tomorrow"},
-}
+var relativeAuto = lazy.Value[map[string][3]string]{New: func() map[string][3]string {
+	return map[string][3]string{
+		"year":    {"last year", "this year", "next year"},
+		"quarter": {"last quarter", "this quarter", "next quarter"},
+		"month":   {"last month", "this month", "next month"},
+		"week":    {"last week", "this week", "next week"},
+		"day":     {"yesterday", "today", "tomorrow"},
+	}
+}}
 
 // formatRelative is Intl.RelativeTimeFormat (English, long style).
 func formatRelative(v float64, unitV any, opts *jsvalue.Object) (any, error) {
-	unit, ok := relativeUnits[jsvalue.ToString(unitV)]
+	unit, ok := relativeUnits.Get()[jsvalue.ToString(unitV)]
 	if !ok {
 		return nil, fmt.Errorf("RangeError: Invalid unit argument for format() '%s'", jsvalue.ToString(unitV))
 	}
@@ -303,7 +316,7 @@ func formatRelative(v float64, unitV any, opts *jsvalue.Object) (any, error) {
 		return nil, fmt.Errorf("RangeError: Invalid number value")
 	}
 	if optString(opts, "numeric", "always") == "auto" {
-		if words, ok := relativeAuto[unit]; ok && (v == -1 || v == 0 || v == 1) {
+		if words, ok := relativeAuto.Get()[unit]; ok && (v == -1 || v == 0 || v == 1) {
 			return words[int(v)+1], nil
 		}
 		if v == 0 {
@@ -563,23 +576,25 @@ type numericDate struct {
 	suffix         string
 }
 
-var numericDates = map[string]numericDate{
-	"en-gb": {"DMY", "/", true, true, ""}, "en-au": {"DMY", "/", true, true, ""}, "en-in": {"DMY", "/", false, false, ""},
-	"en-za": {"YMD", "/", true, true, ""}, "en-ca": {"YMD", "-", true, true, ""}, "fr-ca": {"YMD", "-", true, true, ""},
-	"de": {"DMY", ".", false, false, ""}, "da": {"DMY", ".", false, false, ""}, "nb": {"DMY", ".", false, false, ""},
-	"fi": {"DMY", ".", false, false, ""}, "fr": {"DMY", "/", true, true, ""}, "it": {"DMY", "/", true, true, ""},
-	"pt": {"DMY", "/", true, true, ""}, "es": {"DMY", "/", false, false, ""}, "nl": {"DMY", "-", false, false, ""},
-	"ja": {"YMD", "/", false, false, ""}, "zh": {"YMD", "/", false, false, ""}, "sv": {"YMD", "-", true, true, ""},
-	"pl": {"DMY", ".", false, true, ""}, "ru": {"DMY", ".", true, true, ""}, "tr": {"DMY", ".", true, true, ""},
-	"ko": {"YMD", ". ", false, false, "."},
-}
+var numericDates = lazy.Value[map[string]numericDate]{New: func() map[string]numericDate {
+	return map[string]numericDate{
+		"en-gb": {"DMY", "/", true, true, ""}, "en-au": {"DMY", "/", true, true, ""}, "en-in": {"DMY", "/", false, false, ""},
+		"en-za": {"YMD", "/", true, true, ""}, "en-ca": {"YMD", "-", true, true, ""}, "fr-ca": {"YMD", "-", true, true, ""},
+		"de": {"DMY", ".", false, false, ""}, "da": {"DMY", ".", false, false, ""}, "nb": {"DMY", ".", false, false, ""},
+		"fi": {"DMY", ".", false, false, ""}, "fr": {"DMY", "/", true, true, ""}, "it": {"DMY", "/", true, true, ""},
+		"pt": {"DMY", "/", true, true, ""}, "es": {"DMY", "/", false, false, ""}, "nl": {"DMY", "-", false, false, ""},
+		"ja": {"YMD", "/", false, false, ""}, "zh": {"YMD", "/", false, false, ""}, "sv": {"YMD", "-", true, true, ""},
+		"pl": {"DMY", ".", false, true, ""}, "ru": {"DMY", ".", true, true, ""}, "tr": {"DMY", ".", true, true, ""},
+		"ko": {"YMD", ". ", false, false, "."},
+	}
+}}
 
 // localNumericDate formats the default Intl date of common non-US locales.
 func localNumericDate(t time.Time, locale string) (string, bool) {
-	nd, ok := numericDates[locale]
+	nd, ok := numericDates.Get()[locale]
 	if !ok {
 		lang, _, _ := strings.Cut(locale, "-")
-		nd, ok = numericDates[lang]
+		nd, ok = numericDates.Get()[lang]
 	}
 	if !ok {
 		return "", false

@@ -7,6 +7,7 @@ import (
 
 	"github.com/mcpbridge/mcpbridge/internal/expr"
 	"github.com/mcpbridge/mcpbridge/internal/jsvalue"
+	"github.com/mcpbridge/mcpbridge/internal/lazy"
 	"github.com/mcpbridge/mcpbridge/internal/lowdefy/serial"
 )
 
@@ -20,11 +21,13 @@ import (
 var (
 	jsClientParams = []string{"actions", "args", "event", "input", "location", "lowdefyGlobal", "request", "state", "urlQuery", "user"}
 	jsServerParams = []string{"args", "payload", "secret", "user"}
-	jsAccessors    = map[string]string{
-		"actions": "_actions", "event": "_event", "input": "_input", "location": "_location",
-		"lowdefyGlobal": "_global", "request": "_request", "state": "_state", "urlQuery": "_url_query",
-		"user": "_user", "payload": "_payload", "secret": "_secret",
-	}
+	jsAccessors    = lazy.Value[map[string]string]{New: func() map[string]string {
+		return map[string]string{
+			"actions": "_actions", "event": "_event", "input": "_input", "location": "_location",
+			"lowdefyGlobal": "_global", "request": "_request", "state": "_state", "urlQuery": "_url_query",
+			"user": "_user", "payload": "_payload", "secret": "_secret",
+		}
+	}}
 	jsPrograms sync.Map // server bool + body → *expr.Program
 )
 
@@ -99,7 +102,7 @@ func opJS(c *call) (any, error) {
 		names = jsServerParams
 	}
 	for _, name := range names {
-		opName, ok := jsAccessors[name]
+		opName, ok := jsAccessors.Get()[name]
 		if !ok {
 			continue
 		}

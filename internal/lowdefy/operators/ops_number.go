@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/mcpbridge/mcpbridge/internal/jsvalue"
+	"github.com/mcpbridge/mcpbridge/internal/lazy"
 )
 
 func propMeta() *method { return &method{property: true} }
@@ -17,18 +18,20 @@ func named(types []string, names ...string) *method {
 
 var arrObj = []string{"array", "object"}
 
-var numberMeta = map[string]*method{
-	"EPSILON": propMeta(), "MAX_SAFE_INTEGER": propMeta(), "MAX_VALUE": propMeta(), "MIN_SAFE_INTEGER": propMeta(),
-	"MIN_VALUE": propMeta(), "NaN": propMeta(), "NEGATIVE_INFINITY": propMeta(), "POSITIVE_INFINITY": propMeta(),
-	"isFinite": single(), "isInteger": single(), "isNaN": single(), "isSafeInteger": single(),
-	"parseFloat":     {singleArg: true, validTypes: []string{"string"}},
-	"parseInt":       named(arrObj, "on", "radix"),
-	"toExponential":  named(arrObj, "on", "fractionDigits"),
-	"toFixed":        named(arrObj, "on", "digits"),
-	"toLocaleString": named(arrObj, "on", "locales"),
-	"toPrecision":    named(arrObj, "on", "precision"),
-	"toString":       named(arrObj, "on", "radix"),
-}
+var numberMeta = lazy.Value[map[string]*method]{New: func() map[string]*method {
+	return map[string]*method{
+		"EPSILON": propMeta(), "MAX_SAFE_INTEGER": propMeta(), "MAX_VALUE": propMeta(), "MIN_SAFE_INTEGER": propMeta(),
+		"MIN_VALUE": propMeta(), "NaN": propMeta(), "NEGATIVE_INFINITY": propMeta(), "POSITIVE_INFINITY": propMeta(),
+		"isFinite": single(), "isInteger": single(), "isNaN": single(), "isSafeInteger": single(),
+		"parseFloat":     {singleArg: true, validTypes: []string{"string"}},
+		"parseInt":       named(arrObj, "on", "radix"),
+		"toExponential":  named(arrObj, "on", "fractionDigits"),
+		"toFixed":        named(arrObj, "on", "digits"),
+		"toLocaleString": named(arrObj, "on", "locales"),
+		"toPrecision":    named(arrObj, "on", "precision"),
+		"toString":       named(arrObj, "on", "radix"),
+	}
+}}
 
 func staticFuncs(global string, meta map[string]*method) map[string]classFunc {
 	fns := make(map[string]classFunc, len(meta))
@@ -42,41 +45,45 @@ func staticFuncs(global string, meta map[string]*method) map[string]classFunc {
 	return fns
 }
 
-var numberFuncs = staticFuncs("Number", numberMeta)
+var numberFuncs = lazy.Value[map[string]classFunc]{New: func() map[string]classFunc {
+	return staticFuncs("Number", numberMeta.Get())
+}}
 
 func opNumber(c *call) (any, error) {
 	switch c.method {
 	case "toExponential", "toFixed", "toLocaleString", "toPrecision", "toString":
-		return runInstance(c, numberMeta, "number", func(c *call, instance any, args []any) (any, error) {
+		return runInstance(c, numberMeta.Get(), "number", func(c *call, instance any, args []any) (any, error) {
 			if c.method == "toLocaleString" {
 				return formatNumber(instance.(float64), nil, arg(args, 0))
 			}
 			return callMethod(instance, c.method, args)
 		})
 	}
-	return runClass(c, numberMeta, numberFuncs, "")
+	return runClass(c, numberMeta.Get(), numberFuncs.Get(), "")
 }
 
-var mathMeta = map[string]*method{
-	"abs": singleNum(), "acos": singleNum(), "acosh": singleNum(), "asin": singleNum(), "asinh": singleNum(),
-	"atan": singleNum(), "atan2": named([]string{"object", "array"}, "x", "y"), "atanh": singleNum(),
-	"cbrt": singleNum(), "ceil": singleNum(), "clz32": singleNum(), "cos": singleNum(), "cosh": singleNum(),
-	"exp": singleNum(), "expm1": singleNum(), "floor": singleNum(), "fround": singleNum(),
-	"hypot": {spreadArgs: "true", validTypes: []string{"array"}},
-	"imul":  named([]string{"object", "array"}, "a", "b"),
-	"log":   singleNum(), "log10": singleNum(), "log1p": singleNum(), "log2": singleNum(),
-	"max":    {spreadArgs: "true", validTypes: []string{"array"}},
-	"min":    {spreadArgs: "true", validTypes: []string{"array"}},
-	"pow":    named([]string{"object", "array"}, "base", "exponent"),
-	"random": {noArgs: true},
-	"round":  singleNum(), "sign": singleNum(), "sin": singleNum(), "sinh": singleNum(), "sqrt": singleNum(),
-	"tan": singleNum(), "tanh": singleNum(), "trunc": singleNum(),
-	"E": propMeta(), "LN10": propMeta(), "LN2": propMeta(), "LOG10E": propMeta(), "LOG2E": propMeta(), "PI": propMeta(),
-	"SQRT1_2": propMeta(), "SQRT2": propMeta(),
-}
+var mathMeta = lazy.Value[map[string]*method]{New: func() map[string]*method {
+	return map[string]*method{
+		"abs": singleNum(), "acos": singleNum(), "acosh": singleNum(), "asin": singleNum(), "asinh": singleNum(),
+		"atan": singleNum(), "atan2": named([]string{"object", "array"}, "x", "y"), "atanh": singleNum(),
+		"cbrt": singleNum(), "ceil": singleNum(), "clz32": singleNum(), "cos": singleNum(), "cosh": singleNum(),
+		"exp": singleNum(), "expm1": singleNum(), "floor": singleNum(), "fround": singleNum(),
+		"hypot": {spreadArgs: "true", validTypes: []string{"array"}},
+		"imul":  named([]string{"object", "array"}, "a", "b"),
+		"log":   singleNum(), "log10": singleNum(), "log1p": singleNum(), "log2": singleNum(),
+		"max":    {spreadArgs: "true", validTypes: []string{"array"}},
+		"min":    {spreadArgs: "true", validTypes: []string{"array"}},
+		"pow":    named([]string{"object", "array"}, "base", "exponent"),
+		"random": {noArgs: true},
+		"round":  singleNum(), "sign": singleNum(), "sin": singleNum(), "sinh": singleNum(), "sqrt": singleNum(),
+		"tan": singleNum(), "tanh": singleNum(), "trunc": singleNum(),
+		"E": propMeta(), "LN10": propMeta(), "LN2": propMeta(), "LOG10E": propMeta(), "LOG2E": propMeta(), "PI": propMeta(),
+		"SQRT1_2": propMeta(), "SQRT2": propMeta(),
+	}
+}}
 
-var mathFuncs = func() map[string]classFunc {
-	fns := staticFuncs("Math", mathMeta)
+var mathFuncs = lazy.Value[map[string]classFunc]{New: func() map[string]classFunc {
+	fns := staticFuncs("Math", mathMeta.Get())
 	fns["random"] = func(c *call, _ []any) (any, error) { return c.st.p.rnd(), nil }
 	// V8 computes these with fdlibm; Go's math package differs in the last bit.
 	for name, f := range map[string]func(float64) float64{"atan": fdAtan, "acos": fdAcos, "cbrt": fdCbrt, "tan": fdTan} {
@@ -88,21 +95,22 @@ var mathFuncs = func() map[string]classFunc {
 		}
 	}
 	return fns
-}()
+}}
 
-func opMath(c *call) (any, error) { return runClass(c, mathMeta, mathFuncs, "") }
+func opMath(c *call) (any, error) { return runClass(c, mathMeta.Get(), mathFuncs.Get(), "") }
 
 // Dates.
 
 func prepNow(c *call) any { return c.ctx().now() }
 
-var prepDate = prepDefault(prepNow)
+// prepDate replaces a null or undefined first argument with the current time.
+func prepDate(c *call, args []any) ([]any, error) { return prepDefault(c, args, prepNow) }
 
 func dateGetter() *method {
 	return &method{singleArg: true, prep: prepDate, validTypes: []string{"date", "null"}}
 }
 
-var dateMeta = func() map[string]*method {
+var dateMeta = lazy.Value[map[string]*method]{New: func() map[string]*method {
 	m := map[string]*method{
 		"now":                {noArgs: true},
 		"parse":              {singleArg: true, prep: prepDate, validTypes: []string{"string", "null"}},
@@ -131,32 +139,34 @@ var dateMeta = func() map[string]*method {
 		m[g] = dateGetter()
 	}
 	return m
-}()
+}}
 
-var dateFuncs = map[string]classFunc{
-	"__default": func(c *call, args []any) (any, error) {
-		d, err := newJSDate(arg(args, 0))
-		if err != nil {
-			return nil, err
-		}
-		if _, ok := d.(time.Time); !ok {
-			return nil, errorString(jsvalue.ToString(arg(args, 0)) + " could not resolve as a valid javascript date.")
-		}
-		return d, nil
-	},
-	"now":   func(c *call, _ []any) (any, error) { return c.ctx().now(), nil },
-	"parse": func(c *call, args []any) (any, error) { return callStatic("Date", "parse", args) },
-	"UTC":   func(c *call, args []any) (any, error) { return callStatic("Date", "UTC", args) },
-}
+var dateFuncs = lazy.Value[map[string]classFunc]{New: func() map[string]classFunc {
+	return map[string]classFunc{
+		"__default": func(c *call, args []any) (any, error) {
+			d, err := newJSDate(arg(args, 0))
+			if err != nil {
+				return nil, err
+			}
+			if _, ok := d.(time.Time); !ok {
+				return nil, errorString(jsvalue.ToString(arg(args, 0)) + " could not resolve as a valid javascript date.")
+			}
+			return d, nil
+		},
+		"now":   func(c *call, _ []any) (any, error) { return c.ctx().now(), nil },
+		"parse": func(c *call, args []any) (any, error) { return callStatic("Date", "parse", args) },
+		"UTC":   func(c *call, args []any) (any, error) { return callStatic("Date", "UTC", args) },
+	}
+}}
 
 func opDate(c *call) (any, error) {
 	if !c.hasMethod || c.method == "now" || c.method == "parse" || c.method == "UTC" {
-		return runClass(c, dateMeta, dateFuncs, "__default")
+		return runClass(c, dateMeta.Get(), dateFuncs.Get(), "__default")
 	}
-	if _, ok := dateFuncs[c.method]; ok {
+	if _, ok := dateFuncs.Get()[c.method]; ok {
 		return runInstance(c, map[string]*method{}, "date", nil)
 	}
-	return runInstance(c, dateMeta, "date", func(c *call, instance any, args []any) (any, error) {
+	return runInstance(c, dateMeta.Get(), "date", func(c *call, instance any, args []any) (any, error) {
 		t := instance.(time.Time)
 		switch c.method {
 		case "toString":

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/mcpbridge/mcpbridge/internal/jsvalue"
+	"github.com/mcpbridge/mcpbridge/internal/lazy"
 	"github.com/mcpbridge/mcpbridge/internal/lowdefy/moment"
 	"github.com/mcpbridge/mcpbridge/internal/lowdefy/nunjucks"
 )
@@ -69,54 +70,60 @@ func jsonLike(v any) any {
 
 // _moment
 
-var momentMeta = map[string]*method{
-	"format":           named(arrObj, "on", "locale", "format"),
-	"humanizeDuration": named(arrObj, "on", "locale", "withSuffix", "thresholds"),
-}
+var momentMeta = lazy.Value[map[string]*method]{New: func() map[string]*method {
+	return map[string]*method{
+		"format":           named(arrObj, "on", "locale", "format"),
+		"humanizeDuration": named(arrObj, "on", "locale", "withSuffix", "thresholds"),
+	}
+}}
 
-var momentFuncs = map[string]classFunc{
-	"format": func(c *call, args []any) (any, error) {
-		on := arg(args, 0)
-		var t time.Time
-		if jsvalue.IsUndefined(on) {
-			t = c.ctx().now()
-		} else {
-			var ok bool
-			if t, ok = moment.FromValue(on); !ok {
-				return "Invalid date", nil
-			}
-		}
-		layout, _ := arg(args, 2).(string)
-		return moment.Format(t.In(time.Local), layout), nil
-	},
-	"humanizeDuration": func(c *call, args []any) (any, error) {
-		d, err := moment.DurationFromValue(jsonLike(arg(args, 0)))
-		if err != nil {
-			return nil, err
-		}
-		var th map[string]float64
-		if m, ok := arg(args, 3).(*jsvalue.Object); ok {
-			th = map[string]float64{}
-			for k, v := range m.Range {
-				if f, ok := v.(float64); ok {
-					th[k] = f
+var momentFuncs = lazy.Value[map[string]classFunc]{New: func() map[string]classFunc {
+	return map[string]classFunc{
+		"format": func(c *call, args []any) (any, error) {
+			on := arg(args, 0)
+			var t time.Time
+			if jsvalue.IsUndefined(on) {
+				t = c.ctx().now()
+			} else {
+				var ok bool
+				if t, ok = moment.FromValue(on); !ok {
+					return "Invalid date", nil
 				}
 			}
-		}
-		return moment.Humanize(d, jsvalue.Truthy(arg(args, 2)), th), nil
-	},
-}
+			layout, _ := arg(args, 2).(string)
+			return moment.Format(t.In(time.Local), layout), nil
+		},
+		"humanizeDuration": func(c *call, args []any) (any, error) {
+			d, err := moment.DurationFromValue(jsonLike(arg(args, 0)))
+			if err != nil {
+				return nil, err
+			}
+			var th map[string]float64
+			if m, ok := arg(args, 3).(*jsvalue.Object); ok {
+				th = map[string]float64{}
+				for k, v := range m.Range {
+					if f, ok := v.(float64); ok {
+						th[k] = f
+					}
+				}
+			}
+			return moment.Humanize(d, jsvalue.Truthy(arg(args, 2)), th), nil
+		},
+	}
+}}
 
-func opMoment(c *call) (any, error) { return runClass(c, momentMeta, momentFuncs, "") }
+func opMoment(c *call) (any, error) { return runClass(c, momentMeta.Get(), momentFuncs.Get(), "") }
 
 // _uuid
 
-var uuidMeta = map[string]*method{
-	"v1": {noArgs: true},
-	"v3": named(arrObj, "name", "namespace"),
-	"v4": {noArgs: true},
-	"v5": named(arrObj, "name", "namespace"),
-}
+var uuidMeta = lazy.Value[map[string]*method]{New: func() map[string]*method {
+	return map[string]*method{
+		"v1": {noArgs: true},
+		"v3": named(arrObj, "name", "namespace"),
+		"v4": {noArgs: true},
+		"v5": named(arrObj, "name", "namespace"),
+	}
+}}
 
 func formatUUID(b []byte) string {
 	h := hex.EncodeToString(b)
@@ -202,43 +209,49 @@ func uuidHashed(version byte, newHash func() interface {
 	}
 }
 
-var uuidFuncs = map[string]classFunc{
-	"v1": func(c *call, _ []any) (any, error) { return uuidV1(c.ctx().now()), nil },
-	"v3": uuidHashed(3, func() interface {
-		Write([]byte) (int, error)
-		Sum([]byte) []byte
-	} {
-		return md5.New()
-	}),
-	"v4": func(*call, []any) (any, error) { return uuidV4(), nil },
-	"v5": uuidHashed(5, func() interface {
-		Write([]byte) (int, error)
-		Sum([]byte) []byte
-	} {
-		return sha1.New()
-	}),
-}
+var uuidFuncs = lazy.Value[map[string]classFunc]{New: func() map[string]classFunc {
+	return map[string]classFunc{
+		"v1": func(c *call, _ []any) (any, error) { return uuidV1(c.ctx().now()), nil },
+		"v3": uuidHashed(3, func() interface {
+			Write([]byte) (int, error)
+			Sum([]byte) []byte
+		} {
+			return md5.New()
+		}),
+		"v4": func(*call, []any) (any, error) { return uuidV4(), nil },
+		"v5": uuidHashed(5, func() interface {
+			Write([]byte) (int, error)
+			Sum([]byte) []byte
+		} {
+			return sha1.New()
+		}),
+	}
+}}
 
 func opUUID(c *call) (any, error) {
 	if c.method == "" && (jsvalue.IsNullish(c.params) || c.params == true) {
 		return uuidV4(), nil
 	}
-	return runClass(c, uuidMeta, uuidFuncs, "")
+	return runClass(c, uuidMeta.Get(), uuidFuncs.Get(), "")
 }
 
 // _diff
 
-var diffMeta = map[string]*method{"deep": named([]string{"object", "array"}, "lhs", "rhs")}
+var diffMeta = lazy.Value[map[string]*method]{New: func() map[string]*method {
+	return map[string]*method{"deep": named([]string{"object", "array"}, "lhs", "rhs")}
+}}
 
-var diffFuncs = map[string]classFunc{
-	"deep": func(c *call, args []any) (any, error) {
-		changes := []any{}
-		deepDiff(arg(args, 0), arg(args, 1), &changes, nil, nil, nil)
-		return changes, nil
-	},
-}
+var diffFuncs = lazy.Value[map[string]classFunc]{New: func() map[string]classFunc {
+	return map[string]classFunc{
+		"deep": func(c *call, args []any) (any, error) {
+			changes := []any{}
+			deepDiff(arg(args, 0), arg(args, 1), &changes, nil, nil, nil)
+			return changes, nil
+		},
+	}
+}}
 
-func opDiff(c *call) (any, error) { return runClass(c, diffMeta, diffFuncs, "") }
+func opDiff(c *call) (any, error) { return runClass(c, diffMeta.Get(), diffFuncs.Get(), "") }
 
 // diffRecord starts a deep-diff record: kind, then path when there is one.
 func diffRecord(kind string, path []any) *jsvalue.Object {

@@ -3,53 +3,56 @@ package operators
 import (
 	"fmt"
 	"math"
-	"regexp"
 	"strings"
-	"sync"
 
 	"go.yaml.in/yaml/v3"
 
 	"github.com/mcpbridge/mcpbridge/internal/jsvalue"
+	"github.com/mcpbridge/mcpbridge/internal/lazy"
 	"github.com/mcpbridge/mcpbridge/internal/lowdefy/serial"
 )
 
-var yamlMeta = map[string]*method{
-	"stringify": named([]string{"object", "array"}, "on", "options"),
-	"parse":     named([]string{"object", "array"}, "on", "options"),
-}
+var yamlMeta = lazy.Value[map[string]*method]{New: func() map[string]*method {
+	return map[string]*method{
+		"stringify": named([]string{"object", "array"}, "on", "options"),
+		"parse":     named([]string{"object", "array"}, "on", "options"),
+	}
+}}
 
-var yamlFuncs = map[string]classFunc{
-	"parse": func(c *call, args []any) (any, error) {
-		in := arg(args, 0)
-		if in == "undefined" {
-			return jsvalue.Undefined, nil
-		}
-		s, ok := in.(string)
-		if !ok {
-			return nil, fmt.Errorf("requires a string type to parse.")
-		}
-		var node yaml.Node
-		if err := yaml.Unmarshal([]byte(s), &node); err != nil {
-			return nil, fmt.Errorf("YAMLParseError: %v", err)
-		}
-		v, err := fromYAMLNode(&node, 0)
-		if err != nil {
-			return nil, err
-		}
-		return serial.Decode(serial.Encode(v, true)), nil
-	},
-	"stringify": func(c *call, args []any) (any, error) {
-		on := arg(args, 0)
-		if jsvalue.IsUndefined(on) {
-			return "", nil
-		}
-		var b strings.Builder
-		writeYAML(&b, serial.Encode(on, true), "", true)
-		return b.String(), nil
-	},
-}
+var yamlFuncs = lazy.Value[map[string]classFunc]{New: func() map[string]classFunc {
+	return map[string]classFunc{
+		"parse": func(c *call, args []any) (any, error) {
+			in := arg(args, 0)
+			if in == "undefined" {
+				return jsvalue.Undefined, nil
+			}
+			s, ok := in.(string)
+			if !ok {
+				return nil, fmt.Errorf("requires a string type to parse.")
+			}
+			var node yaml.Node
+			if err := yaml.Unmarshal([]byte(s), &node); err != nil {
+				return nil, fmt.Errorf("YAMLParseError: %v", err)
+			}
+			v, err := fromYAMLNode(&node, 0)
+			if err != nil {
+				return nil, err
+			}
+			return serial.Decode(serial.Encode(v, true)), nil
+		},
+		"stringify": func(c *call, args []any) (any, error) {
+			on := arg(args, 0)
+			if jsvalue.IsUndefined(on) {
+				return "", nil
+			}
+			var b strings.Builder
+			writeYAML(&b, serial.Encode(on, true), "", true)
+			return b.String(), nil
+		},
+	}
+}}
 
-func opYAML(c *call) (any, error) { return runClass(c, yamlMeta, yamlFuncs, "") }
+func opYAML(c *call) (any, error) { return runClass(c, yamlMeta.Get(), yamlFuncs.Get(), "") }
 
 func fromYAML(v any) any {
 	switch x := v.(type) {
@@ -74,10 +77,10 @@ func fromYAML(v any) any {
 }
 
 var (
-	yamlNumberLike = sync.OnceValue(func() *regexp.Regexp {
-		return regexp.MustCompile(`^(?:[-+]?(?:\d[\d_]*)?\.?\d+(?:[eE][-+]?\d+)?|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN)|0x[0-9a-fA-F]+|0o[0-7]+|[-+]?\d+\.)$`)
-	})
-	yamlReserved = map[string]bool{"": true, "~": true, "null": true, "Null": true, "NULL": true, "true": true, "True": true, "TRUE": true, "false": true, "False": true, "FALSE": true}
+	yamlNumberLike = lazy.Regexp{Expr: `^(?:[-+]?(?:\d[\d_]*)?\.?\d+(?:[eE][-+]?\d+)?|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN)|0x[0-9a-fA-F]+|0o[0-7]+|[-+]?\d+\.)$`}
+	yamlReserved   = lazy.Value[map[string]bool]{New: func() map[string]bool {
+		return map[string]bool{"": true, "~": true, "null": true, "Null": true, "NULL": true, "true": true, "True": true, "TRUE": true, "false": true, "False": true, "FALSE": true}
+	}}
 )
 
 func yamlScalar(s string) string {
@@ -87,7 +90,7 @@ func yamlScalar(s string) string {
 	if strings.Contains(s, "\n") {
 		return ""
 	}
-	needQuote := yamlReserved[s] || yamlNumberLike().MatchString(s) ||
+	needQuote := yamlReserved.Get()[s] || yamlNumberLike.Get().MatchString(s) ||
 		strings.ContainsAny(s[:1], "-?:,[]{}#&*!|>'\"%@`") && !(s[0] == '-' && len(s) > 1 && s[1] != ' ') ||
 		strings.HasPrefix(s, " ") || strings.HasSuffix(s, " ") || strings.Contains(s, ": ") ||
 		strings.Contains(s, " #") || strings.HasSuffix(s, ":") || strings.ContainsAny(s, "\t\r")

@@ -63,20 +63,20 @@ func (e *Error) Unwrap() error { return e.Err }
 // NewClientParser returns the client (WebParser) parser: the client operator
 // set, no _secret, _payload or _hash.
 func NewClientParser(ctx *Context) *Parser {
-	return newParser(ctx, clientOperators, false)
+	return newParser(ctx, sets.Get().client, false)
 }
 
 // NewServerParser returns the server (ServerParser) parser: the server
 // operator set, no _state and no browser getters.
 func NewServerParser(ctx *Context) *Parser {
-	return newParser(ctx, serverOperators, true)
+	return newParser(ctx, sets.Get().server, true)
 }
 
 // NewRoutineParser returns the parser of API endpoint routines (Lowdefy 4.x):
 // the server set plus _step (Context.Steps), _item (Context.Items) and _state
 // (Context.State, the routine's state set by :set_state).
 func NewRoutineParser(ctx *Context) *Parser {
-	return newParser(ctx, routineOperators, true)
+	return newParser(ctx, sets.Get().routine, true)
 }
 
 // NewBuildParser returns the build-time parser (Lowdefy BuildParser) with the
@@ -85,7 +85,7 @@ func NewRoutineParser(ctx *Context) *Parser {
 // Context.Env). Its default operator prefix is "_build.", as Lowdefy's build
 // uses it (`_build.env: HOME`).
 func NewBuildParser(ctx *Context) *Parser {
-	p := newParser(ctx, buildOperators, true)
+	p := newParser(ctx, sets.Get().build, true)
 	p.build = true
 	return p
 }

@@ -166,18 +166,16 @@ func runInstance(c *call, meta map[string]*method, instanceType string, fn insta
 	return res, nil
 }
 
-// prepDefault returns a prep function replacing a null or undefined first
-// argument with def().
-func prepDefault(def func(c *call) any) func(c *call, args []any) ([]any, error) {
-	return func(c *call, args []any) ([]any, error) {
-		if len(args) == 0 {
-			args = []any{jsvalue.Undefined}
-		}
-		if jsvalue.IsNullish(args[0]) {
-			args[0] = def(c)
-		}
-		return args, nil
+// prepDefault is the common work of the prep functions prepArrayArg, prepObject,
+// prepString and prepDate: it replaces a null or undefined first argument with def(c).
+func prepDefault(c *call, args []any, def func(c *call) any) ([]any, error) {
+	if len(args) == 0 {
+		args = []any{jsvalue.Undefined}
 	}
+	if jsvalue.IsNullish(args[0]) {
+		args[0] = def(c)
+	}
+	return args, nil
 }
 
 // arg returns args[i] or undefined.
