@@ -4,6 +4,7 @@ import (
 	"slices"
 
 	"github.com/mcpbridge/mcpbridge/internal/jsvalue"
+	"github.com/mcpbridge/mcpbridge/internal/lazy"
 )
 
 // Category is a block category: what the engine does with a block.
@@ -61,15 +62,16 @@ var listMethods = []string{"moveItemDown", "moveItemUp", "pushItem", "removeItem
 var openMethods = []string{"toggleOpen", "setOpen"}
 var gridMethods = []string{"exportDataAsCsv", "sizeColumnsToFit", "autoSize", "setFilterModel", "setQuickFilter"}
 
-var table = map[string]Meta{}
+// table holds the meta of the default block types by type, built on first use.
+var table = lazy.Value[map[string]Meta]{New: newTable}
 
-func add(pkg string, cat Category, valueType string, methods []string, types ...string) {
-	for _, t := range types {
-		table[t] = Meta{Type: t, Package: pkg, Category: cat, ValueType: valueType, Methods: methods}
+func newTable() map[string]Meta {
+	table := map[string]Meta{}
+	add := func(pkg string, cat Category, valueType string, methods []string, types ...string) {
+		for _, t := range types {
+			table[t] = Meta{Type: t, Package: pkg, Category: cat, ValueType: valueType, Methods: methods}
+		}
 	}
-}
-
-func init() {
 	const antd, basic = "@lowdefy/blocks-antd", "@lowdefy/blocks-basic"
 	add(antd, Container, "", nil, "Affix", "Alert", "Badge", "Card", "Collapse", "Comment",
 		"Content", "Descriptions", "Footer", "Header", "Label", "Layout", "PageHeaderMenu",
@@ -115,11 +117,12 @@ func init() {
 	add("@lowdefy/blocks-qr", Input, "object", nil, "QRScanner")
 	add("@lowdefy/blocks-algolia", Display, "", nil, "DocSearch")
 	add("@lowdefy/plugin-aws", Input, "object", nil, "S3UploadButton", "S3UploadPhoto")
+	return table
 }
 
 // Lookup returns the meta of a default block type.
 func Lookup(typ string) (Meta, bool) {
-	m, ok := table[typ]
+	m, ok := table.Get()[typ]
 	return m, ok
 }
 
@@ -134,6 +137,7 @@ func Guess(typ string, hasAreas bool) Meta {
 
 // Types returns the names of all default block types, sorted.
 func Types() []string {
+	table := table.Get()
 	names := make([]string, 0, len(table))
 	for t := range table {
 		names = append(names, t)

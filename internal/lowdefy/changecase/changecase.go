@@ -4,10 +4,10 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
-	"sync"
 	"unicode/utf16"
 
 	"github.com/mcpbridge/mcpbridge/internal/jsvalue"
+	"github.com/mcpbridge/mcpbridge/internal/lazy"
 )
 
 // Options are the change-case options Lowdefy passes through from YAML
@@ -25,10 +25,10 @@ type Options struct {
 }
 
 var (
-	defaultSplit = sync.OnceValue(func() []*regexp.Regexp {
+	defaultSplit = lazy.Value[[]*regexp.Regexp]{New: func() []*regexp.Regexp {
 		return []*regexp.Regexp{regexp.MustCompile(`([a-z0-9])([A-Z])`), regexp.MustCompile(`([A-Z])([A-Z][a-z])`)}
-	})
-	defaultStrip = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`[^A-Za-z0-9]+`) })
+	}}
+	defaultStrip = lazy.Regexp{Expr: `[^A-Za-z0-9]+`}
 )
 
 // replaceJS is String.prototype.replace(re /g, "$1\0$2").
@@ -42,11 +42,11 @@ func words(input string, o Options) []string {
 	if o.SplitRegexp != nil {
 		result = replaceJS(result, o.SplitRegexp)
 	} else {
-		for _, re := range defaultSplit() {
+		for _, re := range defaultSplit.Get() {
 			result = replaceJS(result, re)
 		}
 	}
-	strip := defaultStrip()
+	strip := defaultStrip.Get()
 	if o.StripRegexp != nil {
 		strip = o.StripRegexp
 	}
@@ -156,12 +156,14 @@ func SentenceCase(s string, o Options) string {
 func SnakeCase(s string, o Options) string { return noCaseWith(s, o, "_", lower) }
 
 // Funcs maps the change-case function names used by `_change_case.<name>`
-// to their implementations.
-var Funcs = map[string]func(string, Options) string{
-	"camelCase": CamelCase, "capitalCase": CapitalCase, "constantCase": ConstantCase, "dotCase": DotCase,
-	"headerCase": HeaderCase, "noCase": NoCase, "paramCase": ParamCase, "pascalCase": PascalCase,
-	"pathCase": PathCase, "sentenceCase": SentenceCase, "snakeCase": SnakeCase,
-}
+// to their implementations. The table is built on first use.
+var Funcs = lazy.Value[map[string]func(string, Options) string]{New: func() map[string]func(string, Options) string {
+	return map[string]func(string, Options) string{
+		"camelCase": CamelCase, "capitalCase": CapitalCase, "constantCase": ConstantCase, "dotCase": DotCase,
+		"headerCase": HeaderCase, "noCase": NoCase, "paramCase": ParamCase, "pascalCase": PascalCase,
+		"pathCase": PathCase, "sentenceCase": SentenceCase, "snakeCase": SnakeCase,
+	}
+}}
 
 // OptionsFromValue decodes Lowdefy's options object: {delimiter,
 // splitRegexp, stripRegexp} where a regexp is a pattern string or

@@ -14,7 +14,7 @@ import (
 // accepted and converted with jsvalue.FromGo).
 func Convert(method string, on any, options any) (any, error) {
 	on, options = jsvalue.FromGo(on), jsvalue.FromGo(options)
-	fn, ok := Funcs[method]
+	fn, ok := Funcs.Get()[method]
 	if !ok {
 		return nil, fmt.Errorf("_change_case.%s: unknown method (use one of camelCase capitalCase constantCase dotCase headerCase noCase paramCase pascalCase pathCase sentenceCase snakeCase)", method)
 	}

@@ -3,12 +3,11 @@ package moment
 import (
 	"fmt"
 	"math"
-	"regexp"
 	"strconv"
 	"strings"
-	"sync"
 
 	"github.com/mcpbridge/mcpbridge/internal/jsvalue"
+	"github.com/mcpbridge/mcpbridge/internal/lazy"
 )
 
 // Duration is a moment duration: milliseconds, days and months are kept
@@ -23,12 +22,8 @@ type Duration struct {
 func DurationOf(ms float64) Duration { return Duration{Milliseconds: ms} }
 
 var (
-	aspNetRe = sync.OnceValue(func() *regexp.Regexp {
-		return regexp.MustCompile(`^(-|\+)?(?:(\d*)[. ])?(\d+):(\d+)(?::(\d+)(\.\d*)?)?$`)
-	})
-	isoDurRe = sync.OnceValue(func() *regexp.Regexp {
-		return regexp.MustCompile(`^(-|\+)?P(?:([-+]?[0-9,.]*)Y)?(?:([-+]?[0-9,.]*)M)?(?:([-+]?[0-9,.]*)W)?(?:([-+]?[0-9,.]*)D)?(?:T(?:([-+]?[0-9,.]*)H)?(?:([-+]?[0-9,.]*)M)?(?:([-+]?[0-9,.]*)S)?)?$`)
-	})
+	aspNetRe = lazy.Regexp{Expr: `^(-|\+)?(?:(\d*)[. ])?(\d+):(\d+)(?::(\d+)(\.\d*)?)?$`}
+	isoDurRe = lazy.Regexp{Expr: `^(-|\+)?P(?:([-+]?[0-9,.]*)Y)?(?:([-+]?[0-9,.]*)M)?(?:([-+]?[0-9,.]*)W)?(?:([-+]?[0-9,.]*)D)?(?:T(?:([-+]?[0-9,.]*)H)?(?:([-+]?[0-9,.]*)M)?(?:([-+]?[0-9,.]*)S)?)?$`}
 )
 
 // DurationFromValue builds a duration like moment.duration(v): numbers (and
@@ -49,7 +44,7 @@ func DurationFromValue(v any) (Duration, error) {
 		if f, err := strconv.ParseFloat(s, 64); err == nil {
 			return DurationOf(f), nil
 		}
-		if m := aspNetRe().FindStringSubmatch(s); m != nil {
+		if m := aspNetRe.Get().FindStringSubmatch(s); m != nil {
 			sign := 1.0
 			if m[1] == "-" {
 				sign = -1
@@ -64,7 +59,7 @@ func DurationFromValue(v any) (Duration, error) {
 				Milliseconds: sign * (num(m[3])*36e5 + num(m[4])*6e4 + num(m[5])*1e3 + frac),
 			}, nil
 		}
-		if m := isoDurRe().FindStringSubmatch(s); m != nil && s != "P" {
+		if m := isoDurRe.Get().FindStringSubmatch(s); m != nil && s != "P" {
 			sign := 1.0
 			if m[1] == "-" {
 				sign = -1
@@ -151,14 +146,18 @@ func (d Duration) valueOf() float64 {
 	return d.Milliseconds + d.Days*864e5 + math.Mod(d.Months, 12)*2592e6 + math.Trunc(d.Months/12)*31536e6
 }
 
-// DefaultThresholds are moment's relative-time thresholds.
-var DefaultThresholds = map[string]float64{"ss": 44, "s": 45, "m": 45, "h": 22, "d": 26, "M": 11}
+// DefaultThresholds are moment's relative-time thresholds. The table is built on first use.
+var DefaultThresholds = lazy.Value[map[string]float64]{New: func() map[string]float64 {
+	return map[string]float64{"ss": 44, "s": 45, "m": 45, "h": 22, "d": 26, "M": 11}
+}}
 
-var relTime = map[string]string{
-	"s": "a few seconds", "ss": "%d seconds", "m": "a minute", "mm": "%d minutes", "h": "an hour",
-	"hh": "%d hours", "d": "a day", "dd": "%d days", "w": "a week", "ww": "%d weeks", "M": "a month",
-	"MM": "%d months", "y": "a year", "yy": "%d years",
-}
+var relTime = lazy.Value[map[string]string]{New: func() map[string]string {
+	return map[string]string{
+		"s": "a few seconds", "ss": "%d seconds", "m": "a minute", "mm": "%d minutes", "h": "an hour",
+		"hh": "%d hours", "d": "a day", "dd": "%d days", "w": "a week", "ww": "%d weeks", "M": "a month",
+		"MM": "%d months", "y": "a year", "yy": "%d years",
+	}
+}}
 
 // jsRound is Math.round.
 func jsRound(f float64) float64 { return math.Floor(f + 0.5) }
@@ -168,7 +167,7 @@ func jsRound(f float64) float64 { return math.Floor(f + 0.5) }
 // s without ss sets ss to s-1, as moment does.
 func Humanize(d Duration, withSuffix bool, thresholds map[string]float64) string {
 	th := map[string]float64{}
-	for k, v := range DefaultThresholds {
+	for k, v := range DefaultThresholds.Get() {
 		th[k] = v
 	}
 	_, hasW := thresholds["w"]
@@ -228,7 +227,7 @@ func Humanize(d Duration, withSuffix bool, thresholds map[string]float64) string
 			key, n = "yy", years
 		}
 	}
-	out := relTime[key]
+	out := relTime.Get()[key]
 	if strings.Contains(out, "%d") {
 		out = strings.Replace(out, "%d", strconv.FormatFloat(n, 'f', -1, 64), 1)
 	}

@@ -3,29 +3,30 @@ package moment
 import (
 	"fmt"
 	"math"
-	"regexp"
 	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/mcpbridge/mcpbridge/internal/lazy"
 )
 
 // DefaultFormat is moment.defaultFormat, used when the layout is empty.
 const DefaultFormat = "YYYY-MM-DDTHH:mm:ssZ"
 
-// longFormats are the 'en' locale long date formats.
-var longFormats = map[string]string{
-	"LTS": "h:mm:ss A", "LT": "h:mm A", "L": "MM/DD/YYYY", "LL": "MMMM D, YYYY",
-	"LLL": "MMMM D, YYYY h:mm A", "LLLL": "dddd, MMMM D, YYYY h:mm A",
-	"l": "M/D/YYYY", "ll": "MMM D, YYYY", "lll": "MMM D, YYYY h:mm A", "llll": "ddd, MMM D, YYYY h:mm A",
-}
+// longFormats are the 'en' locale long date formats. The table is built on first use.
+var longFormats = lazy.Value[map[string]string]{New: func() map[string]string {
+	return map[string]string{
+		"LTS": "h:mm:ss A", "LT": "h:mm A", "L": "MM/DD/YYYY", "LL": "MMMM D, YYYY",
+		"LLL": "MMMM D, YYYY h:mm A", "LLLL": "dddd, MMMM D, YYYY h:mm A",
+		"l": "M/D/YYYY", "ll": "MMM D, YYYY", "lll": "MMM D, YYYY h:mm A", "llll": "ddd, MMM D, YYYY h:mm A",
+	}
+}}
 
 var (
-	longTokenRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(\[[^\[]*\])|(\\)?(LTS|LT|LL?L?L?|l{1,4})`) })
-	formatRe    = sync.OnceValue(func() *regexp.Regexp {
-		return regexp.MustCompile(`(\[[^\[]*\])|(\\)?([Hh]mm(ss)?|Mo|MM?M?M?|Do|DDDo|DD?D?D?|ddd?d?|do?|w[o|w]?|W[o|W]?|Qo?|N{1,5}|YYYYYY|YYYYY|YYYY|YY|y{2,4}|yo?|gg(ggg?)?|GG(GGG?)?|e|E|a|A|hh?|HH?|kk?|mm?|ss?|S{1,9}|x|X|zz?|ZZ?|(?s:.))`)
-	})
+	longTokenRe = lazy.Regexp{Expr: `(\[[^\[]*\])|(\\)?(LTS|LT|LL?L?L?|l{1,4})`}
+	formatRe    = lazy.Regexp{Expr: `(\[[^\[]*\])|(\\)?([Hh]mm(ss)?|Mo|MM?M?M?|Do|DDDo|DD?D?D?|ddd?d?|do?|w[o|w]?|W[o|W]?|Qo?|N{1,5}|YYYYYY|YYYYY|YYYY|YY|y{2,4}|yo?|gg(ggg?)?|GG(GGG?)?|e|E|a|A|hh?|HH?|kk?|mm?|ss?|S{1,9}|x|X|zz?|ZZ?|(?s:.))`}
 )
 
 var (
@@ -70,12 +71,12 @@ func zeroFill(n, width int, forceSign bool) string {
 
 // expandLong replaces the locale tokens (LT, L, LL, …) by their formats.
 func expandLong(layout string) string {
-	for i := 0; i < 5 && longTokenRe().MatchString(layout); i++ {
-		next := longTokenRe().ReplaceAllStringFunc(layout, func(m string) string {
+	for i := 0; i < 5 && longTokenRe.Get().MatchString(layout); i++ {
+		next := longTokenRe.Get().ReplaceAllStringFunc(layout, func(m string) string {
 			if strings.HasPrefix(m, "[") || strings.HasPrefix(m, "\\") {
 				return m
 			}
-			return longFormats[m]
+			return longFormats.Get()[m]
 		})
 		if next == layout {
 			break
@@ -96,7 +97,7 @@ func layoutTokens(layout string) [][]string {
 	if v, ok := layoutCache.Load(layout); ok {
 		return v.([][]string)
 	}
-	toks := formatRe().FindAllStringSubmatch(expandLong(layout), -1)
+	toks := formatRe.Get().FindAllStringSubmatch(expandLong(layout), -1)
 	if layoutCacheSize.Add(1) > 1024 {
 		layoutCache.Clear()
 		layoutCacheSize.Store(0)

@@ -3,11 +3,11 @@ package moment
 import (
 	"fmt"
 	"math"
-	"regexp"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
+
+	"github.com/mcpbridge/mcpbridge/internal/lazy"
 )
 
 // NormalizeUnit maps moment unit names and aliases (y, years, M, months, w,
@@ -238,9 +238,7 @@ func Diff(a, b time.Time, unit string, precise bool) (float64, error) {
 }
 
 var (
-	isoRe = sync.OnceValue(func() *regexp.Regexp {
-		return regexp.MustCompile(`^\s*((?:[+-]\d{6}|\d{4})-(\d\d)(?:-(\d\d))?|(?:[+-]\d{6}|\d{4})(\d\d)(\d\d)|(?:[+-]\d{6}|\d{4})-?W\d\d(?:-?\d)?|(?:[+-]\d{6}|\d{4})-?\d{3}|\d{4})(?:([T ])(\d\d)(?::?(\d\d)(?::?(\d\d)(?:[.,](\d+))?)?)?(Z|[+-]\d\d(?::?\d\d)?)?)?\s*$`)
-	})
+	isoRe = lazy.Regexp{Expr: `^\s*((?:[+-]\d{6}|\d{4})-(\d\d)(?:-(\d\d))?|(?:[+-]\d{6}|\d{4})(\d\d)(\d\d)|(?:[+-]\d{6}|\d{4})-?W\d\d(?:-?\d)?|(?:[+-]\d{6}|\d{4})-?\d{3}|\d{4})(?:([T ])(\d\d)(?::?(\d\d)(?::?(\d\d)(?:[.,](\d+))?)?)?(Z|[+-]\d\d(?::?\d\d)?)?)?\s*$`}
 )
 
 // FromValue converts a value the way moment(value) does: time.Time as is,

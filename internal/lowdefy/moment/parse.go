@@ -4,17 +4,16 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
-	"sync"
 	"time"
+
+	"github.com/mcpbridge/mcpbridge/internal/lazy"
 )
 
 // parseTokenRe and tokenPatterns are built on first use: most processes never parse a date
 // with a moment format.
-var parseTokenRe = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile(`(\[[^\[]*\])|(\\)?(YYYYYY|YYYYY|YYYY|YY|Y|MMMM|MMM|MM|Mo|M|DDDD|DDDo|DDD|Do|DD|D|dddd|ddd|dd|d|HH?|hh?|kk?|mm?|ss?|S{1,9}|a|A|ZZ?|X|x|(?s:.))`)
-})
+var parseTokenRe = lazy.Regexp{Expr: `(\[[^\[]*\])|(\\)?(YYYYYY|YYYYY|YYYY|YY|Y|MMMM|MMM|MM|Mo|M|DDDD|DDDo|DDD|Do|DD|D|dddd|ddd|dd|d|HH?|hh?|kk?|mm?|ss?|S{1,9}|a|A|ZZ?|X|x|(?s:.))`}
 
-var tokenPatterns = sync.OnceValue(func() map[string]*regexp.Regexp {
+var tokenPatterns = lazy.Value[map[string]*regexp.Regexp]{New: func() map[string]*regexp.Regexp {
 	m := map[string]*regexp.Regexp{}
 	for _, tok := range []string{"YYYY", "YYYYY", "YYYYYY", "Y", "YY", "M", "MM", "D", "DD", "H", "HH", "h", "hh", "k", "kk",
 		"m", "mm", "s", "ss", "DDD", "DDDD", "Do", "Mo", "DDDo", "MMM", "MMMM", "d", "dd", "ddd", "dddd", "a", "A", "Z", "ZZ", "X", "x"} {
@@ -24,7 +23,7 @@ var tokenPatterns = sync.OnceValue(func() map[string]*regexp.Regexp {
 		m[strings.Repeat("S", n)] = tokPattern("S")
 	}
 	return m
-})
+}}
 
 func tokPattern(tok string) *regexp.Regexp {
 	switch tok {
@@ -66,9 +65,9 @@ func parseFormat(s, layout string) (time.Time, error) {
 	var unixMs *int64
 	rest := s
 	matched := 0
-	for _, m := range parseTokenRe().FindAllStringSubmatch(layout, -1) {
+	for _, m := range parseTokenRe.Get().FindAllStringSubmatch(layout, -1) {
 		tok := m[0]
-		if m[1] != "" || m[2] != "" || tokenPatterns()[tok] == nil {
+		if m[1] != "" || m[2] != "" || tokenPatterns.Get()[tok] == nil {
 			lit := tok
 			if m[1] != "" {
 				lit = tok[1 : len(tok)-1]
@@ -80,7 +79,7 @@ func parseFormat(s, layout string) (time.Time, error) {
 			}
 			continue
 		}
-		sm := tokenPatterns()[tok].FindStringSubmatch(rest)
+		sm := tokenPatterns.Get()[tok].FindStringSubmatch(rest)
 		if sm == nil {
 			continue
 		}

@@ -47,8 +47,9 @@ func accumFirstLast(first bool) accumOp {
 	}
 }
 
-func init() {
-	accumOps = map[string]accumOp{
+// newAccumOps builds the accumulator operators by name (see tables).
+func newAccumOps() map[string]accumOp {
+	accumOps := map[string]accumOp{
 		"$push": func(coll []any, expr any, o *opts) (any, error) {
 			v, err := accumPush(coll, expr, o)
 			if err != nil {
@@ -120,7 +121,7 @@ func init() {
 	// $first/$last are expression operators that act as accumulators on arrays.
 	accumOps["$first"] = accumFirstLast(true)
 	accumOps["$last"] = accumFirstLast(false)
-	delete(exprOps, "$mergeObjects")
+	return accumOps
 }
 
 func minMax(isMin bool) accumOp {

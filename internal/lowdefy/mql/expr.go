@@ -3,9 +3,11 @@ package mql
 import (
 	"fmt"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/mcpbridge/mcpbridge/internal/jsvalue"
+	"github.com/mcpbridge/mcpbridge/internal/lazy"
 )
 
 // opts carries the evaluation context (mingo ComputeOptions).
@@ -36,10 +38,28 @@ func (o *opts) withRoot(root any) *opts {
 type exprOp func(obj, expr any, o *opts) (any, error)
 type accumOp func(coll []any, expr any, o *opts) (any, error)
 
-var (
+// opTables are the operator tables: expression operators, accumulators and pipeline stages.
+// They refer to functions that use them, so no package-level initialiser can build them; and
+// they are built on first use (tables), not by an init, so that a process that never runs a
+// query never runs this code.
+type opTables struct {
 	exprOps  map[string]exprOp
 	accumOps map[string]accumOp
+	stages   map[string]stageFunc
+}
+
+var (
+	tablesOnce sync.Once
+	tablesVal  opTables
 )
+
+// tables returns the operator tables, building them on the first call.
+func tables() *opTables {
+	tablesOnce.Do(func() {
+		tablesVal = opTables{exprOps: newExprOps(), accumOps: newAccumOps(), stages: newStages()}
+	})
+	return &tablesVal
+}
 
 const maxDepth = 1000
 
@@ -51,10 +71,10 @@ func computeValue(obj, expr any, operator string, o *opts) (any, error) {
 		return nil, fmt.Errorf("expression nested more than %d levels deep", maxDepth)
 	}
 	if isOperator(operator) {
-		if fn, ok := exprOps[operator]; ok {
+		if fn, ok := tables().exprOps[operator]; ok {
 			return fn(obj, expr, o)
 		}
-		if fn, ok := accumOps[operator]; ok {
+		if fn, ok := tables().accumOps[operator]; ok {
 			if _, isArr := obj.([]any); !isArr {
 				v, err := computeValue(obj, expr, "", o)
 				if err != nil {
@@ -89,8 +109,8 @@ func computeValue(obj, expr any, operator string, o *opts) (any, error) {
 	case *jsvalue.Object:
 		result := jsvalue.NewObject(x.Len())
 		for k, item := range x.Range {
-			_, isExpr := exprOps[k]
-			_, isAcc := accumOps[k]
+			_, isExpr := tables().exprOps[k]
+			_, isAcc := tables().accumOps[k]
 			if (isExpr || isAcc) && x.Len() != 1 {
 				return nil, fmt.Errorf("Invalid aggregation expression '%s'", jsonish(x))
 			}
@@ -108,11 +128,14 @@ func computeValue(obj, expr any, operator string, o *opts) (any, error) {
 	return expr, nil
 }
 
-var redactVars = map[string]bool{"$$KEEP": true, "$$PRUNE": true, "$$DESCEND": true}
+// redactVars are the $redact system variables, built on first use.
+var redactVars = lazy.Value[map[string]bool]{New: func() map[string]bool {
+	return map[string]bool{"$$KEEP": true, "$$PRUNE": true, "$$DESCEND": true}
+}}
 
 // resolveVariable evaluates "$path", "$$ROOT.path", "$$var.path".
 func resolveVariable(obj any, x string, o *opts) (any, error) {
-	if redactVars[x] {
+	if redactVars.Get()[x] {
 		return x, nil
 	}
 	context := o.root

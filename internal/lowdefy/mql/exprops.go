@@ -115,8 +115,9 @@ func pad(n float64, width int) string {
 	return s
 }
 
-func init() {
-	exprOps = map[string]exprOp{
+// newExprOps builds the expression operators by name (see tables).
+func newExprOps() map[string]exprOp {
+	exprOps := map[string]exprOp{
 		"$literal": func(_, expr any, _ *opts) (any, error) { return expr, nil },
 		"$add": arith("$add", func(a []any) (any, error) {
 			var acc any = 0.0
@@ -635,6 +636,7 @@ func init() {
 		}
 		return 0.0, nil
 	})
+	return exprOps
 }
 
 // jsRelational is JavaScript's a < b.

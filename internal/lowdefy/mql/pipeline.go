@@ -7,15 +7,15 @@ import (
 	"strings"
 
 	"github.com/mcpbridge/mcpbridge/internal/jsvalue"
+	"github.com/mcpbridge/mcpbridge/internal/lazy"
 )
 
 // stageFunc runs one pipeline stage.
 type stageFunc func(docs []any, spec any, o *opts) ([]any, error)
 
-var stages map[string]stageFunc
-
-func init() {
-	stages = map[string]stageFunc{
+// newStages builds the pipeline stages by name (see tables).
+func newStages() map[string]stageFunc {
+	return map[string]stageFunc{
 		"$match":       stageMatch,
 		"$project":     stageProject,
 		"$addFields":   stageAddFields,
@@ -37,11 +37,13 @@ func init() {
 }
 
 // streaming stages run lazily in mingo: consecutive ones form one chain of
-// map/filter/take/drop actions processed item by item (see runChain).
-var streamKinds = map[string]string{
-	"$match": "filter", "$project": "map", "$addFields": "map", "$set": "map", "$unset": "map",
-	"$replaceRoot": "map", "$replaceWith": "map", "$lookup": "map", "$limit": "take", "$skip": "drop",
-}
+// map/filter/take/drop actions processed item by item (see runChain). Built on first use.
+var streamKinds = lazy.Value[map[string]string]{New: func() map[string]string {
+	return map[string]string{
+		"$match": "filter", "$project": "map", "$addFields": "map", "$set": "map", "$unset": "map",
+		"$replaceRoot": "map", "$replaceWith": "map", "$lookup": "map", "$limit": "take", "$skip": "drop",
+	}
+}}
 
 // action is one lazy operation of a chain.
 type action struct {
@@ -69,12 +71,12 @@ func runPipeline(docs []any, pipeline []any, o *opts) ([]any, error) {
 			return nil, fmt.Errorf("pipeline stage %d: a stage must be an object with exactly one operator, got %s", i, jsonish(st))
 		}
 		for name, spec := range m.Range {
-			fn, ok := stages[name]
+			fn, ok := tables().stages[name]
 			if !ok {
 				return nil, fmt.Errorf("pipeline stage %d: invalid pipeline operator %s", i, name)
 			}
 			wrap := func(err error) error { return fmt.Errorf("pipeline stage %d (%s): %w", i, name, err) }
-			if kind, lazy := streamKinds[name]; lazy {
+			if kind, streaming := streamKinds.Get()[name]; streaming {
 				a, err := newAction(kind, name, spec, fn, o)
 				if err != nil {
 					return nil, wrap(err)

@@ -3,14 +3,17 @@ package mql
 import (
 	"fmt"
 	"github.com/mcpbridge/mcpbridge/internal/jsvalue"
+	"github.com/mcpbridge/mcpbridge/internal/lazy"
 	"slices"
 	"strconv"
 	"strings"
 	"time"
 )
 
-// missing is an absent value: JavaScript undefined in mingo.
-var missing = jsvalue.Undefined
+// missing is an absent value: JavaScript undefined in mingo. It is written as a composite
+// literal (jsvalue.Undefined is the type's only value) so that it is static data: copying
+// another package's variable would take an init.
+var missing = jsvalue.UndefinedType{}
 
 func isMissing(v any) bool { return jsvalue.IsUndefined(v) }
 
@@ -100,11 +103,15 @@ func typeName(v any) string {
 	return "object"
 }
 
-var sortOrder = map[string]int{"null": 0, "undefined": 0, "number": 1, "string": 2, "object": 3, "array": 4, "boolean": 5, "date": 6, "regexp": 7}
+// sortOrder is MongoDB's order of types, built on first use.
+var sortOrder = lazy.Value[map[string]int]{New: func() map[string]int {
+	return map[string]int{"null": 0, "undefined": 0, "number": 1, "string": 2, "object": 3, "array": 4, "boolean": 5, "date": 6, "regexp": 7}
+}}
 
 // compare is mingo's compare: MongoDB type order, then value order.
 func compare(a, b any) int {
-	u, v := sortOrder[typeName(a)], sortOrder[typeName(b)]
+	order := sortOrder.Get()
+	u, v := order[typeName(a)], order[typeName(b)]
 	if u != v {
 		return u - v
 	}

@@ -80,7 +80,7 @@ func (r *renderer) lookupName(f *frame, name string) any {
 		}
 		return v
 	}
-	if g, ok := globals[name]; ok {
+	if g, ok := globals.Get()[name]; ok {
 		return g
 	}
 	return jsvalue.Undefined

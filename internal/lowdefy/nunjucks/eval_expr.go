@@ -5,6 +5,7 @@ import (
 	"unicode/utf16"
 
 	"github.com/mcpbridge/mcpbridge/internal/jsvalue"
+	"github.com/mcpbridge/mcpbridge/internal/lazy"
 )
 
 func utf16Units(s string) []uint16 { return utf16.Encode([]rune(s)) }
@@ -103,7 +104,7 @@ func (r *renderer) eval(f *frame, x expr) (any, error) {
 		if x.test == "iterable" && jsvalue.IsNullish(v) {
 			return nil, r.wrapErr(x.pos, errorf("Cannot read properties of %s (reading 'Symbol(Symbol.iterator)')", jsvalue.ToString(v)))
 		}
-		test, ok := tests[x.test]
+		test, ok := tests()[x.test]
 		if !ok {
 			return nil, r.wrapErr(x.pos, errorf("test not found: %s", x.test))
 		}
@@ -331,37 +332,41 @@ func exprName(x expr) string {
 	return "the expression"
 }
 
-// globals are the default nunjucks global functions.
-var globals = map[string]any{
-	"range": &macroFunc{name: "range", call: func(_ *renderer, args []any, _ map[string]any) (any, error) {
-		var start, stop, step float64 = 0, 0, 1
-		switch {
-		case len(args) == 0:
-			return []any{}, nil
-		case len(args) == 1 || jsvalue.IsUndefined(args[1]):
-			stop = jsvalue.ToNumber(args[0])
-		default:
-			start, stop = jsvalue.ToNumber(args[0]), jsvalue.ToNumber(args[1])
-			if len(args) > 2 && jsvalue.Truthy(args[2]) {
-				step = jsvalue.ToNumber(args[2])
+// globals are the default nunjucks global functions. The table is built on first use.
+var globals = lazy.Value[map[string]any]{New: func() map[string]any {
+	g := map[string]any{
+		"range": &macroFunc{name: "range", call: func(_ *renderer, args []any, _ map[string]any) (any, error) {
+			var start, stop, step float64 = 0, 0, 1
+			switch {
+			case len(args) == 0:
+				return []any{}, nil
+			case len(args) == 1 || jsvalue.IsUndefined(args[1]):
+				stop = jsvalue.ToNumber(args[0])
+			default:
+				start, stop = jsvalue.ToNumber(args[0]), jsvalue.ToNumber(args[1])
+				if len(args) > 2 && jsvalue.Truthy(args[2]) {
+					step = jsvalue.ToNumber(args[2])
+				}
 			}
-		}
-		if math.IsNaN(start) || math.IsNaN(stop) || math.IsNaN(step) || step == 0 {
-			return []any{}, nil
-		}
-		if n := (stop - start) / step; n > maxRange {
-			return nil, errorf("range(%s, %s, %s) has more than %d elements", jsvalue.NumberToString(start), jsvalue.NumberToString(stop), jsvalue.NumberToString(step), maxRange)
-		}
-		out := []any{}
-		if step > 0 {
-			for i := start; i < stop; i += step {
-				out = append(out, i)
+			if math.IsNaN(start) || math.IsNaN(stop) || math.IsNaN(step) || step == 0 {
+				return []any{}, nil
 			}
-		} else {
-			for i := start; i > stop; i += step {
-				out = append(out, i)
+			if n := (stop - start) / step; n > maxRange {
+				return nil, errorf("range(%s, %s, %s) has more than %d elements", jsvalue.NumberToString(start), jsvalue.NumberToString(stop), jsvalue.NumberToString(step), maxRange)
 			}
-		}
-		return out, nil
-	}},
-}
+			out := []any{}
+			if step > 0 {
+				for i := start; i < stop; i += step {
+					out = append(out, i)
+				}
+			} else {
+				for i := start; i > stop; i += step {
+					out = append(out, i)
+				}
+			}
+			return out, nil
+		}},
+	}
+	addGenerators(g)
+	return g
+}}

@@ -3,7 +3,6 @@ package nunjucks
 import (
 	"math"
 	"net/url"
-	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -11,16 +10,29 @@ import (
 	"unicode"
 
 	"github.com/mcpbridge/mcpbridge/internal/jsvalue"
+	"github.com/mcpbridge/mcpbridge/internal/lazy"
 )
 
 // filterFunc is a built-in filter: v is the piped value.
 type filterFunc func(r *renderer, v any, args []any) (any, error)
 
-var filters map[string]filterFunc
+// The built-in filters (filters_table.go) refer to functions that use them, so no
+// package-level initialiser can build them; they are built on first use (filters), not by an
+// init, so that a process that never renders a template never runs this code.
+var (
+	filtersOnce  sync.Once
+	filtersTable map[string]filterFunc
+)
+
+// filters returns the built-in filters by name, building them on the first call.
+func filters() map[string]filterFunc {
+	filtersOnce.Do(func() { filtersTable = newFilters() })
+	return filtersTable
+}
 
 // applyFilter evaluates the filter's arguments and applies it to v.
 func (r *renderer) applyFilter(f *frame, fx *filterExpr, v any) (any, error) {
-	fn, ok := filters[fx.name]
+	fn, ok := filters()[fx.name]
 	if !ok {
 		return nil, newError(r.t.name, fx.line, fx.col, "filter not found: %s", fx.name)
 	}
@@ -47,21 +59,24 @@ func (r *renderer) applyFilter(f *frame, fx *filterExpr, v any) (any, error) {
 }
 
 // filterParams names the parameters of filters that accept keyword arguments.
-var filterParams = map[string][]string{
-	"sort":     {"reverse", "case_sensitive", "attribute"},
-	"int":      {"default", "base"},
-	"round":    {"precision", "method"},
-	"truncate": {"length", "killwords", "end"},
-	"indent":   {"width", "indentfirst"},
-	"default":  {"default_value", "boolean"},
-	"d":        {"default_value", "boolean"},
-	"join":     {"d", "attribute"},
-}
+// The table is built on first use.
+var filterParams = lazy.Value[map[string][]string]{New: func() map[string][]string {
+	return map[string][]string{
+		"sort":     {"reverse", "case_sensitive", "attribute"},
+		"int":      {"default", "base"},
+		"round":    {"precision", "method"},
+		"truncate": {"length", "killwords", "end"},
+		"indent":   {"width", "indentfirst"},
+		"default":  {"default_value", "boolean"},
+		"d":        {"default_value", "boolean"},
+		"join":     {"d", "attribute"},
+	}
+}}
 
 // applyKwargs places keyword arguments by parameter name; unknown ones are
 // appended as a trailing object, as nunjucks does.
 func applyKwargs(name string, args []any, kw map[string]any) []any {
-	params := filterParams[name]
+	params := filterParams.Get()[name]
 	var rest map[string]any
 	for k, v := range kw {
 		idx := -1
@@ -143,12 +158,12 @@ func typeName(v any) string {
 }
 
 var (
-	stripTagsRe   = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?i)</?([a-z][a-z0-9]*)\b[^>]*>|<!--[\s\S]*?-->`) })
-	spaceRunRe    = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`[\s\x{a0}\x{feff}\x{2028}\x{2029}]+`) })
-	lineEdgeSpRe  = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?m)^ +| +$`) })
-	multiSpaceRe  = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(` +`) })
-	manyNewlineRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\n\n\n+`) })
-	wordRe        = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`[A-Za-z0-9_]+`) })
+	stripTagsRe   = lazy.Regexp{Expr: `(?i)</?([a-z][a-z0-9]*)\b[^>]*>|<!--[\s\S]*?-->`}
+	spaceRunRe    = lazy.Regexp{Expr: `[\s\x{a0}\x{feff}\x{2028}\x{2029}]+`}
+	lineEdgeSpRe  = lazy.Regexp{Expr: `(?m)^ +| +$`}
+	multiSpaceRe  = lazy.Regexp{Expr: ` +`}
+	manyNewlineRe = lazy.Regexp{Expr: `\n\n\n+`}
+	wordRe        = lazy.Regexp{Expr: `[A-Za-z0-9_]+`}
 )
 
 func jsTrim(s string) string { return strings.TrimFunc(s, jsSpace) }
@@ -234,7 +249,7 @@ func jsParseFloat(v any) float64 {
 			return math.Inf(1)
 		}
 	}
-	m := floatPrefixRe().FindString(s)
+	m := floatPrefixRe.Get().FindString(s)
 	if m == "" {
 		return math.NaN()
 	}
@@ -245,7 +260,7 @@ func jsParseFloat(v any) float64 {
 	return f
 }
 
-var floatPrefixRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?`) })
+var floatPrefixRe = lazy.Regexp{Expr: `^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?`}
 
 // jsParseInt implements parseInt(s, base).
 func jsParseInt(v any, base int) float64 {

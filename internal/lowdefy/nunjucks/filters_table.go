@@ -13,8 +13,9 @@ func timeOf(v any) (time.Time, bool) {
 	return t, ok
 }
 
-func init() {
-	filters = map[string]filterFunc{
+// newFilters builds the built-in filters by name (see filters).
+func newFilters() map[string]filterFunc {
+	return map[string]filterFunc{
 		"abs": func(_ *renderer, v any, _ []any) (any, error) { return math.Abs(jsvalue.ToNumber(v)), nil },
 		"batch": func(_ *renderer, v any, args []any) (any, error) {
 			arr, err := needArray(v)
@@ -103,7 +104,7 @@ func init() {
 			}
 			return SafeString(escapeHTML(jsvalue.ToString(v))), nil
 		},
-		"e": func(r *renderer, v any, args []any) (any, error) { return filters["escape"](r, v, args) },
+		"e": func(r *renderer, v any, args []any) (any, error) { return filters()["escape"](r, v, args) },
 		"forceescape": func(_ *renderer, v any, _ []any) (any, error) {
 			if jsvalue.IsNullish(v) {
 				return SafeString(""), nil
@@ -358,14 +359,14 @@ func init() {
 			if err != nil {
 				return nil, err
 			}
-			s = jsTrim(stripTagsRe().ReplaceAllString(s, ""))
+			s = jsTrim(stripTagsRe.Get().ReplaceAllString(s, ""))
 			if jsvalue.Truthy(arg(args, 0)) {
-				s = lineEdgeSpRe().ReplaceAllString(s, "")
-				s = multiSpaceRe().ReplaceAllString(s, " ")
+				s = lineEdgeSpRe.Get().ReplaceAllString(s, "")
+				s = multiSpaceRe.Get().ReplaceAllString(s, " ")
 				s = strings.ReplaceAll(s, "\r\n", "\n")
-				s = manyNewlineRe().ReplaceAllString(s, "\n\n")
+				s = manyNewlineRe.Get().ReplaceAllString(s, "\n\n")
 			} else {
-				s = spaceRunRe().ReplaceAllString(s, " ")
+				s = spaceRunRe.Get().ReplaceAllString(s, " ")
 			}
 			return keepSafe(v, s), nil
 		},
@@ -474,7 +475,7 @@ func init() {
 			if err != nil {
 				return nil, err
 			}
-			n := len(wordRe().FindAllString(s, -1))
+			n := len(wordRe.Get().FindAllString(s, -1))
 			if n == 0 {
 				return nil, nil
 			}
@@ -503,7 +504,7 @@ func selectOrReject(want bool) filterFunc {
 		if t := arg(args, 0); !jsvalue.IsUndefined(t) {
 			name = jsvalue.ToString(t)
 		}
-		test, ok := tests[name]
+		test, ok := tests()[name]
 		if !ok {
 			return nil, errorf("test not found: %s", name)
 		}

@@ -2,9 +2,9 @@ package nunjucks
 
 import "github.com/mcpbridge/mcpbridge/internal/jsvalue"
 
-// init adds nunjucks' cycler and joiner globals.
-func init() {
-	globals["cycler"] = &macroFunc{name: "cycler", call: func(_ *renderer, args []any, _ map[string]any) (any, error) {
+// addGenerators adds nunjucks' cycler and joiner globals to g.
+func addGenerators(g map[string]any) {
+	g["cycler"] = &macroFunc{name: "cycler", call: func(_ *renderer, args []any, _ map[string]any) (any, error) {
 		items := append([]any(nil), args...)
 		index := -1
 		c := &jsvalue.Object{}
@@ -28,7 +28,7 @@ func init() {
 		}})
 		return c, nil
 	}}
-	globals["joiner"] = &macroFunc{name: "joiner", call: func(_ *renderer, args []any, _ map[string]any) (any, error) {
+	g["joiner"] = &macroFunc{name: "joiner", call: func(_ *renderer, args []any, _ map[string]any) (any, error) {
 		sep := ","
 		if s := arg(args, 0); jsvalue.Truthy(s) {
 			sep = jsvalue.ToString(s)

@@ -3,8 +3,9 @@ package nunjucks
 import (
 	"regexp"
 	"strings"
-	"sync"
 	"unicode"
+
+	"github.com/mcpbridge/mcpbridge/internal/lazy"
 )
 
 // tokKind is the kind of a lexical token.
@@ -46,12 +47,12 @@ type lexer struct {
 	afterComment bool
 }
 
-var rawTagRe = sync.OnceValue(func() map[string]*regexp.Regexp {
+var rawTagRe = lazy.Value[map[string]*regexp.Regexp]{New: func() map[string]*regexp.Regexp {
 	return map[string]*regexp.Regexp{
 		"raw":      regexp.MustCompile(`\{%\s*(raw|endraw)\s*%\}`),
 		"verbatim": regexp.MustCompile(`\{%\s*(verbatim|endverbatim)\s*%\}`),
 	}
-})
+}}
 
 // lex tokenizes src.
 func lex(name, src string) ([]token, error) {
@@ -154,7 +155,7 @@ func (l *lexer) run() error {
 				// nunjucks' parseRaw: nested raw tags count; the end tag
 				// takes no whitespace-control dashes.
 				level, off := 1, 0
-				re := rawTagRe()[raw]
+				re := rawTagRe.Get()[raw]
 				var m []int
 				for level > 0 {
 					m = re.FindStringSubmatchIndex(l.src[l.pos+off:])

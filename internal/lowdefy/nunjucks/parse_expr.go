@@ -4,6 +4,7 @@ import (
 	"strconv"
 
 	"github.com/mcpbridge/mcpbridge/internal/jsvalue"
+	"github.com/mcpbridge/mcpbridge/internal/lazy"
 )
 
 // expression parses a full expression (inline if and below).
@@ -161,7 +162,9 @@ func (p *parser) is() (expr, error) {
 	return n, nil
 }
 
-var compareOps = map[string]bool{"==": true, "===": true, "!=": true, "!==": true, "<": true, ">": true, "<=": true, ">=": true}
+var compareOps = lazy.Value[map[string]bool]{New: func() map[string]bool {
+	return map[string]bool{"==": true, "===": true, "!=": true, "!==": true, "<": true, ">": true, "<=": true, ">=": true}
+}}
 
 func (p *parser) compare() (expr, error) {
 	x, err := p.binary(0)
@@ -172,7 +175,7 @@ func (p *parser) compare() (expr, error) {
 	var n *compareExpr
 	for {
 		nt := p.peek()
-		if nt.kind != tokOp || !compareOps[nt.val] {
+		if nt.kind != tokOp || !compareOps.Get()[nt.val] {
 			break
 		}
 		p.i++

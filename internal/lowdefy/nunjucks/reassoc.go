@@ -1,6 +1,9 @@
 package nunjucks
 
-import "github.com/mcpbridge/mcpbridge/internal/jsvalue"
+import (
+	"github.com/mcpbridge/mcpbridge/internal/jsvalue"
+	"github.com/mcpbridge/mcpbridge/internal/lazy"
+)
 
 // nunjucks compiles templates to JavaScript source without parenthesizing
 // operators, so the effective precedence is JavaScript's, not the parser's:
@@ -15,11 +18,13 @@ type flatItem struct {
 	at      pos
 }
 
-var jsPrec = map[string]int{
-	"*": 12, "/": 12, "%": 12, "+": 11, "-": 11,
-	"<": 9, "<=": 9, ">": 9, ">=": 9, "==": 8, "!=": 8, "===": 8, "!==": 8,
-	"and": 4, "or": 3,
-}
+var jsPrec = lazy.Value[map[string]int]{New: func() map[string]int {
+	return map[string]int{
+		"*": 12, "/": 12, "%": 12, "+": 11, "-": 11,
+		"<": 9, "<=": 9, ">": 9, ">=": 9, "==": 8, "!=": 8, "===": 8, "!==": 8,
+		"and": 4, "or": 3,
+	}
+}}
 
 // reassoc returns x restructured with JavaScript operator precedence.
 func reassoc(x expr) expr {
@@ -149,7 +154,7 @@ func parseFlat(items []flatItem, i *int, minPrec int) expr {
 	left := parseFlatUnary(items, i)
 	for *i < len(items) {
 		it := items[*i]
-		prec, ok := jsPrec[it.op]
+		prec, ok := jsPrec.Get()[it.op]
 		if it.op == "" || it.prefix || !ok || prec < minPrec {
 			break
 		}

@@ -3,13 +3,24 @@ package nunjucks
 import (
 	"math"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/mcpbridge/mcpbridge/internal/jsvalue"
 )
 
-// tests are the `is` tests of nunjucks' tests.js.
-var tests = map[string]func(v any, args []any) bool{}
+// The `is` tests of nunjucks' tests.js refer to functions that use them, so no package-level
+// initialiser can build them; they are built on first use (tests), not by an init.
+var (
+	testsOnce  sync.Once
+	testsTable map[string]func(v any, args []any) bool
+)
+
+// tests returns the `is` tests by name, building them on the first call.
+func tests() map[string]func(v any, args []any) bool {
+	testsOnce.Do(func() { testsTable = newTests() })
+	return testsTable
+}
 
 func arg(args []any, i int) any {
 	if i < len(args) {
@@ -18,12 +29,13 @@ func arg(args []any, i int) any {
 	return jsvalue.Undefined
 }
 
-func init() {
+// newTests builds the `is` tests by name (see tests).
+func newTests() map[string]func(v any, args []any) bool {
 	cmp := func(op string) func(v any, args []any) bool {
 		return func(v any, args []any) bool { return compareOp(op, v, arg(args, 0)) }
 	}
 	eq := func(v any, args []any) bool { return strictEq(v, arg(args, 0)) }
-	for name, fn := range map[string]func(v any, args []any) bool{
+	return map[string]func(v any, args []any) bool{
 		"callable":  func(v any, _ []any) bool { _, ok := v.(*macroFunc); return ok },
 		"defined":   func(v any, _ []any) bool { return !jsvalue.IsUndefined(v) },
 		"undefined": func(v any, _ []any) bool { return jsvalue.IsUndefined(v) },
@@ -63,7 +75,5 @@ func init() {
 			}
 			return false
 		},
-	} {
-		tests[name] = fn
 	}
 }

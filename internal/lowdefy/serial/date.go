@@ -1,23 +1,21 @@
 package serial
 
 import (
-	"regexp"
 	"strconv"
-	"sync"
 	"time"
+
+	"github.com/mcpbridge/mcpbridge/internal/lazy"
 )
 
 // isoDate matches the ECMAScript date-time string format (and its date-only
 // and extended-year forms).
-var isoDate = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile(`^([+-]\d{6}|\d{4})(?:-(\d{2})(?:-(\d{2}))?)?(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?(Z|[+-]\d{2}:?\d{2})?)?$`)
-})
+var isoDate = lazy.Regexp{Expr: `^([+-]\d{6}|\d{4})(?:-(\d{2})(?:-(\d{2}))?)?(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?(Z|[+-]\d{2}:?\d{2})?)?$`}
 
 // ParseDate parses the ECMAScript date-time string format the way Date.parse
 // does for it: date-only forms are UTC, date-time forms without an offset
 // are local time (time.Local). Other formats are not recognised.
 func ParseDate(s string) (time.Time, bool) {
-	m := isoDate().FindStringSubmatch(s)
+	m := isoDate.Get().FindStringSubmatch(s)
 	if m == nil {
 		return time.Time{}, false
 	}
