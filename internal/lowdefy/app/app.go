@@ -223,7 +223,7 @@ func (l *loader) load() (*App, []Problem) {
 	if root.isNone() {
 		root = newMap(position{file: name, line: 1, col: 1})
 	}
-	validate(root, appSchema, "", &l.problems)
+	validate(root, appSchema.Get(), "", &l.problems)
 	if len(l.problems) > 0 {
 		return nil, l.problems
 	}

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/mcpbridge/mcpbridge/internal/jsvalue"
+	"github.com/mcpbridge/mcpbridge/internal/lazy"
 )
 
 // builder applies the steps of Lowdefy's build that shape the config (validateApp,
@@ -668,25 +669,28 @@ func (b *builder) menuItems(parent *jsvalue.Object, menuID string, pageAuth map[
 	parent.Set("links", kept)
 }
 
-// typeClassNames names type classes in messages as Lowdefy does.
-var typeClassNames = map[string]string{
-	"actions": "Action", "blocks": "Block", "connections": "Connection", "requests": "Request",
-	"authAdapters": "Auth adapter", "authCallbacks": "Auth callback", "authEvents": "Auth event",
-	"authProviders": "Auth provider",
-}
+// typeClassNames names type classes in messages as Lowdefy does. The table is built on
+// first use.
+var typeClassNames = lazy.Value[map[string]string]{New: func() map[string]string {
+	return map[string]string{
+		"actions": "Action", "blocks": "Block", "connections": "Connection", "requests": "Request",
+		"authAdapters": "Auth adapter", "authCallbacks": "Auth callback", "authEvents": "Auth event",
+		"authProviders": "Auth provider",
+	}
+}}
 
 // checkTypes reports types that no default plugin provides. With custom plugins the
 // types they add are unknown here, so these become warnings.
 func (b *builder) checkTypes() {
 	custom := len(asList(get(b.c, "plugins"))) > 0
 	for _, class := range slices.Sorted(maps.Keys(b.typeUse)) {
-		known := defaultTypes[class]
+		known := defaultTypes.Get()[class]
 		for _, name := range slices.Sorted(maps.Keys(b.typeUse[class])) {
 			if contains(known, name) {
 				continue
 			}
 			p := b.typeUse[class][name]
-			msg := fmt.Sprintf("%s type %q was used but is not defined", typeClassNames[class], name)
+			msg := fmt.Sprintf("%s type %q was used but is not defined", typeClassNames.Get()[class], name)
 			if custom {
 				b.l.warnings = append(b.l.warnings, problemAt(p, "", "%s (it may come from a plugin)", msg))
 			} else {

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/mcpbridge/mcpbridge/internal/jsvalue"
+	"github.com/mcpbridge/mcpbridge/internal/lazy"
 )
 
 // BuildOperatorFunc evaluates one `_build.*` operator: op is the operator name with its
@@ -24,15 +25,18 @@ var ErrUnsupportedOperator = errors.New("operator not supported by the Go loader
 
 // buildOperatorNames is Lowdefy's build operator set (operators-js operatorsBuild.js).
 // Objects keyed `_build.<name>` for other names are left untouched, as Lowdefy does.
-var buildOperatorNames = map[string]bool{
-	"_and": true, "_args": true, "_array": true, "_base64": true, "_date": true, "_divide": true,
-	"_env": true, "_eq": true, "_function": true, "_get": true, "_gt": true, "_gte": true,
-	"_hash": true, "_if_none": true, "_if": true, "_intl": true, "_json": true, "_log": true,
-	"_lt": true, "_lte": true, "_math": true, "_ne": true, "_not": true, "_number": true,
-	"_object": true, "_operator": true, "_or": true, "_product": true, "_random": true,
-	"_regex": true, "_string": true, "_subtract": true, "_sum": true, "_switch": true,
-	"_type": true, "_uri": true,
-}
+// The table is built on first use.
+var buildOperatorNames = lazy.Value[map[string]bool]{New: func() map[string]bool {
+	return map[string]bool{
+		"_and": true, "_args": true, "_array": true, "_base64": true, "_date": true, "_divide": true,
+		"_env": true, "_eq": true, "_function": true, "_get": true, "_gt": true, "_gte": true,
+		"_hash": true, "_if_none": true, "_if": true, "_intl": true, "_json": true, "_log": true,
+		"_lt": true, "_lte": true, "_math": true, "_ne": true, "_not": true, "_number": true,
+		"_object": true, "_operator": true, "_or": true, "_product": true, "_random": true,
+		"_regex": true, "_string": true, "_subtract": true, "_sum": true, "_switch": true,
+		"_type": true, "_uri": true,
+	}
+}}
 
 const buildPrefix = "_build."
 
@@ -61,7 +65,7 @@ func (l *loader) evalBuild(n *node, location string) *node {
 		if len(parts) > 1 {
 			method = parts[1]
 		}
-		if !buildOperatorNames[op] {
+		if !buildOperatorNames.Get()[op] {
 			return n
 		}
 		eval := l.opts.BuildOperators

@@ -7,13 +7,12 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"regexp"
 	"sort"
 	"strconv"
 	"strings"
-	"sync"
 
 	"github.com/mcpbridge/mcpbridge/internal/jsvalue"
+	"github.com/mcpbridge/mcpbridge/internal/lazy"
 )
 
 // LoadBuild reads the artifacts `lowdefy build` wrote (the `.lowdefy/server/build`
@@ -116,7 +115,7 @@ func (r *artifactReader) list(rel, ext string, dirs bool) ([]string, error) {
 	return out, nil
 }
 
-var keyMapEntry = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^root\.(pages|connections)\[(\d+):(.*):[^:]*\]$`) })
+var keyMapEntry = lazy.Regexp{Expr: `^root\.(pages|connections)\[(\d+):(.*):[^:]*\]$`}
 
 // order reads keyMap.json for the config order of pages and connections.
 func (r *artifactReader) order() map[string]map[string]int {
@@ -132,7 +131,7 @@ func (r *artifactReader) order() map[string]map[string]int {
 		return out
 	}
 	for _, e := range km {
-		m := keyMapEntry().FindStringSubmatch(e.Key)
+		m := keyMapEntry.Get().FindStringSubmatch(e.Key)
 		if m == nil {
 			continue
 		}

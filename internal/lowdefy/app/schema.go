@@ -2,13 +2,12 @@ package app
 
 import (
 	"fmt"
-	"regexp"
 	"sort"
 	"strconv"
 	"strings"
-	"sync"
 
 	"github.com/mcpbridge/mcpbridge/internal/jsvalue"
+	"github.com/mcpbridge/mcpbridge/internal/lazy"
 )
 
 // schema is the subset of JSON Schema that Lowdefy's lowdefySchema.js (4.0.0-rc.11) uses.
@@ -41,8 +40,9 @@ var (
 func arrayOf(s *schema) *schema { return &schema{types: []kind{kindList}, items: s} }
 
 // appSchema is lowdefySchema.js translated to Go, plus the late-v4 top-level keys `api`,
-// `modules` and `logger`, which are accepted but only shallowly checked.
-var appSchema = func() *schema {
+// `modules` and `logger`, which are accepted but only shallowly checked. It is built on
+// first use.
+var appSchema = lazy.Value[*schema]{New: func() *schema {
 	action := obj("action", true, []string{"id", "type"}, map[string]*schema{
 		"async": boolValue, "id": strValue, "messages": anyValue, "params": anyValue,
 		"skip": anyValue, "type": strValue,
@@ -162,12 +162,12 @@ var appSchema = func() *schema {
 		"logger":      objValue,
 		"mcp":         mcpSection, // mcpbridge: the app's MCP settings (limits, tools, resources)
 	})
-}()
+}}
 
-var identRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z_$][A-Za-z0-9_$]*$`) })
+var identRE = lazy.Regexp{Expr: `^[A-Za-z_$][A-Za-z0-9_$]*$`}
 
 func joinPath(path, key string) string {
-	if !identRE().MatchString(key) {
+	if !identRE.Get().MatchString(key) {
 		key = strconv.Quote(key)
 		return path + "[" + key + "]"
 	}

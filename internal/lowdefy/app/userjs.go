@@ -2,12 +2,11 @@ package app
 
 import (
 	"context"
-	"regexp"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/mcpbridge/mcpbridge/internal/expr"
+	"github.com/mcpbridge/mcpbridge/internal/lazy"
 )
 
 // userJSLimits bound one run of a ref resolver or transformer. Build-time code gets more
@@ -15,12 +14,10 @@ import (
 var userJSLimits = expr.Limits{Timeout: 2 * time.Second, MaxMemory: 64 << 20}
 
 var (
-	reImport        = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?m)^\s*import[\s{*'"]`) })
-	reExportDefault = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?m)^(\s*)export\s+default\s+`) })
-	reExportNamed   = sync.OnceValue(func() *regexp.Regexp {
-		return regexp.MustCompile(`(?m)^(\s*)export\s+(const|let|var|function|async|class)\b`)
-	})
-	reRequire = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\brequire\s*\(`) })
+	reImport        = lazy.Regexp{Expr: `(?m)^\s*import[\s{*'"]`}
+	reExportDefault = lazy.Regexp{Expr: `(?m)^(\s*)export\s+default\s+`}
+	reExportNamed   = lazy.Regexp{Expr: `(?m)^(\s*)export\s+(const|let|var|function|async|class)\b`}
+	reRequire       = lazy.Regexp{Expr: `\brequire\s*\(`}
 )
 
 // runUserJS runs the default export of a user JavaScript module (a `_ref` resolver or
@@ -37,14 +34,14 @@ func (l *loader) runUserJS(rel string, at position, role string, params []string
 		return nil, refErr(at, "%s %q does not exist", role, rel)
 	}
 	src := string(content)
-	if reImport().MatchString(src) || reRequire().MatchString(src) {
+	if reImport.Get().MatchString(src) || reRequire.Get().MatchString(src) {
 		return nil, refErr(at, "%s %q imports other modules, which the Go loader's JavaScript sandbox does not support (no file or network access); inline what it needs or resolve the reference into a file", role, rel)
 	}
-	if !reExportDefault().MatchString(src) {
+	if !reExportDefault.Get().MatchString(src) {
 		return nil, refErr(at, "%s %q has no `export default` function", role, rel)
 	}
-	src = reExportDefault().ReplaceAllString(src, "${1}const __lowdefyDefault = ")
-	src = reExportNamed().ReplaceAllString(src, "${1}${2}")
+	src = reExportDefault.Get().ReplaceAllString(src, "${1}const __lowdefyDefault = ")
+	src = reExportNamed.Get().ReplaceAllString(src, "${1}${2}")
 	src += "\n;__lowdefyDefault(" + strings.Join(params, ", ") + ");\n"
 	prog, err := expr.Compile(rel, src)
 	if err != nil {

@@ -5,14 +5,13 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"regexp"
 	"strconv"
 	"strings"
-	"sync"
 
 	yaml "go.yaml.in/yaml/v3"
 
 	"github.com/mcpbridge/mcpbridge/internal/jsvalue"
+	"github.com/mcpbridge/mcpbridge/internal/lazy"
 )
 
 // maxYAMLNodes bounds the nodes one YAML document may expand to (aliases included), so
@@ -50,12 +49,12 @@ func parseYAML(data []byte, file string) (n *node, err error) {
 	return c.convert(&doc, 0)
 }
 
-var yamlLineRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^(?:yaml: )?line (\d+): (.*)$`) })
+var yamlLineRE = lazy.Regexp{Expr: `^(?:yaml: )?line (\d+): (.*)$`}
 
 // yamlError turns a YAML library error ("yaml: line 3: ...") into a positioned parseError.
 func yamlError(err error, file string) error {
 	msg := err.Error()
-	if m := yamlLineRE().FindStringSubmatch(msg); m != nil {
+	if m := yamlLineRE.Get().FindStringSubmatch(msg); m != nil {
 		line, _ := strconv.Atoi(m[1])
 		return &parseError{pos: position{file: file, line: line}, msg: m[2]}
 	}
@@ -168,12 +167,10 @@ func (c *yamlConverter) key(k *yaml.Node) (string, error) {
 }
 
 var (
-	reInt   = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[-+]?[0-9]+$`) })
-	reOct   = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^0o[0-7]+$`) })
-	reHex   = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^0x[0-9a-fA-F]+$`) })
-	reFloat = sync.OnceValue(func() *regexp.Regexp {
-		return regexp.MustCompile(`^[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?$`)
-	})
+	reInt   = lazy.Regexp{Expr: `^[-+]?[0-9]+$`}
+	reOct   = lazy.Regexp{Expr: `^0o[0-7]+$`}
+	reHex   = lazy.Regexp{Expr: `^0x[0-9a-fA-F]+$`}
+	reFloat = lazy.Regexp{Expr: `^[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?$`}
 )
 
 func (c *yamlConverter) scalar(y *yaml.Node) (*node, error) {
@@ -235,17 +232,17 @@ func coreNumber(v string) (float64, bool) {
 		return math.NaN(), true
 	}
 	switch {
-	case reOct().MatchString(v):
+	case reOct.Get().MatchString(v):
 		i, err := strconv.ParseUint(v[2:], 8, 64)
 		return float64(i), err == nil
-	case reHex().MatchString(v):
+	case reHex.Get().MatchString(v):
 		i, err := strconv.ParseUint(v[2:], 16, 64)
 		if err != nil {
 			f, _ := strconv.ParseFloat("0x"+v[2:]+"p0", 64)
 			return f, true
 		}
 		return float64(i), true
-	case reInt().MatchString(v), reFloat().MatchString(v):
+	case reInt.Get().MatchString(v), reFloat.Get().MatchString(v):
 		f, err := strconv.ParseFloat(v, 64)
 		if err != nil {
 			// Out of range: JavaScript gives ±Infinity.
