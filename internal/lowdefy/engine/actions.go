@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/mcpbridge/mcpbridge/internal/jsvalue"
@@ -17,10 +18,21 @@ import (
 
 type actionFunc func(ctx context.Context, p *Page, run *actionRun, params any) (any, error)
 
-var actionFuncs map[string]actionFunc
+// actionFuncs returns the actions the engine runs, by type. The table is built on first use,
+// by a function rather than a package-level initialiser, as the actions reach back here
+// through the page's events.
+func actionFuncs() map[string]actionFunc {
+	actionsOnce.Do(func() { actionTable = newActionFuncs() })
+	return actionTable
+}
 
-func init() {
-	actionFuncs = map[string]actionFunc{
+var (
+	actionsOnce sync.Once
+	actionTable map[string]actionFunc
+)
+
+func newActionFuncs() map[string]actionFunc {
+	return map[string]actionFunc{
 		"CallAPI":                    actCallAPI,
 		"CallMethod":                 actCallMethod,
 		"CopyToClipboard":            browserOnly("CopyToClipboard"),
@@ -52,7 +64,7 @@ func init() {
 // ActionTypes returns the action types the engine runs, sorted.
 func ActionTypes() []string {
 	var names []string
-	for n := range actionFuncs {
+	for n := range actionFuncs() {
 		names = append(names, n)
 	}
 	slices.Sort(names)

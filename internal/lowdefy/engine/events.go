@@ -149,7 +149,7 @@ func (p *Page) callActionLoop(ctx context.Context, run *actionRun, actions []any
 // callAction is Actions.callAction.
 func (p *Page) callAction(ctx context.Context, run *actionRun, action *jsvalue.Object, index int) (*jsvalue.Object, *thrown) {
 	typ, _ := action.Prop("type").(string)
-	fn, ok := actionFuncs[typ]
+	fn, ok := actionFuncs()[typ]
 	if !ok {
 		e := &jsvalue.Error{Name: "Error", Message: fmt.Sprintf("Invalid action type %q at %q.", typ, run.block.blockID)}
 		return nil, &thrown{obj: jsvalue.ObjectOf("error", e, "type", typ, "index", float64(index)), err: e}

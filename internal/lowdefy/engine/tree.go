@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/mcpbridge/mcpbridge/internal/jsvalue"
+	"github.com/mcpbridge/mcpbridge/internal/lazy"
 	"github.com/mcpbridge/mcpbridge/internal/lowdefy/blocks"
 )
 
@@ -170,7 +171,10 @@ func (p *Page) resetRoot(initState *jsvalue.Object) {
 	p.root.reset(initState)
 }
 
-var requiredPass = jsvalue.ObjectOf("_not", jsvalue.ObjectOf("_type", "none"))
+// requiredPass is the validation test of a required block, built on first use.
+var requiredPass = lazy.Value[*jsvalue.Object]{New: func() *jsvalue.Object {
+	return jsvalue.ObjectOf("_not", jsvalue.ObjectOf("_type", "none"))
+}}
 
 // recEval evaluates the set's blocks; it reports whether any block's
 // visibility changed.
@@ -202,7 +206,7 @@ func (s *blockSet) recEval(ctx context.Context, visibleParent bool) bool {
 				if str, ok := b.requiredOut.(string); ok {
 					msg = str
 				}
-				rules = append([]any{jsvalue.ObjectOf("pass", requiredPass, "status", "error", "message", msg)}, b.validate...)
+				rules = append([]any{jsvalue.ObjectOf("pass", requiredPass.Get(), "status", "error", "message", msg)}, b.validate...)
 			}
 			b.validation = validation{errors: []any{}, warnings: []any{}}
 			var verr, vwarn bool

@@ -4,6 +4,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/mcpbridge/mcpbridge/internal/jsvalue"
 	"github.com/mcpbridge/mcpbridge/internal/lowdefy/engine"
@@ -12,12 +13,23 @@ import (
 // renderFunc draws one visible block.
 type renderFunc func(r *renderer, n *engine.Node)
 
-// rich holds the block types with a render of their own; every other type
-// is drawn by its category (renderer.fallback).
-var rich map[string]renderFunc
+// rich returns the block types with a render of their own; every other type
+// is drawn by its category (renderer.fallback). The table is built on first use,
+// by a function rather than a package-level initialiser, as the renders reach
+// back here through the renderer.
+func rich() map[string]renderFunc {
+	richOnce.Do(func() { richTable = newRich() })
+	return richTable
+}
+
+var (
+	richOnce  sync.Once
+	richTable map[string]renderFunc
+)
 
 // RichTypes returns the block types with a render of their own, sorted.
 func RichTypes() []string {
+	rich := rich()
 	out := make([]string, 0, len(rich))
 	for t := range rich {
 		out = append(out, t)
@@ -26,8 +38,8 @@ func RichTypes() []string {
 	return out
 }
 
-func init() {
-	rich = map[string]renderFunc{}
+func newRich() map[string]renderFunc {
+	rich := map[string]renderFunc{}
 	set := func(fn renderFunc, types ...string) {
 		for _, t := range types {
 			rich[t] = fn
@@ -68,6 +80,7 @@ func init() {
 	set((*renderer).img, "Img", "Avatar")
 	set((*renderer).silent, "Icon", "Spinner", "Skeleton", "SkeletonAvatar", "SkeletonButton",
 		"SkeletonInput", "SkeletonParagraph", "ProgressBar", "Message", "Notification")
+	return rich
 }
 
 // Inputs.

@@ -209,7 +209,7 @@ func (r *renderer) block(n *engine.Node) {
 	if !n.Visible {
 		return
 	}
-	if fn, ok := rich[n.Type]; ok {
+	if fn, ok := rich()[n.Type]; ok {
 		fn(r, n)
 		return
 	}

@@ -10,6 +10,7 @@ import (
 	"sync"
 
 	"github.com/mcpbridge/mcpbridge/internal/jsvalue"
+	"github.com/mcpbridge/mcpbridge/internal/lazy"
 	"github.com/mcpbridge/mcpbridge/internal/lowdefy/operators"
 	"github.com/mcpbridge/mcpbridge/internal/lowdefy/serial"
 )
@@ -213,36 +214,42 @@ func orEmpty(v any) any {
 	return v
 }
 
-// controls are the control keys in the order Lowdefy's handleControl looks for them (the
+// controls returns the control keys in the order Lowdefy's handleControl looks for them (the
 // first key present decides), each with what runs it; :while, with none, is not
-// implemented in Lowdefy 4. init fills it, as the controls reach back here through
-// routine.
-var controls []controlRun
+// implemented in Lowdefy 4. The list is built on first use, by a function rather than a
+// package-level initialiser, as the controls reach back here through routine.
+func controls() []controlRun {
+	controlsOnce.Do(func() {
+		controlList = []controlRun{
+			{":for", (*routineRun).controlFor},
+			{":if", (*routineRun).controlIf},
+			{":log", (*routineRun).controlLog},
+			{":parallel_for", (*routineRun).controlParallelFor},
+			{":parallel", (*routineRun).controlParallel},
+			{":reject", (*routineRun).controlReject},
+			{":return", (*routineRun).controlReturn},
+			{":set_state", (*routineRun).controlSetState},
+			{":switch", (*routineRun).controlSwitch},
+			{":throw", (*routineRun).controlThrow},
+			{":try", (*routineRun).controlTry},
+			{":while", nil},
+		}
+	})
+	return controlList
+}
+
+var (
+	controlsOnce sync.Once
+	controlList  []controlRun
+)
 
 type controlRun struct {
 	key string
 	run func(*routineRun, frame, *jsvalue.Object) (result, error)
 }
 
-func init() {
-	controls = []controlRun{
-		{":for", (*routineRun).controlFor},
-		{":if", (*routineRun).controlIf},
-		{":log", (*routineRun).controlLog},
-		{":parallel_for", (*routineRun).controlParallelFor},
-		{":parallel", (*routineRun).controlParallel},
-		{":reject", (*routineRun).controlReject},
-		{":return", (*routineRun).controlReturn},
-		{":set_state", (*routineRun).controlSetState},
-		{":switch", (*routineRun).controlSwitch},
-		{":throw", (*routineRun).controlThrow},
-		{":try", (*routineRun).controlTry},
-		{":while", nil},
-	}
-}
-
 func (r *routineRun) control(f frame, c *jsvalue.Object) result {
-	for _, ctl := range controls {
+	for _, ctl := range controls() {
 		if !c.Has(ctl.key) {
 			continue
 		}
@@ -463,11 +470,13 @@ func (r *routineRun) controlSetState(f frame, c *jsvalue.Object) (result, error)
 	return cont, nil
 }
 
-// logLevels are pino's levels as `:level` names them.
-var logLevels = map[string]slog.Level{
-	"trace": slog.LevelDebug - 4, "debug": slog.LevelDebug, "info": slog.LevelInfo,
-	"warn": slog.LevelWarn, "error": slog.LevelError, "fatal": slog.LevelError + 4,
-}
+// logLevels are pino's levels as `:level` names them, built on first use.
+var logLevels = lazy.Value[map[string]slog.Level]{New: func() map[string]slog.Level {
+	return map[string]slog.Level{
+		"trace": slog.LevelDebug - 4, "debug": slog.LevelDebug, "info": slog.LevelInfo,
+		"warn": slog.LevelWarn, "error": slog.LevelError, "fatal": slog.LevelError + 4,
+	}
+}}
 
 func (r *routineRun) controlLog(f frame, c *jsvalue.Object) (result, error) {
 	msg, err := r.eval(f, c.Prop(":log"), ":log")
@@ -485,7 +494,7 @@ func (r *routineRun) controlLog(f frame, c *jsvalue.Object) (result, error) {
 	if !ok {
 		return result{}, fmt.Errorf("Invalid :log in endpoint %q - :level must be a string. Received %s.", r.endpointID, jsonText(lv))
 	}
-	level, ok := logLevels[name]
+	level, ok := logLevels.Get()[name]
 	if !ok {
 		return result{}, fmt.Errorf("Invalid :log in endpoint %q - unrecognised log level. Received %q.", r.endpointID, name)
 	}
