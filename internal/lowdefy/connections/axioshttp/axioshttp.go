@@ -65,17 +65,16 @@ import (
 	"net"
 	"net/http"
 	"net/url"
-	"regexp"
 	"sort"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"time"
 	"unicode/utf16"
 	"unicode/utf8"
 
 	"github.com/mcpbridge/mcpbridge/internal/jsvalue"
+	"github.com/mcpbridge/mcpbridge/internal/lazy"
 	"github.com/mcpbridge/mcpbridge/internal/lowdefy/connections"
 )
 
@@ -175,7 +174,7 @@ type options struct {
 }
 
 // absoluteURL is axios's isAbsoluteURL.
-var absoluteURL = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?i)^([a-z][a-z\d+\-.]*:)?//`) })
+var absoluteURL = lazy.Regexp{Expr: `(?i)^([a-z][a-z\d+\-.]*:)?//`}
 
 // newRequest builds the HTTP request for an axios config.
 func newRequest(ctx context.Context, config *jsvalue.Object, log *slog.Logger) (*http.Request, options, error) {
@@ -208,7 +207,7 @@ func newRequest(ctx context.Context, config *jsvalue.Object, log *slog.Logger) (
 
 	// URL: buildFullPath(baseURL, url), resolved against http://localhost by Node.
 	rawURL, _ := config.Prop("url").(string)
-	if base, ok := config.Prop("baseURL").(string); ok && base != "" && !absoluteURL().MatchString(rawURL) {
+	if base, ok := config.Prop("baseURL").(string); ok && base != "" && !absoluteURL.Get().MatchString(rawURL) {
 		if rawURL != "" {
 			base = strings.TrimSuffix(strings.TrimSuffix(base, "/"), "/")
 			rawURL = base + "/" + strings.TrimLeft(rawURL, "/")
@@ -343,13 +342,16 @@ func headerValue(headers any, method, name string) string {
 }
 
 // methodKeys are the keys of axios headers that hold per-method headers, not headers.
-var methodKeys = map[string]bool{"delete": true, "get": true, "head": true, "post": true, "put": true, "patch": true, "common": true}
+// The table is built on first use.
+var methodKeys = lazy.Value[map[string]bool]{New: func() map[string]bool {
+	return map[string]bool{"delete": true, "get": true, "head": true, "post": true, "put": true, "patch": true, "common": true}
+}}
 
 // setHeaders sets the headers of h on hdr, skipping null, undefined and false (axios
 // leaves them out). nested is true for the common and per-method sub-objects.
 func setHeaders(hdr http.Header, h *jsvalue.Object, nested bool) {
 	for name, v := range h.Range {
-		if !nested && methodKeys[name] {
+		if !nested && methodKeys.Get()[name] {
 			continue
 		}
 		if jsvalue.IsNullish(v) || v == false {
@@ -491,12 +493,15 @@ func toValidUTF8(b []byte) string {
 }
 
 // firstOnly are the response headers Node keeps the first of when repeated.
-var firstOnly = map[string]bool{
-	"age": true, "authorization": true, "content-length": true, "content-type": true, "etag": true,
-	"expires": true, "from": true, "host": true, "if-modified-since": true, "if-unmodified-since": true,
-	"last-modified": true, "location": true, "max-forwards": true, "proxy-authorization": true,
-	"referer": true, "retry-after": true, "server": true, "user-agent": true,
-}
+// The table is built on first use.
+var firstOnly = lazy.Value[map[string]bool]{New: func() map[string]bool {
+	return map[string]bool{
+		"age": true, "authorization": true, "content-length": true, "content-type": true, "etag": true,
+		"expires": true, "from": true, "host": true, "if-modified-since": true, "if-unmodified-since": true,
+		"last-modified": true, "location": true, "max-forwards": true, "proxy-authorization": true,
+		"referer": true, "retry-after": true, "server": true, "user-agent": true,
+	}
+}}
 
 // responseHeaders gives the response headers as Node's http module does: lower-case
 // names, set-cookie as an array, other repeats joined with ", " (cookie with "; "), some
@@ -528,7 +533,7 @@ func responseHeaders(resp *http.Response) *jsvalue.Object {
 				arr[i] = s
 			}
 			out.Set(n, arr)
-		case firstOnly[n]:
+		case firstOnly.Get()[n]:
 			out.Set(n, v[0])
 		case n == "cookie":
 			out.Set(n, strings.Join(v, "; "))

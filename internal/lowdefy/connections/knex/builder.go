@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/mcpbridge/mcpbridge/internal/jsvalue"
+	"github.com/mcpbridge/mcpbridge/internal/lazy"
 )
 
 // compiled is a builder query ready to run: knex's toSQL() output.
@@ -67,23 +68,26 @@ func errNotSupported(name string) error {
 }
 
 // otherKnexMethods are knex builder methods outside the common set implemented here.
-var otherKnexMethods = map[string]bool{
-	"with": true, "withRecursive": true, "withMaterialized": true, "withSchema": true, "as": true,
-	"union": true, "unionAll": true, "intersect": true, "except": true, "modify": true,
-	"transacting": true, "forUpdate": true, "forShare": true, "skipLocked": true, "noWait": true,
-	"onConflict": true, "ignore": true, "merge": true, "upsert": true, "truncate": true,
-	"whereExists": true, "orWhereExists": true, "whereNotExists": true, "orWhereNotExists": true,
-	"whereJsonObject": true, "whereJsonPath": true, "whereJsonSupersetOf": true, "whereJsonSubsetOf": true,
-	"jsonExtract": true, "jsonSet": true, "jsonInsert": true, "jsonRemove": true, "havingIn": true,
-	"havingNotIn": true, "havingNull": true, "havingNotNull": true, "havingBetween": true,
-	"havingNotBetween": true, "havingExists": true, "distinctOn": true, "joinRaw": true,
-	"columnInfo": true, "timeout": true, "connection": true, "options": true, "queryContext": true,
-	"hintComment": true, "comment": true, "clear": true, "clearGroup": true, "clearHaving": true,
-	"clearCounters": true, "rank": true, "denseRank": true, "rowNumber": true, "partitionBy": true,
-	"analytic": true, "crossApply": true, "outerApply": true, "fromRaw": true, "on": true,
-	"toSQL": true, "toString": true, "then": true, "catch": true, "finally": true, "stream": true,
-	"pipe": true, "asCallback": true, "debug": true, "pluckRaw": true, "select_raw": true,
-}
+// The table is built on first use.
+var otherKnexMethods = lazy.Value[map[string]bool]{New: func() map[string]bool {
+	return map[string]bool{
+		"with": true, "withRecursive": true, "withMaterialized": true, "withSchema": true, "as": true,
+		"union": true, "unionAll": true, "intersect": true, "except": true, "modify": true,
+		"transacting": true, "forUpdate": true, "forShare": true, "skipLocked": true, "noWait": true,
+		"onConflict": true, "ignore": true, "merge": true, "upsert": true, "truncate": true,
+		"whereExists": true, "orWhereExists": true, "whereNotExists": true, "orWhereNotExists": true,
+		"whereJsonObject": true, "whereJsonPath": true, "whereJsonSupersetOf": true, "whereJsonSubsetOf": true,
+		"jsonExtract": true, "jsonSet": true, "jsonInsert": true, "jsonRemove": true, "havingIn": true,
+		"havingNotIn": true, "havingNull": true, "havingNotNull": true, "havingBetween": true,
+		"havingNotBetween": true, "havingExists": true, "distinctOn": true, "joinRaw": true,
+		"columnInfo": true, "timeout": true, "connection": true, "options": true, "queryContext": true,
+		"hintComment": true, "comment": true, "clear": true, "clearGroup": true, "clearHaving": true,
+		"clearCounters": true, "rank": true, "denseRank": true, "rowNumber": true, "partitionBy": true,
+		"analytic": true, "crossApply": true, "outerApply": true, "fromRaw": true, "on": true,
+		"toSQL": true, "toString": true, "then": true, "catch": true, "finally": true, "stream": true,
+		"pipe": true, "asCallback": true, "debug": true, "pluckRaw": true, "select_raw": true,
+	}
+}}
 
 // call applies one builder method.
 func (b *builder) call(name string, args []any) error {
@@ -242,7 +246,7 @@ func (b *builder) call(name string, args []any) error {
 	case "clearOrder":
 		b.orders = nil
 	default:
-		if otherKnexMethods[name] {
+		if otherKnexMethods.Get()[name] {
 			return errNotSupported(name)
 		}
 		return fmt.Errorf("Invalid query builder method %q.", name)
@@ -315,10 +319,9 @@ func (b *builder) addWhere(sql string, bindings ...any) {
 	b.wheres = append(b.wheres, fragment{bool: b.bool, sql: sql, bindings: bindings})
 }
 
-// operators are the operators knex permits, by their lower-case form.
-var operators = map[string]string{}
-
-func init() {
+// operators are the operators knex permits, by their lower-case form, built on first use.
+var operators = lazy.Value[map[string]string]{New: func() map[string]string {
+	operators := map[string]string{}
 	for _, op := range []string{"=", "<", ">", "<=", ">=", "<>", "!=", "like", "not like", "between",
 		"not between", "ilike", "not ilike", "exists", "not exist", "rlike", "not rlike", "regexp",
 		"not regexp", "match", "&", "|", "^", "<<", ">>", "~", "~=", "~*", "!~", "!~*", "#", "&&",
@@ -328,12 +331,13 @@ func init() {
 	operators["?"] = `\?`
 	operators["?|"] = `\?|`
 	operators["?&"] = `\?&`
-}
+	return operators
+}}
 
 // operator checks and normalises a comparison operator.
 func operator(op any) (string, error) {
 	s := strings.ToLower(jsvalue.ToString(op))
-	if o, ok := operators[s]; ok {
+	if o, ok := operators.Get()[s]; ok {
 		return o, nil
 	}
 	return "", fmt.Errorf("The operator %q is not permitted", jsvalue.ToString(op))

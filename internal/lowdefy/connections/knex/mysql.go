@@ -11,12 +11,12 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/go-sql-driver/mysql"
 
 	"github.com/mcpbridge/mcpbridge/internal/jsvalue"
+	"github.com/mcpbridge/mcpbridge/internal/lazy"
 )
 
 // mysqlDialect runs knex's mysql client the way the mysql npm driver (mysqljs) talks to
@@ -88,9 +88,7 @@ func (*mysqlDialect) client() string                 { return "mysql" }
 func (*mysqlDialect) wrapIdentifier(s string) string { return backtick(s) }
 
 // rowsKeyword matches the statements that answer with rows.
-var rowsKeyword = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile(`(?is)^(?:\s|/\*.*?\*/|--[^\n]*\n|#[^\n]*\n|\()*(select|show|describe|desc|explain|with|values|table|call|analyze|check|checksum|help|optimize|repair)\b`)
-})
+var rowsKeyword = lazy.Regexp{Expr: `(?is)^(?:\s|/\*.*?\*/|--[^\n]*\n|#[^\n]*\n|\()*(select|show|describe|desc|explain|with|values|table|call|analyze|check|checksum|help|optimize|repair)\b`}
 
 // raw runs a raw query: [rows, fields] for a statement with rows, [OkPacket, undefined]
 // otherwise.
@@ -99,7 +97,7 @@ func (d *mysqlDialect) raw(ctx context.Context, query string, bindings []any) (a
 	if err != nil {
 		return nil, queryError(query, err)
 	}
-	if rowsKeyword().MatchString(text) {
+	if rowsKeyword.Get().MatchString(text) {
 		rows, fields, err := d.query(ctx, text)
 		if err != nil {
 			return nil, queryError(query, err)
@@ -220,13 +218,16 @@ func mysqlValue(b sql.RawBytes, typ string) any {
 }
 
 // mysqlTypes maps go-sql-driver's type names to MySQL's protocol type codes.
-var mysqlTypes = map[string]float64{
-	"DECIMAL": 246, "TINYINT": 1, "SMALLINT": 2, "INT": 3, "FLOAT": 4, "DOUBLE": 5, "NULL": 6,
-	"TIMESTAMP": 7, "BIGINT": 8, "MEDIUMINT": 9, "DATE": 10, "TIME": 11, "DATETIME": 12, "YEAR": 13,
-	"BIT": 16, "JSON": 245, "ENUM": 254, "SET": 254, // ENUM and SET travel as STRING "TINYBLOB": 249, "TINYTEXT": 249,
-	"MEDIUMBLOB": 250, "MEDIUMTEXT": 250, "LONGBLOB": 251, "LONGTEXT": 251, "BLOB": 252, "TEXT": 252,
-	"VARCHAR": 253, "VARBINARY": 253, "CHAR": 254, "BINARY": 254, "GEOMETRY": 255,
-}
+// The table is built on first use.
+var mysqlTypes = lazy.Value[map[string]float64]{New: func() map[string]float64 {
+	return map[string]float64{
+		"DECIMAL": 246, "TINYINT": 1, "SMALLINT": 2, "INT": 3, "FLOAT": 4, "DOUBLE": 5, "NULL": 6,
+		"TIMESTAMP": 7, "BIGINT": 8, "MEDIUMINT": 9, "DATE": 10, "TIME": 11, "DATETIME": 12, "YEAR": 13,
+		"BIT": 16, "JSON": 245, "ENUM": 254, "SET": 254, // ENUM and SET travel as STRING "TINYBLOB": 249, "TINYTEXT": 249,
+		"MEDIUMBLOB": 250, "MEDIUMTEXT": 250, "LONGBLOB": 251, "LONGTEXT": 251, "BLOB": 252, "TEXT": 252,
+		"VARCHAR": 253, "VARBINARY": 253, "CHAR": 254, "BINARY": 254, "GEOMETRY": 255,
+	}
+}}
 
 // mysqlField is mysqljs' FieldPacket as far as go-sql-driver tells it (see the package
 // doc).
@@ -248,7 +249,7 @@ func mysqlField(t *sql.ColumnType) *jsvalue.Object {
 	length, _ := t.Length()
 	_, decimals, _ := t.DecimalSize()
 	return jsvalue.ObjectOf("catalog", "def", "db", "", "table", "", "orgTable", "", "name", t.Name(),
-		"orgName", "", "charsetNr", charset, "length", float64(length), "type", mysqlTypes[base],
+		"orgName", "", "charsetNr", charset, "length", float64(length), "type", mysqlTypes.Get()[base],
 		"flags", flags, "decimals", float64(decimals), "zeroFill", false, "protocol41", true)
 }
 
@@ -370,18 +371,20 @@ func mysqlEscapeID(s string) string {
 }
 
 // mysqlErrorCodes names the MySQL error numbers as mysqljs does (its ER_ codes), for the
-// errors an app is likely to meet.
-var mysqlErrorCodes = map[uint16]string{
-	1044: "ER_DBACCESS_DENIED_ERROR", 1045: "ER_ACCESS_DENIED_ERROR", 1046: "ER_NO_DB_ERROR",
-	1048: "ER_BAD_NULL_ERROR", 1049: "ER_BAD_DB_ERROR", 1050: "ER_TABLE_EXISTS_ERROR",
-	1051: "ER_BAD_TABLE_ERROR", 1052: "ER_NON_UNIQ_ERROR", 1054: "ER_BAD_FIELD_ERROR",
-	1062: "ER_DUP_ENTRY", 1064: "ER_PARSE_ERROR", 1065: "ER_EMPTY_QUERY", 1136: "ER_WRONG_VALUE_COUNT_ON_ROW",
-	1142: "ER_TABLEACCESS_DENIED_ERROR", 1146: "ER_NO_SUCH_TABLE", 1149: "ER_SYNTAX_ERROR",
-	1264: "ER_WARN_DATA_OUT_OF_RANGE", 1292: "ER_TRUNCATED_WRONG_VALUE", 1305: "ER_SP_DOES_NOT_EXIST",
-	1364: "ER_NO_DEFAULT_FOR_FIELD", 1366: "ER_TRUNCATED_WRONG_VALUE_FOR_FIELD", 1406: "ER_DATA_TOO_LONG",
-	1451: "ER_ROW_IS_REFERENCED_2", 1452: "ER_NO_REFERENCED_ROW_2", 3140: "ER_INVALID_JSON_TEXT",
-	4025: "ER_CONSTRAINT_FAILED",
-}
+// errors an app is likely to meet. The table is built on first use.
+var mysqlErrorCodes = lazy.Value[map[uint16]string]{New: func() map[uint16]string {
+	return map[uint16]string{
+		1044: "ER_DBACCESS_DENIED_ERROR", 1045: "ER_ACCESS_DENIED_ERROR", 1046: "ER_NO_DB_ERROR",
+		1048: "ER_BAD_NULL_ERROR", 1049: "ER_BAD_DB_ERROR", 1050: "ER_TABLE_EXISTS_ERROR",
+		1051: "ER_BAD_TABLE_ERROR", 1052: "ER_NON_UNIQ_ERROR", 1054: "ER_BAD_FIELD_ERROR",
+		1062: "ER_DUP_ENTRY", 1064: "ER_PARSE_ERROR", 1065: "ER_EMPTY_QUERY", 1136: "ER_WRONG_VALUE_COUNT_ON_ROW",
+		1142: "ER_TABLEACCESS_DENIED_ERROR", 1146: "ER_NO_SUCH_TABLE", 1149: "ER_SYNTAX_ERROR",
+		1264: "ER_WARN_DATA_OUT_OF_RANGE", 1292: "ER_TRUNCATED_WRONG_VALUE", 1305: "ER_SP_DOES_NOT_EXIST",
+		1364: "ER_NO_DEFAULT_FOR_FIELD", 1366: "ER_TRUNCATED_WRONG_VALUE_FOR_FIELD", 1406: "ER_DATA_TOO_LONG",
+		1451: "ER_ROW_IS_REFERENCED_2", 1452: "ER_NO_REFERENCED_ROW_2", 3140: "ER_INVALID_JSON_TEXT",
+		4025: "ER_CONSTRAINT_FAILED",
+	}
+}}
 
 // mysqlError words a server error as mysqljs does: "ER_PARSE_ERROR: You have an error …".
 func mysqlError(err error) error {
@@ -389,7 +392,7 @@ func mysqlError(err error) error {
 	if !errors.As(err, &me) {
 		return err
 	}
-	code, ok := mysqlErrorCodes[me.Number]
+	code, ok := mysqlErrorCodes.Get()[me.Number]
 	if !ok {
 		code = "ER_" + strconv.Itoa(int(me.Number))
 	}

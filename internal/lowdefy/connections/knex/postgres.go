@@ -9,10 +9,8 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"regexp"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -20,6 +18,7 @@ import (
 	"github.com/jackc/pgx/v5/stdlib"
 
 	"github.com/mcpbridge/mcpbridge/internal/jsvalue"
+	"github.com/mcpbridge/mcpbridge/internal/lazy"
 )
 
 // pgDialect runs knex's postgres client. It talks to the server as node-postgres does:
@@ -231,13 +230,13 @@ func (d *pgDialect) run(ctx context.Context, q *compiled) (any, error) {
 	return res, nil
 }
 
-var tagRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^([A-Za-z]+)(?: (\d+))?(?: (\d+))?`) })
+var tagRE = lazy.Regexp{Expr: `^([A-Za-z]+)(?: (\d+))?(?: (\d+))?`}
 
 // parseTag reads a command tag as node-postgres does: the command, the row count and the
 // oid (null when absent).
 func parseTag(tag string) (command, rowCount, oid any) {
 	command, rowCount, oid = nil, nil, nil
-	m := tagRE().FindStringSubmatch(tag)
+	m := tagRE.Get().FindStringSubmatch(tag)
 	if m == nil {
 		return
 	}
@@ -426,9 +425,7 @@ func parseFloatJS(s string) any {
 	return f
 }
 
-var pgDateRE = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile(`^(\d{1,})-(\d{2})-(\d{2})(?:[ T](\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,}))?)?\s*(Z|[+-]\d{2}(?::?\d{2})?(?::?\d{2})?)?( BC)?$`)
-})
+var pgDateRE = lazy.Regexp{Expr: `^(\d{1,})-(\d{2})-(\d{2})(?:[ T](\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,}))?)?\s*(Z|[+-]\d{2}(?::?\d{2})?(?::?\d{2})?)?( BC)?$`}
 
 // pgDate parses a date or timestamp as postgres-date does: with an offset when there is
 // one, else in the local zone; "infinity" is ±Infinity.
@@ -439,7 +436,7 @@ func pgDate(s string) any {
 	case "-infinity":
 		return math.Inf(-1)
 	}
-	m := pgDateRE().FindStringSubmatch(s)
+	m := pgDateRE.Get().FindStringSubmatch(s)
 	if m == nil {
 		return s
 	}
@@ -476,14 +473,12 @@ func pgDate(s string) any {
 	return t.UTC()
 }
 
-var pgIntervalRE = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile(`(?:([+-]?\d+)\s+years?)?\s*(?:([+-]?\d+)\s+mons?)?\s*(?:([+-]?\d+)\s+days?)?\s*(?:([+-])?([\d]*):(\d\d):(\d\d)\.?(\d{1,6})?)?`)
-})
+var pgIntervalRE = lazy.Regexp{Expr: `(?:([+-]?\d+)\s+years?)?\s*(?:([+-]?\d+)\s+mons?)?\s*(?:([+-]?\d+)\s+days?)?\s*(?:([+-])?([\d]*):(\d\d):(\d\d)\.?(\d{1,6})?)?`}
 
 // pgInterval parses an interval as postgres-interval does: an object with the non-zero
 // parts among years, months, days, hours, minutes, seconds and milliseconds.
 func pgInterval(s string) any {
-	m := pgIntervalRE().FindStringSubmatch(s)
+	m := pgIntervalRE.Get().FindStringSubmatch(s)
 	out := jsvalue.NewObject(0)
 	if m == nil {
 		return out

@@ -7,12 +7,11 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"regexp"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/mcpbridge/mcpbridge/internal/jsvalue"
+	"github.com/mcpbridge/mcpbridge/internal/lazy"
 	"modernc.org/sqlite"
 )
 
@@ -307,8 +306,8 @@ func scanRows(rows *sql.Rows, conv func(any, *sql.ColumnType) any) ([]any, error
 }
 
 var (
-	codeName      = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\((SQLITE_[A-Z_]+)\)`) })
-	modernMessage = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[^:]*: (.*) \(\d+\)`) })
+	codeName      = lazy.Regexp{Expr: `\((SQLITE_[A-Z_]+)\)`}
+	modernMessage = lazy.Regexp{Expr: `^[^:]*: (.*) \(\d+\)`}
 )
 
 // sqliteError words a modernc.org/sqlite error as node-sqlite3 does: "SQLITE_ERROR: near
@@ -320,12 +319,12 @@ func sqliteError(err error) error {
 	}
 	code := se.Code()
 	name := fmt.Sprintf("SQLITE_%d", code&0xff)
-	if m := codeName().FindStringSubmatch(sqlite.ErrorCodeString[code&0xff]); m != nil {
+	if m := codeName.Get().FindStringSubmatch(sqlite.ErrorCodeString[code&0xff]); m != nil {
 		name = m[1]
 	}
 	msg := se.Error()
 	// modernc writes "<error string>: <message> (<code>)".
-	if m := modernMessage().FindStringSubmatch(msg); m != nil {
+	if m := modernMessage.Get().FindStringSubmatch(msg); m != nil {
 		msg = m[1]
 	}
 	return fmt.Errorf("%s: %s", name, msg)

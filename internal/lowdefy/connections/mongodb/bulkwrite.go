@@ -10,6 +10,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
 
 	"github.com/mcpbridge/mcpbridge/internal/jsvalue"
+	"github.com/mcpbridge/mcpbridge/internal/lazy"
 )
 
 // MongoDBBulkWrite is not in @lowdefy/connection-mongodb 4.0.0-rc.11; it follows the
@@ -36,28 +37,30 @@ var bulkWriteType = &requestType{
 	},
 }
 
-var bulkWriteOptions = map[string]setter[*options.BulkWriteOptionsBuilder]{
-	"ordered": func(b *options.BulkWriteOptionsBuilder, v any, p string) error {
-		x, err := boolean(v, p)
-		b.SetOrdered(x)
-		return err
-	},
-	"bypassDocumentValidation": func(b *options.BulkWriteOptionsBuilder, v any, p string) error {
-		x, err := boolean(v, p)
-		b.SetBypassDocumentValidation(x)
-		return err
-	},
-	"comment": func(b *options.BulkWriteOptionsBuilder, v any, p string) error {
-		c, err := anyValue(v, p)
-		b.SetComment(c)
-		return err
-	},
-	"let": func(b *options.BulkWriteOptionsBuilder, v any, p string) error {
-		d, err := document(v, p)
-		b.SetLet(d)
-		return err
-	},
-}
+var bulkWriteOptions = lazy.Value[map[string]setter[*options.BulkWriteOptionsBuilder]]{New: func() map[string]setter[*options.BulkWriteOptionsBuilder] {
+	return map[string]setter[*options.BulkWriteOptionsBuilder]{
+		"ordered": func(b *options.BulkWriteOptionsBuilder, v any, p string) error {
+			x, err := boolean(v, p)
+			b.SetOrdered(x)
+			return err
+		},
+		"bypassDocumentValidation": func(b *options.BulkWriteOptionsBuilder, v any, p string) error {
+			x, err := boolean(v, p)
+			b.SetBypassDocumentValidation(x)
+			return err
+		},
+		"comment": func(b *options.BulkWriteOptionsBuilder, v any, p string) error {
+			c, err := anyValue(v, p)
+			b.SetComment(c)
+			return err
+		},
+		"let": func(b *options.BulkWriteOptionsBuilder, v any, p string) error {
+			d, err := document(v, p)
+			b.SetLet(d)
+			return err
+		},
+	}
+}}
 
 // bulkOp reads one operation's fields, with the later plugin's messages.
 type bulkOp struct {
@@ -246,7 +249,7 @@ func runBulkWrite(ctx context.Context, r *request) (any, error) {
 		return nil, err
 	}
 	b := options.BulkWrite()
-	common, err := applyOptions(r.typ, r.props.Prop("options"), bulkWriteOptions, b, r.warn)
+	common, err := applyOptions(r.typ, r.props.Prop("options"), bulkWriteOptions.Get(), b, r.warn)
 	if err != nil {
 		return nil, err
 	}

@@ -13,6 +13,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
 
 	"github.com/mcpbridge/mcpbridge/internal/jsvalue"
+	"github.com/mcpbridge/mcpbridge/internal/lazy"
 	"github.com/mcpbridge/mcpbridge/internal/lowdefy/connections"
 )
 
@@ -170,14 +171,17 @@ func redact(msg, uri string) string {
 }
 
 // durationOptions are the options of clientOptions given in milliseconds, with their setters.
-var durationOptions = map[string]func(*options.ClientOptions, time.Duration) *options.ClientOptions{
-	"maxIdleTimeMS":            (*options.ClientOptions).SetMaxConnIdleTime,
-	"connectTimeoutMS":         (*options.ClientOptions).SetConnectTimeout,
-	"serverSelectionTimeoutMS": (*options.ClientOptions).SetServerSelectionTimeout,
-	"heartbeatFrequencyMS":     (*options.ClientOptions).SetHeartbeatInterval,
-	"localThresholdMS":         (*options.ClientOptions).SetLocalThreshold,
-	"timeoutMS":                (*options.ClientOptions).SetTimeout,
-}
+// The table is built on first use.
+var durationOptions = lazy.Value[map[string]func(*options.ClientOptions, time.Duration) *options.ClientOptions]{New: func() map[string]func(*options.ClientOptions, time.Duration) *options.ClientOptions {
+	return map[string]func(*options.ClientOptions, time.Duration) *options.ClientOptions{
+		"maxIdleTimeMS":            (*options.ClientOptions).SetMaxConnIdleTime,
+		"connectTimeoutMS":         (*options.ClientOptions).SetConnectTimeout,
+		"serverSelectionTimeoutMS": (*options.ClientOptions).SetServerSelectionTimeout,
+		"heartbeatFrequencyMS":     (*options.ClientOptions).SetHeartbeatInterval,
+		"localThresholdMS":         (*options.ClientOptions).SetLocalThreshold,
+		"timeoutMS":                (*options.ClientOptions).SetTimeout,
+	}
+}}
 
 // clientOptions applies the connection's `options` (the MongoClientOptions Lowdefy passes
 // to the Node driver) to opts. Options of the connection string can also be written in
@@ -214,7 +218,7 @@ func clientOptions(opts *options.ClientOptions, o *jsvalue.Object, log *slog.Log
 		case "maxIdleTimeMS", "connectTimeoutMS", "serverSelectionTimeoutMS", "heartbeatFrequencyMS", "localThresholdMS", "timeoutMS":
 			f, e := number(v, p)
 			err = e
-			durationOptions[k](opts, time.Duration(f*float64(time.Millisecond)))
+			durationOptions.Get()[k](opts, time.Duration(f*float64(time.Millisecond)))
 		case "retryReads", "retryWrites", "directConnection", "loadBalanced":
 			var b bool
 			b, err = boolean(v, p)

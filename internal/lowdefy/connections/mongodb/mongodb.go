@@ -36,6 +36,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
 
 	"github.com/mcpbridge/mcpbridge/internal/jsvalue"
+	"github.com/mcpbridge/mcpbridge/internal/lazy"
 	"github.com/mcpbridge/mcpbridge/internal/lowdefy/connections"
 )
 
@@ -49,7 +50,7 @@ func Type() *connections.Type {
 		Check:    checkConnection,
 		Requests: map[string]*connections.RequestType{},
 	}
-	for _, r := range requestTypes {
+	for _, r := range requestTypes.Get() {
 		t.Requests[r.name] = &connections.RequestType{
 			CheckRead:  r.read,
 			CheckWrite: r.write,
@@ -77,27 +78,30 @@ type request struct {
 	log   *slog.Logger
 }
 
-var requestTypes = []*requestType{
-	{name: "MongoDBFind", read: true, run: runFind,
-		schema: requestSchema("MongoDBFind", req("query", kindObject), opt("options", kindObject))},
-	{name: "MongoDBFindOne", read: true, run: runFindOne,
-		schema: requestSchema("MongoDBFindOne", req("query", kindObject), opt("options", kindObject))},
-	{name: "MongoDBAggregation", read: true, run: runAggregation,
-		schema: requestSchema("MongoDBAggregation", req("pipeline", kindArray), opt("options", kindObject))},
-	{name: "MongoDBInsertOne", write: true, run: runInsertOne,
-		schema: requestSchema("MongoDBInsertOne", req("doc", kindObject), opt("options", kindObject))},
-	{name: "MongoDBInsertMany", write: true, run: runInsertMany,
-		schema: requestSchema("MongoDBInsertMany", req("docs", kindArrayOfObjects), opt("options", kindObject))},
-	{name: "MongoDBUpdateOne", write: true, run: runUpdateOne,
-		schema: requestSchema("MongoDBUpdateOne", req("filter", kindObject), req("update", kindObjectOrArray), opt("options", kindObject))},
-	{name: "MongoDBUpdateMany", write: true, run: runUpdateMany,
-		schema: requestSchema("MongoDBUpdateMany", req("filter", kindObject), req("update", kindObjectOrArray), opt("options", kindObject))},
-	{name: "MongoDBDeleteOne", write: true, run: runDeleteOne,
-		schema: requestSchema("MongoDBDeleteOne", req("filter", kindObject), opt("options", kindObject))},
-	{name: "MongoDBDeleteMany", write: true, run: runDeleteMany,
-		schema: requestSchema("MongoDBDeleteMany", req("filter", kindObject), opt("options", kindObject))},
-	bulkWriteType,
-}
+// requestTypes are the request types, built on first use.
+var requestTypes = lazy.Value[[]*requestType]{New: func() []*requestType {
+	return []*requestType{
+		{name: "MongoDBFind", read: true, run: runFind,
+			schema: requestSchema("MongoDBFind", req("query", kindObject), opt("options", kindObject))},
+		{name: "MongoDBFindOne", read: true, run: runFindOne,
+			schema: requestSchema("MongoDBFindOne", req("query", kindObject), opt("options", kindObject))},
+		{name: "MongoDBAggregation", read: true, run: runAggregation,
+			schema: requestSchema("MongoDBAggregation", req("pipeline", kindArray), opt("options", kindObject))},
+		{name: "MongoDBInsertOne", write: true, run: runInsertOne,
+			schema: requestSchema("MongoDBInsertOne", req("doc", kindObject), opt("options", kindObject))},
+		{name: "MongoDBInsertMany", write: true, run: runInsertMany,
+			schema: requestSchema("MongoDBInsertMany", req("docs", kindArrayOfObjects), opt("options", kindObject))},
+		{name: "MongoDBUpdateOne", write: true, run: runUpdateOne,
+			schema: requestSchema("MongoDBUpdateOne", req("filter", kindObject), req("update", kindObjectOrArray), opt("options", kindObject))},
+		{name: "MongoDBUpdateMany", write: true, run: runUpdateMany,
+			schema: requestSchema("MongoDBUpdateMany", req("filter", kindObject), req("update", kindObjectOrArray), opt("options", kindObject))},
+		{name: "MongoDBDeleteOne", write: true, run: runDeleteOne,
+			schema: requestSchema("MongoDBDeleteOne", req("filter", kindObject), opt("options", kindObject))},
+		{name: "MongoDBDeleteMany", write: true, run: runDeleteMany,
+			schema: requestSchema("MongoDBDeleteMany", req("filter", kindObject), opt("options", kindObject))},
+		bulkWriteType,
+	}
+}}
 
 // runFunc returns the Run of the request type: it validates the connection and request
 // properties, applies the read/write rules again (the server applies them first; a
@@ -187,7 +191,7 @@ func runFind(ctx context.Context, r *request) (any, error) {
 		return nil, err
 	}
 	b := options.Find()
-	return onCollection(ctx, r, findOptions, b, func(ctx context.Context, coll *mongo.Collection) (any, error) {
+	return onCollection(ctx, r, findOptions.Get(), b, func(ctx context.Context, coll *mongo.Collection) (any, error) {
 		cur, err := coll.Find(ctx, query, b)
 		if err != nil {
 			return nil, r.fail(err)
@@ -219,7 +223,7 @@ func runFindOne(ctx context.Context, r *request) (any, error) {
 		return nil, err
 	}
 	b := options.FindOne()
-	return onCollection(ctx, r, findOneOptions, b, func(ctx context.Context, coll *mongo.Collection) (any, error) {
+	return onCollection(ctx, r, findOneOptions.Get(), b, func(ctx context.Context, coll *mongo.Collection) (any, error) {
 		raw, err := coll.FindOne(ctx, query, b).Raw()
 		if errors.Is(err, mongo.ErrNoDocuments) {
 			return nil, nil
@@ -249,7 +253,7 @@ func runAggregation(ctx context.Context, r *request) (any, error) {
 		return nil, err
 	}
 	b := options.Aggregate()
-	return onCollection(ctx, r, aggregateOptions, b, func(ctx context.Context, coll *mongo.Collection) (any, error) {
+	return onCollection(ctx, r, aggregateOptions.Get(), b, func(ctx context.Context, coll *mongo.Collection) (any, error) {
 		cur, err := coll.Aggregate(ctx, pipeline, b)
 		if err != nil {
 			return nil, r.fail(err)
@@ -264,7 +268,7 @@ func runInsertOne(ctx context.Context, r *request) (any, error) {
 		return nil, err
 	}
 	b := options.InsertOne()
-	return onCollection(ctx, r, insertOneOptions, b, func(ctx context.Context, coll *mongo.Collection) (any, error) {
+	return onCollection(ctx, r, insertOneOptions.Get(), b, func(ctx context.Context, coll *mongo.Collection) (any, error) {
 		res, err := coll.InsertOne(ctx, doc, b)
 		if err != nil {
 			return nil, r.fail(err)
@@ -288,7 +292,7 @@ func runInsertMany(ctx context.Context, r *request) (any, error) {
 		docs[i] = d
 	}
 	b := options.InsertMany()
-	return onCollection(ctx, r, insertManyOptions, b, func(ctx context.Context, coll *mongo.Collection) (any, error) {
+	return onCollection(ctx, r, insertManyOptions.Get(), b, func(ctx context.Context, coll *mongo.Collection) (any, error) {
 		res, err := coll.InsertMany(ctx, docs, b)
 		if err != nil {
 			return nil, r.fail(err)
@@ -334,7 +338,7 @@ func runUpdateOne(ctx context.Context, r *request) (any, error) {
 		return nil, err
 	}
 	b := options.UpdateOne()
-	return onCollection(ctx, r, updateOneOptions, b, func(ctx context.Context, coll *mongo.Collection) (any, error) {
+	return onCollection(ctx, r, updateOneOptions.Get(), b, func(ctx context.Context, coll *mongo.Collection) (any, error) {
 		res, err := coll.UpdateOne(ctx, filter, update, b)
 		if err != nil {
 			return nil, r.fail(err)
@@ -349,7 +353,7 @@ func runUpdateMany(ctx context.Context, r *request) (any, error) {
 		return nil, err
 	}
 	b := options.UpdateMany()
-	return onCollection(ctx, r, updateManyOptions, b, func(ctx context.Context, coll *mongo.Collection) (any, error) {
+	return onCollection(ctx, r, updateManyOptions.Get(), b, func(ctx context.Context, coll *mongo.Collection) (any, error) {
 		res, err := coll.UpdateMany(ctx, filter, update, b)
 		if err != nil {
 			return nil, r.fail(err)
@@ -364,7 +368,7 @@ func runDeleteOne(ctx context.Context, r *request) (any, error) {
 		return nil, err
 	}
 	b := options.DeleteOne()
-	return onCollection(ctx, r, deleteOneOptions, b, func(ctx context.Context, coll *mongo.Collection) (any, error) {
+	return onCollection(ctx, r, deleteOneOptions.Get(), b, func(ctx context.Context, coll *mongo.Collection) (any, error) {
 		res, err := coll.DeleteOne(ctx, filter, b)
 		if err != nil {
 			return nil, r.fail(err)
@@ -379,7 +383,7 @@ func runDeleteMany(ctx context.Context, r *request) (any, error) {
 		return nil, err
 	}
 	b := options.DeleteMany()
-	return onCollection(ctx, r, deleteManyOptions, b, func(ctx context.Context, coll *mongo.Collection) (any, error) {
+	return onCollection(ctx, r, deleteManyOptions.Get(), b, func(ctx context.Context, coll *mongo.Collection) (any, error) {
 		res, err := coll.DeleteMany(ctx, filter, b)
 		if err != nil {
 			return nil, r.fail(err)

@@ -15,6 +15,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/mongo/writeconcern"
 
 	"github.com/mcpbridge/mcpbridge/internal/jsvalue"
+	"github.com/mcpbridge/mcpbridge/internal/lazy"
 )
 
 // This file maps the `options` a Lowdefy request passes to the Node driver (4.13, which
@@ -54,9 +55,9 @@ func applyOptions[B any](typ string, opts any, table map[string]setter[B], b B, 
 		path := "options." + k
 		if s, ok := table[k]; ok {
 			err = s(b, v, path)
-		} else if s, ok := commonOptions[k]; ok {
+		} else if s, ok := commonOptions.Get()[k]; ok {
 			err = s(&c, v, path)
-		} else if _, ok := nodeOnlyOptions[k]; ok {
+		} else if _, ok := nodeOnlyOptions.Get()[k]; ok {
 			// Options about the Node driver's own behaviour (sessions, BSON decoding);
 			// nothing to do in Go.
 		} else {
@@ -74,59 +75,64 @@ func applyOptions[B any](typ string, opts any, table map[string]setter[B], b B, 
 	return c, err
 }
 
-// nodeOnlyOptions are Node driver options without meaning here.
-var nodeOnlyOptions = map[string]struct{}{
-	"session": {}, "raw": {}, "promoteLongs": {}, "promoteValues": {}, "promoteBuffers": {},
-	"bsonRegExp": {}, "fieldsAsRaw": {}, "serializeFunctions": {}, "ignoreUndefined": {},
-	"checkKeys": {}, "enableUtf8Validation": {}, "useBigInt64": {}, "forceServerObjectId": {},
-	"retryWrites": {}, "explain": {}, "dbName": {}, "authdb": {}, "willRetryWrite": {},
-	"timeout": {}, "awaitData": {}, "tailable": {}, "oplogReplay": {}, "partial": {},
-}
+// nodeOnlyOptions are Node driver options without meaning here. The table is built on
+// first use.
+var nodeOnlyOptions = lazy.Value[map[string]struct{}]{New: func() map[string]struct{} {
+	return map[string]struct{}{
+		"session": {}, "raw": {}, "promoteLongs": {}, "promoteValues": {}, "promoteBuffers": {},
+		"bsonRegExp": {}, "fieldsAsRaw": {}, "serializeFunctions": {}, "ignoreUndefined": {},
+		"checkKeys": {}, "enableUtf8Validation": {}, "useBigInt64": {}, "forceServerObjectId": {},
+		"retryWrites": {}, "explain": {}, "dbName": {}, "authdb": {}, "willRetryWrite": {},
+		"timeout": {}, "awaitData": {}, "tailable": {}, "oplogReplay": {}, "partial": {},
+	}
+}}
 
-var commonOptions = map[string]setter[*opCommon]{
-	"maxTimeMS": func(c *opCommon, v any, path string) error {
-		ms, err := number(v, path)
-		if err != nil {
-			return err
-		}
-		if ms > 0 {
-			c.maxTime = time.Duration(ms * float64(time.Millisecond))
-		}
-		return nil
-	},
-	"readConcern": func(c *opCommon, v any, path string) error {
-		rc, err := readConcern(v, path)
-		if err != nil {
-			return err
-		}
-		c.coll = append(c.coll, options.Collection().SetReadConcern(rc))
-		return nil
-	},
-	"readPreference": func(c *opCommon, v any, path string) error {
-		rp, err := readPreference(v, path)
-		if err != nil {
-			return err
-		}
-		c.coll = append(c.coll, options.Collection().SetReadPreference(rp))
-		return nil
-	},
-	"writeConcern": func(c *opCommon, v any, path string) error {
-		wc, err := writeConcern(v, path)
-		if err != nil {
-			return err
-		}
-		c.coll = append(c.coll, options.Collection().SetWriteConcern(wc))
-		return nil
-	},
-	"w": func(c *opCommon, v any, path string) error {
-		wc, err := writeConcern(jsvalue.ObjectOf("w", v), path)
-		if err != nil {
-			return err
-		}
-		c.coll = append(c.coll, options.Collection().SetWriteConcern(wc))
-		return nil
-	},
-}
+var commonOptions = lazy.Value[map[string]setter[*opCommon]]{New: func() map[string]setter[*opCommon] {
+	return map[string]setter[*opCommon]{
+		"maxTimeMS": func(c *opCommon, v any, path string) error {
+			ms, err := number(v, path)
+			if err != nil {
+				return err
+			}
+			if ms > 0 {
+				c.maxTime = time.Duration(ms * float64(time.Millisecond))
+			}
+			return nil
+		},
+		"readConcern": func(c *opCommon, v any, path string) error {
+			rc, err := readConcern(v, path)
+			if err != nil {
+				return err
+			}
+			c.coll = append(c.coll, options.Collection().SetReadConcern(rc))
+			return nil
+		},
+		"readPreference": func(c *opCommon, v any, path string) error {
+			rp, err := readPreference(v, path)
+			if err != nil {
+				return err
+			}
+			c.coll = append(c.coll, options.Collection().SetReadPreference(rp))
+			return nil
+		},
+		"writeConcern": func(c *opCommon, v any, path string) error {
+			wc, err := writeConcern(v, path)
+			if err != nil {
+				return err
+			}
+			c.coll = append(c.coll, options.Collection().SetWriteConcern(wc))
+			return nil
+		},
+		"w": func(c *opCommon, v any, path string) error {
+			wc, err := writeConcern(jsvalue.ObjectOf("w", v), path)
+			if err != nil {
+				return err
+			}
+			c.coll = append(c.coll, options.Collection().SetWriteConcern(wc))
+			return nil
+		},
+	}
+}}
 
 // The value readers. Each names the option in its error.
 
@@ -395,341 +401,360 @@ func writeConcern(v any, path string) (*writeconcern.WriteConcern, error) {
 	return wc, err
 }
 
-// The tables of each request type's options, named as the Node driver names them.
+// The tables of each request type's options, named as the Node driver names them. They are
+// built on first use.
 
-var findOptions = map[string]setter[*options.FindOptionsBuilder]{
-	"sort": func(b *options.FindOptionsBuilder, v any, p string) error {
-		s, err := sortSpec(v, p)
-		b.SetSort(s)
-		return err
-	},
-	"projection": func(b *options.FindOptionsBuilder, v any, p string) error {
-		d, err := document(v, p)
-		b.SetProjection(d)
-		return err
-	},
-	"limit": func(b *options.FindOptionsBuilder, v any, p string) error {
-		n, err := integer(v, p)
-		b.SetLimit(n)
-		return err
-	},
-	"skip": func(b *options.FindOptionsBuilder, v any, p string) error {
-		n, err := integer(v, p)
-		b.SetSkip(n)
-		return err
-	},
-	"batchSize": func(b *options.FindOptionsBuilder, v any, p string) error {
-		n, err := integer(v, p)
-		b.SetBatchSize(int32(n))
-		return err
-	},
-	"hint": func(b *options.FindOptionsBuilder, v any, p string) error {
-		h, err := hint(v, p)
-		b.SetHint(h)
-		return err
-	},
-	"collation": func(b *options.FindOptionsBuilder, v any, p string) error {
-		c, err := collation(v, p)
-		b.SetCollation(c)
-		return err
-	},
-	"comment": func(b *options.FindOptionsBuilder, v any, p string) error {
-		c, err := anyValue(v, p)
-		b.SetComment(c)
-		return err
-	},
-	"let": func(b *options.FindOptionsBuilder, v any, p string) error {
-		d, err := document(v, p)
-		b.SetLet(d)
-		return err
-	},
-	"min": func(b *options.FindOptionsBuilder, v any, p string) error {
-		d, err := document(v, p)
-		b.SetMin(d)
-		return err
-	},
-	"max": func(b *options.FindOptionsBuilder, v any, p string) error {
-		d, err := document(v, p)
-		b.SetMax(d)
-		return err
-	},
-	"allowDiskUse": func(b *options.FindOptionsBuilder, v any, p string) error {
-		x, err := boolean(v, p)
-		b.SetAllowDiskUse(x)
-		return err
-	},
-	"allowPartialResults": func(b *options.FindOptionsBuilder, v any, p string) error {
-		x, err := boolean(v, p)
-		b.SetAllowPartialResults(x)
-		return err
-	},
-	"noCursorTimeout": func(b *options.FindOptionsBuilder, v any, p string) error {
-		x, err := boolean(v, p)
-		b.SetNoCursorTimeout(x)
-		return err
-	},
-	"returnKey": func(b *options.FindOptionsBuilder, v any, p string) error {
-		x, err := boolean(v, p)
-		b.SetReturnKey(x)
-		return err
-	},
-	"showRecordId": func(b *options.FindOptionsBuilder, v any, p string) error {
-		x, err := boolean(v, p)
-		b.SetShowRecordID(x)
-		return err
-	},
-}
+var findOptions = lazy.Value[map[string]setter[*options.FindOptionsBuilder]]{New: func() map[string]setter[*options.FindOptionsBuilder] {
+	return map[string]setter[*options.FindOptionsBuilder]{
+		"sort": func(b *options.FindOptionsBuilder, v any, p string) error {
+			s, err := sortSpec(v, p)
+			b.SetSort(s)
+			return err
+		},
+		"projection": func(b *options.FindOptionsBuilder, v any, p string) error {
+			d, err := document(v, p)
+			b.SetProjection(d)
+			return err
+		},
+		"limit": func(b *options.FindOptionsBuilder, v any, p string) error {
+			n, err := integer(v, p)
+			b.SetLimit(n)
+			return err
+		},
+		"skip": func(b *options.FindOptionsBuilder, v any, p string) error {
+			n, err := integer(v, p)
+			b.SetSkip(n)
+			return err
+		},
+		"batchSize": func(b *options.FindOptionsBuilder, v any, p string) error {
+			n, err := integer(v, p)
+			b.SetBatchSize(int32(n))
+			return err
+		},
+		"hint": func(b *options.FindOptionsBuilder, v any, p string) error {
+			h, err := hint(v, p)
+			b.SetHint(h)
+			return err
+		},
+		"collation": func(b *options.FindOptionsBuilder, v any, p string) error {
+			c, err := collation(v, p)
+			b.SetCollation(c)
+			return err
+		},
+		"comment": func(b *options.FindOptionsBuilder, v any, p string) error {
+			c, err := anyValue(v, p)
+			b.SetComment(c)
+			return err
+		},
+		"let": func(b *options.FindOptionsBuilder, v any, p string) error {
+			d, err := document(v, p)
+			b.SetLet(d)
+			return err
+		},
+		"min": func(b *options.FindOptionsBuilder, v any, p string) error {
+			d, err := document(v, p)
+			b.SetMin(d)
+			return err
+		},
+		"max": func(b *options.FindOptionsBuilder, v any, p string) error {
+			d, err := document(v, p)
+			b.SetMax(d)
+			return err
+		},
+		"allowDiskUse": func(b *options.FindOptionsBuilder, v any, p string) error {
+			x, err := boolean(v, p)
+			b.SetAllowDiskUse(x)
+			return err
+		},
+		"allowPartialResults": func(b *options.FindOptionsBuilder, v any, p string) error {
+			x, err := boolean(v, p)
+			b.SetAllowPartialResults(x)
+			return err
+		},
+		"noCursorTimeout": func(b *options.FindOptionsBuilder, v any, p string) error {
+			x, err := boolean(v, p)
+			b.SetNoCursorTimeout(x)
+			return err
+		},
+		"returnKey": func(b *options.FindOptionsBuilder, v any, p string) error {
+			x, err := boolean(v, p)
+			b.SetReturnKey(x)
+			return err
+		},
+		"showRecordId": func(b *options.FindOptionsBuilder, v any, p string) error {
+			x, err := boolean(v, p)
+			b.SetShowRecordID(x)
+			return err
+		},
+	}
+}}
 
-var findOneOptions = map[string]setter[*options.FindOneOptionsBuilder]{
-	"sort": func(b *options.FindOneOptionsBuilder, v any, p string) error {
-		s, err := sortSpec(v, p)
-		b.SetSort(s)
-		return err
-	},
-	"projection": func(b *options.FindOneOptionsBuilder, v any, p string) error {
-		d, err := document(v, p)
-		b.SetProjection(d)
-		return err
-	},
-	"skip": func(b *options.FindOneOptionsBuilder, v any, p string) error {
-		n, err := integer(v, p)
-		b.SetSkip(n)
-		return err
-	},
-	"hint": func(b *options.FindOneOptionsBuilder, v any, p string) error {
-		h, err := hint(v, p)
-		b.SetHint(h)
-		return err
-	},
-	"collation": func(b *options.FindOneOptionsBuilder, v any, p string) error {
-		c, err := collation(v, p)
-		b.SetCollation(c)
-		return err
-	},
-	"comment": func(b *options.FindOneOptionsBuilder, v any, p string) error {
-		c, err := anyValue(v, p)
-		b.SetComment(c)
-		return err
-	},
-	"min": func(b *options.FindOneOptionsBuilder, v any, p string) error {
-		d, err := document(v, p)
-		b.SetMin(d)
-		return err
-	},
-	"max": func(b *options.FindOneOptionsBuilder, v any, p string) error {
-		d, err := document(v, p)
-		b.SetMax(d)
-		return err
-	},
-	"allowPartialResults": func(b *options.FindOneOptionsBuilder, v any, p string) error {
-		x, err := boolean(v, p)
-		b.SetAllowPartialResults(x)
-		return err
-	},
-	"returnKey": func(b *options.FindOneOptionsBuilder, v any, p string) error {
-		x, err := boolean(v, p)
-		b.SetReturnKey(x)
-		return err
-	},
-	"showRecordId": func(b *options.FindOneOptionsBuilder, v any, p string) error {
-		x, err := boolean(v, p)
-		b.SetShowRecordID(x)
-		return err
-	},
-}
+var findOneOptions = lazy.Value[map[string]setter[*options.FindOneOptionsBuilder]]{New: func() map[string]setter[*options.FindOneOptionsBuilder] {
+	return map[string]setter[*options.FindOneOptionsBuilder]{
+		"sort": func(b *options.FindOneOptionsBuilder, v any, p string) error {
+			s, err := sortSpec(v, p)
+			b.SetSort(s)
+			return err
+		},
+		"projection": func(b *options.FindOneOptionsBuilder, v any, p string) error {
+			d, err := document(v, p)
+			b.SetProjection(d)
+			return err
+		},
+		"skip": func(b *options.FindOneOptionsBuilder, v any, p string) error {
+			n, err := integer(v, p)
+			b.SetSkip(n)
+			return err
+		},
+		"hint": func(b *options.FindOneOptionsBuilder, v any, p string) error {
+			h, err := hint(v, p)
+			b.SetHint(h)
+			return err
+		},
+		"collation": func(b *options.FindOneOptionsBuilder, v any, p string) error {
+			c, err := collation(v, p)
+			b.SetCollation(c)
+			return err
+		},
+		"comment": func(b *options.FindOneOptionsBuilder, v any, p string) error {
+			c, err := anyValue(v, p)
+			b.SetComment(c)
+			return err
+		},
+		"min": func(b *options.FindOneOptionsBuilder, v any, p string) error {
+			d, err := document(v, p)
+			b.SetMin(d)
+			return err
+		},
+		"max": func(b *options.FindOneOptionsBuilder, v any, p string) error {
+			d, err := document(v, p)
+			b.SetMax(d)
+			return err
+		},
+		"allowPartialResults": func(b *options.FindOneOptionsBuilder, v any, p string) error {
+			x, err := boolean(v, p)
+			b.SetAllowPartialResults(x)
+			return err
+		},
+		"returnKey": func(b *options.FindOneOptionsBuilder, v any, p string) error {
+			x, err := boolean(v, p)
+			b.SetReturnKey(x)
+			return err
+		},
+		"showRecordId": func(b *options.FindOneOptionsBuilder, v any, p string) error {
+			x, err := boolean(v, p)
+			b.SetShowRecordID(x)
+			return err
+		},
+	}
+}}
 
-var aggregateOptions = map[string]setter[*options.AggregateOptionsBuilder]{
-	"allowDiskUse": func(b *options.AggregateOptionsBuilder, v any, p string) error {
-		x, err := boolean(v, p)
-		b.SetAllowDiskUse(x)
-		return err
-	},
-	"batchSize": func(b *options.AggregateOptionsBuilder, v any, p string) error {
-		n, err := integer(v, p)
-		b.SetBatchSize(int32(n))
-		return err
-	},
-	"bypassDocumentValidation": func(b *options.AggregateOptionsBuilder, v any, p string) error {
-		x, err := boolean(v, p)
-		b.SetBypassDocumentValidation(x)
-		return err
-	},
-	"collation": func(b *options.AggregateOptionsBuilder, v any, p string) error {
-		c, err := collation(v, p)
-		b.SetCollation(c)
-		return err
-	},
-	"comment": func(b *options.AggregateOptionsBuilder, v any, p string) error {
-		c, err := anyValue(v, p)
-		b.SetComment(c)
-		return err
-	},
-	"hint": func(b *options.AggregateOptionsBuilder, v any, p string) error {
-		h, err := hint(v, p)
-		b.SetHint(h)
-		return err
-	},
-	"let": func(b *options.AggregateOptionsBuilder, v any, p string) error {
-		d, err := document(v, p)
-		b.SetLet(d)
-		return err
-	},
-	"maxAwaitTimeMS": func(b *options.AggregateOptionsBuilder, v any, p string) error {
-		ms, err := number(v, p)
-		b.SetMaxAwaitTime(time.Duration(ms * float64(time.Millisecond)))
-		return err
-	},
-}
+var aggregateOptions = lazy.Value[map[string]setter[*options.AggregateOptionsBuilder]]{New: func() map[string]setter[*options.AggregateOptionsBuilder] {
+	return map[string]setter[*options.AggregateOptionsBuilder]{
+		"allowDiskUse": func(b *options.AggregateOptionsBuilder, v any, p string) error {
+			x, err := boolean(v, p)
+			b.SetAllowDiskUse(x)
+			return err
+		},
+		"batchSize": func(b *options.AggregateOptionsBuilder, v any, p string) error {
+			n, err := integer(v, p)
+			b.SetBatchSize(int32(n))
+			return err
+		},
+		"bypassDocumentValidation": func(b *options.AggregateOptionsBuilder, v any, p string) error {
+			x, err := boolean(v, p)
+			b.SetBypassDocumentValidation(x)
+			return err
+		},
+		"collation": func(b *options.AggregateOptionsBuilder, v any, p string) error {
+			c, err := collation(v, p)
+			b.SetCollation(c)
+			return err
+		},
+		"comment": func(b *options.AggregateOptionsBuilder, v any, p string) error {
+			c, err := anyValue(v, p)
+			b.SetComment(c)
+			return err
+		},
+		"hint": func(b *options.AggregateOptionsBuilder, v any, p string) error {
+			h, err := hint(v, p)
+			b.SetHint(h)
+			return err
+		},
+		"let": func(b *options.AggregateOptionsBuilder, v any, p string) error {
+			d, err := document(v, p)
+			b.SetLet(d)
+			return err
+		},
+		"maxAwaitTimeMS": func(b *options.AggregateOptionsBuilder, v any, p string) error {
+			ms, err := number(v, p)
+			b.SetMaxAwaitTime(time.Duration(ms * float64(time.Millisecond)))
+			return err
+		},
+	}
+}}
 
-var insertOneOptions = map[string]setter[*options.InsertOneOptionsBuilder]{
-	"bypassDocumentValidation": func(b *options.InsertOneOptionsBuilder, v any, p string) error {
-		x, err := boolean(v, p)
-		b.SetBypassDocumentValidation(x)
-		return err
-	},
-	"comment": func(b *options.InsertOneOptionsBuilder, v any, p string) error {
-		c, err := anyValue(v, p)
-		b.SetComment(c)
-		return err
-	},
-}
+var insertOneOptions = lazy.Value[map[string]setter[*options.InsertOneOptionsBuilder]]{New: func() map[string]setter[*options.InsertOneOptionsBuilder] {
+	return map[string]setter[*options.InsertOneOptionsBuilder]{
+		"bypassDocumentValidation": func(b *options.InsertOneOptionsBuilder, v any, p string) error {
+			x, err := boolean(v, p)
+			b.SetBypassDocumentValidation(x)
+			return err
+		},
+		"comment": func(b *options.InsertOneOptionsBuilder, v any, p string) error {
+			c, err := anyValue(v, p)
+			b.SetComment(c)
+			return err
+		},
+	}
+}}
 
-var insertManyOptions = map[string]setter[*options.InsertManyOptionsBuilder]{
-	"bypassDocumentValidation": func(b *options.InsertManyOptionsBuilder, v any, p string) error {
-		x, err := boolean(v, p)
-		b.SetBypassDocumentValidation(x)
-		return err
-	},
-	"comment": func(b *options.InsertManyOptionsBuilder, v any, p string) error {
-		c, err := anyValue(v, p)
-		b.SetComment(c)
-		return err
-	},
-	"ordered": func(b *options.InsertManyOptionsBuilder, v any, p string) error {
-		x, err := boolean(v, p)
-		b.SetOrdered(x)
-		return err
-	},
-}
+var insertManyOptions = lazy.Value[map[string]setter[*options.InsertManyOptionsBuilder]]{New: func() map[string]setter[*options.InsertManyOptionsBuilder] {
+	return map[string]setter[*options.InsertManyOptionsBuilder]{
+		"bypassDocumentValidation": func(b *options.InsertManyOptionsBuilder, v any, p string) error {
+			x, err := boolean(v, p)
+			b.SetBypassDocumentValidation(x)
+			return err
+		},
+		"comment": func(b *options.InsertManyOptionsBuilder, v any, p string) error {
+			c, err := anyValue(v, p)
+			b.SetComment(c)
+			return err
+		},
+		"ordered": func(b *options.InsertManyOptionsBuilder, v any, p string) error {
+			x, err := boolean(v, p)
+			b.SetOrdered(x)
+			return err
+		},
+	}
+}}
 
-var updateOneOptions = map[string]setter[*options.UpdateOneOptionsBuilder]{
-	"upsert": func(b *options.UpdateOneOptionsBuilder, v any, p string) error {
-		x, err := boolean(v, p)
-		b.SetUpsert(x)
-		return err
-	},
-	"arrayFilters": func(b *options.UpdateOneOptionsBuilder, v any, p string) error {
-		a, err := documents(v, p)
-		b.SetArrayFilters(a)
-		return err
-	},
-	"bypassDocumentValidation": func(b *options.UpdateOneOptionsBuilder, v any, p string) error {
-		x, err := boolean(v, p)
-		b.SetBypassDocumentValidation(x)
-		return err
-	},
-	"collation": func(b *options.UpdateOneOptionsBuilder, v any, p string) error {
-		c, err := collation(v, p)
-		b.SetCollation(c)
-		return err
-	},
-	"comment": func(b *options.UpdateOneOptionsBuilder, v any, p string) error {
-		c, err := anyValue(v, p)
-		b.SetComment(c)
-		return err
-	},
-	"hint": func(b *options.UpdateOneOptionsBuilder, v any, p string) error {
-		h, err := hint(v, p)
-		b.SetHint(h)
-		return err
-	},
-	"let": func(b *options.UpdateOneOptionsBuilder, v any, p string) error {
-		d, err := document(v, p)
-		b.SetLet(d)
-		return err
-	},
-}
+var updateOneOptions = lazy.Value[map[string]setter[*options.UpdateOneOptionsBuilder]]{New: func() map[string]setter[*options.UpdateOneOptionsBuilder] {
+	return map[string]setter[*options.UpdateOneOptionsBuilder]{
+		"upsert": func(b *options.UpdateOneOptionsBuilder, v any, p string) error {
+			x, err := boolean(v, p)
+			b.SetUpsert(x)
+			return err
+		},
+		"arrayFilters": func(b *options.UpdateOneOptionsBuilder, v any, p string) error {
+			a, err := documents(v, p)
+			b.SetArrayFilters(a)
+			return err
+		},
+		"bypassDocumentValidation": func(b *options.UpdateOneOptionsBuilder, v any, p string) error {
+			x, err := boolean(v, p)
+			b.SetBypassDocumentValidation(x)
+			return err
+		},
+		"collation": func(b *options.UpdateOneOptionsBuilder, v any, p string) error {
+			c, err := collation(v, p)
+			b.SetCollation(c)
+			return err
+		},
+		"comment": func(b *options.UpdateOneOptionsBuilder, v any, p string) error {
+			c, err := anyValue(v, p)
+			b.SetComment(c)
+			return err
+		},
+		"hint": func(b *options.UpdateOneOptionsBuilder, v any, p string) error {
+			h, err := hint(v, p)
+			b.SetHint(h)
+			return err
+		},
+		"let": func(b *options.UpdateOneOptionsBuilder, v any, p string) error {
+			d, err := document(v, p)
+			b.SetLet(d)
+			return err
+		},
+	}
+}}
 
-var updateManyOptions = map[string]setter[*options.UpdateManyOptionsBuilder]{
-	"upsert": func(b *options.UpdateManyOptionsBuilder, v any, p string) error {
-		x, err := boolean(v, p)
-		b.SetUpsert(x)
-		return err
-	},
-	"arrayFilters": func(b *options.UpdateManyOptionsBuilder, v any, p string) error {
-		a, err := documents(v, p)
-		b.SetArrayFilters(a)
-		return err
-	},
-	"bypassDocumentValidation": func(b *options.UpdateManyOptionsBuilder, v any, p string) error {
-		x, err := boolean(v, p)
-		b.SetBypassDocumentValidation(x)
-		return err
-	},
-	"collation": func(b *options.UpdateManyOptionsBuilder, v any, p string) error {
-		c, err := collation(v, p)
-		b.SetCollation(c)
-		return err
-	},
-	"comment": func(b *options.UpdateManyOptionsBuilder, v any, p string) error {
-		c, err := anyValue(v, p)
-		b.SetComment(c)
-		return err
-	},
-	"hint": func(b *options.UpdateManyOptionsBuilder, v any, p string) error {
-		h, err := hint(v, p)
-		b.SetHint(h)
-		return err
-	},
-	"let": func(b *options.UpdateManyOptionsBuilder, v any, p string) error {
-		d, err := document(v, p)
-		b.SetLet(d)
-		return err
-	},
-}
+var updateManyOptions = lazy.Value[map[string]setter[*options.UpdateManyOptionsBuilder]]{New: func() map[string]setter[*options.UpdateManyOptionsBuilder] {
+	return map[string]setter[*options.UpdateManyOptionsBuilder]{
+		"upsert": func(b *options.UpdateManyOptionsBuilder, v any, p string) error {
+			x, err := boolean(v, p)
+			b.SetUpsert(x)
+			return err
+		},
+		"arrayFilters": func(b *options.UpdateManyOptionsBuilder, v any, p string) error {
+			a, err := documents(v, p)
+			b.SetArrayFilters(a)
+			return err
+		},
+		"bypassDocumentValidation": func(b *options.UpdateManyOptionsBuilder, v any, p string) error {
+			x, err := boolean(v, p)
+			b.SetBypassDocumentValidation(x)
+			return err
+		},
+		"collation": func(b *options.UpdateManyOptionsBuilder, v any, p string) error {
+			c, err := collation(v, p)
+			b.SetCollation(c)
+			return err
+		},
+		"comment": func(b *options.UpdateManyOptionsBuilder, v any, p string) error {
+			c, err := anyValue(v, p)
+			b.SetComment(c)
+			return err
+		},
+		"hint": func(b *options.UpdateManyOptionsBuilder, v any, p string) error {
+			h, err := hint(v, p)
+			b.SetHint(h)
+			return err
+		},
+		"let": func(b *options.UpdateManyOptionsBuilder, v any, p string) error {
+			d, err := document(v, p)
+			b.SetLet(d)
+			return err
+		},
+	}
+}}
 
-var deleteOneOptions = map[string]setter[*options.DeleteOneOptionsBuilder]{
-	"collation": func(b *options.DeleteOneOptionsBuilder, v any, p string) error {
-		c, err := collation(v, p)
-		b.SetCollation(c)
-		return err
-	},
-	"comment": func(b *options.DeleteOneOptionsBuilder, v any, p string) error {
-		c, err := anyValue(v, p)
-		b.SetComment(c)
-		return err
-	},
-	"hint": func(b *options.DeleteOneOptionsBuilder, v any, p string) error {
-		h, err := hint(v, p)
-		b.SetHint(h)
-		return err
-	},
-	"let": func(b *options.DeleteOneOptionsBuilder, v any, p string) error {
-		d, err := document(v, p)
-		b.SetLet(d)
-		return err
-	},
-}
+var deleteOneOptions = lazy.Value[map[string]setter[*options.DeleteOneOptionsBuilder]]{New: func() map[string]setter[*options.DeleteOneOptionsBuilder] {
+	return map[string]setter[*options.DeleteOneOptionsBuilder]{
+		"collation": func(b *options.DeleteOneOptionsBuilder, v any, p string) error {
+			c, err := collation(v, p)
+			b.SetCollation(c)
+			return err
+		},
+		"comment": func(b *options.DeleteOneOptionsBuilder, v any, p string) error {
+			c, err := anyValue(v, p)
+			b.SetComment(c)
+			return err
+		},
+		"hint": func(b *options.DeleteOneOptionsBuilder, v any, p string) error {
+			h, err := hint(v, p)
+			b.SetHint(h)
+			return err
+		},
+		"let": func(b *options.DeleteOneOptionsBuilder, v any, p string) error {
+			d, err := document(v, p)
+			b.SetLet(d)
+			return err
+		},
+	}
+}}
 
-var deleteManyOptions = map[string]setter[*options.DeleteManyOptionsBuilder]{
-	"collation": func(b *options.DeleteManyOptionsBuilder, v any, p string) error {
-		c, err := collation(v, p)
-		b.SetCollation(c)
-		return err
-	},
-	"comment": func(b *options.DeleteManyOptionsBuilder, v any, p string) error {
-		c, err := anyValue(v, p)
-		b.SetComment(c)
-		return err
-	},
-	"hint": func(b *options.DeleteManyOptionsBuilder, v any, p string) error {
-		h, err := hint(v, p)
-		b.SetHint(h)
-		return err
-	},
-	"let": func(b *options.DeleteManyOptionsBuilder, v any, p string) error {
-		d, err := document(v, p)
-		b.SetLet(d)
-		return err
-	},
-}
+var deleteManyOptions = lazy.Value[map[string]setter[*options.DeleteManyOptionsBuilder]]{New: func() map[string]setter[*options.DeleteManyOptionsBuilder] {
+	return map[string]setter[*options.DeleteManyOptionsBuilder]{
+		"collation": func(b *options.DeleteManyOptionsBuilder, v any, p string) error {
+			c, err := collation(v, p)
+			b.SetCollation(c)
+			return err
+		},
+		"comment": func(b *options.DeleteManyOptionsBuilder, v any, p string) error {
+			c, err := anyValue(v, p)
+			b.SetComment(c)
+			return err
+		},
+		"hint": func(b *options.DeleteManyOptionsBuilder, v any, p string) error {
+			h, err := hint(v, p)
+			b.SetHint(h)
+			return err
+		},
+		"let": func(b *options.DeleteManyOptionsBuilder, v any, p string) error {
+			d, err := document(v, p)
+			b.SetLet(d)
+			return err
+		},
+	}
+}}
