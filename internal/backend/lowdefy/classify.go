@@ -2,14 +2,14 @@ package lowdefy
 
 import (
 	"fmt"
-	"regexp"
 	"slices"
 	"strings"
-	"sync"
 
 	"github.com/mcpbridge/mcpbridge/internal/jsvalue"
+	"github.com/mcpbridge/mcpbridge/internal/lazy"
 	"github.com/mcpbridge/mcpbridge/internal/lowdefy/app"
 	"github.com/mcpbridge/mcpbridge/internal/lowdefy/blocks"
+	"github.com/mcpbridge/mcpbridge/internal/lowdefy/connections"
 	"github.com/mcpbridge/mcpbridge/internal/lowdefy/connections/all"
 )
 
@@ -311,12 +311,11 @@ func requestIDs(p *app.Page, params any) (ids []string, ok bool) {
 	return nil, false
 }
 
-// connectionTypes are the connection types whose request types say whether they write.
-var connectionTypes = all.Set()
+// connectionTypes are the connection types whose request types say whether they write,
+// built on first use.
+var connectionTypes = lazy.Value[connections.Set]{New: all.Set}
 
-var sqlRead = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile(`(?is)^\s*(?:--[^\n]*\n\s*|/\*.*?\*/\s*)*(select|with|pragma|explain|show|describe|values)\b`)
-})
+var sqlRead = lazy.Regexp{Expr: `(?is)^\s*(?:--[^\n]*\n\s*|/\*.*?\*/\s*)*(select|with|pragma|explain|show|describe|values)\b`}
 
 // requestWrites reports whether a request changes data. Reading is what can be shown
 // statically: a MongoDB request type that checks read access only, a KnexRaw query that
@@ -331,7 +330,7 @@ func requestWrites(a *app.App, r *app.Request) bool {
 	switch r.Type {
 	case "KnexRaw":
 		q, ok := props.Prop("query").(string)
-		return !ok || !sqlRead().MatchString(q)
+		return !ok || !sqlRead.Get().MatchString(q)
 	case "KnexBuilder":
 		writes := false
 		var look func(v any)
@@ -377,7 +376,7 @@ func requestWrites(a *app.App, r *app.Request) bool {
 	if conn == nil {
 		return true
 	}
-	if _, rt, err := connectionTypes.Lookup(conn.Type, r.Type); err == nil && rt.CheckRead && !rt.CheckWrite {
+	if _, rt, err := connectionTypes.Get().Lookup(conn.Type, r.Type); err == nil && rt.CheckRead && !rt.CheckWrite {
 		return false
 	}
 	return true

@@ -5,13 +5,12 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"regexp"
 	"sort"
 	"strings"
-	"sync"
 
 	"github.com/mcpbridge/mcpbridge/internal/backend"
 	"github.com/mcpbridge/mcpbridge/internal/config"
+	"github.com/mcpbridge/mcpbridge/internal/lazy"
 	"github.com/mcpbridge/mcpbridge/internal/lowdefy/app"
 	"github.com/mcpbridge/mcpbridge/internal/safehttp"
 	"github.com/mcpbridge/mcpbridge/internal/secret"
@@ -59,7 +58,7 @@ type spec struct {
 	conf   serverSection
 }
 
-var secretName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`) })
+var secretName = lazy.Regexp{Expr: `^[A-Za-z_][A-Za-z0-9_]*$`}
 
 func decode(s *config.Server) (backend.Spec, config.Problems) {
 	sp := &spec{server: s}
@@ -80,7 +79,7 @@ func decode(s *config.Server) (backend.Spec, config.Problems) {
 		ps = append(ps, sec.Problem("toolset", "toolset %q is not one of session, forms or both", c.Toolset))
 	}
 	for _, name := range sortedKeys(c.Secrets) {
-		if !secretName().MatchString(name) {
+		if !secretName.Get().MatchString(name) {
 			ps = append(ps, sec.Problem("secrets."+name, "%q is not a secret name as _secret reads it (letters, digits and _)", name))
 		}
 		if !secret.IsRef(c.Secrets[name]) {

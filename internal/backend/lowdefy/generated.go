@@ -6,13 +6,13 @@ import (
 	"regexp"
 	"slices"
 	"strings"
-	"sync"
 	"unicode"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcpbridge/mcpbridge/internal/auth"
 	"github.com/mcpbridge/mcpbridge/internal/jsvalue"
+	"github.com/mcpbridge/mcpbridge/internal/lazy"
 	"github.com/mcpbridge/mcpbridge/internal/lowdefy/app"
 )
 
@@ -195,7 +195,7 @@ func settingsOf(a *app.App) (*mcpSettings, error) {
 	return s, errors.Join(errs...)
 }
 
-var toolNameRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9_.-]{1,128}$`) })
+var toolNameRE = lazy.Regexp{Expr: `^[A-Za-z0-9_.-]{1,128}$`}
 
 // snake turns an id into snake_case: new-ticket and newTicket become new_ticket.
 func snake(s string) string {
@@ -244,7 +244,7 @@ func generate(a *app.App, reserved []string) (*generated, error) {
 	owner := map[string]string{} // tool name → what made it, for clash messages
 	add := func(t *genTool, what string) {
 		name := t.tool.Name
-		if !toolNameRE().MatchString(name) {
+		if !toolNameRE.Get().MatchString(name) {
 			bad("%s: tool name %q may only hold letters, digits, _, - and . (at most 128)", what, name)
 			return
 		}
