@@ -28,7 +28,9 @@ func TestAuditFollowPrintsAWholeBurst(t *testing.T) {
 	ctx, cancel := context.WithCancel(t.Context())
 	var out, errs syncBuffer
 	done := make(chan int)
-	go func() { done <- Run(ctx, []string{"audit", "tail", "--store", "sqlite:" + path, "--follow", "-n", "0"}, strings.NewReader(""), &out, &errs) }()
+	go func() {
+		done <- Run(ctx, []string{"audit", "tail", "--store", "sqlite:" + path, "--follow", "-n", "0"}, strings.NewReader(""), &out, &errs)
+	}()
 	time.Sleep(3 * auditFollowEvery) // the follower has started after the newest row
 
 	const n = store.MaxAuditLimit + 50
