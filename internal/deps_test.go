@@ -48,10 +48,11 @@ type leaf struct {
 }
 
 var leaves = []leaf{
-	{tree: "internal/config/..."},
+	{tree: "internal/config/...", uses: []string{"internal/lazy"}},
 	// expr converts JavaScript values into the value model, and only into it.
-	{tree: "internal/expr/...", uses: []string{"internal/jsvalue"}},
+	{tree: "internal/expr/...", uses: []string{"internal/jsvalue", "internal/lazy"}},
 	{tree: "internal/jsvalue/..."}, // the JavaScript value model
+	{tree: "internal/lazy/..."},    // values built on first use
 }
 
 // An allowance lets the packages of a leaf matching from import the packages matching to,

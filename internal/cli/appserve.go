@@ -10,11 +10,9 @@ import (
 	"net"
 	"os"
 	"path/filepath"
-	"regexp"
 	"runtime/debug"
 	"sort"
 	"strings"
-	"sync"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"go.yaml.in/yaml/v3"
@@ -23,6 +21,7 @@ import (
 	"github.com/mcpbridge/mcpbridge/internal/backend"
 	"github.com/mcpbridge/mcpbridge/internal/config"
 	"github.com/mcpbridge/mcpbridge/internal/gateway"
+	"github.com/mcpbridge/mcpbridge/internal/lazy"
 	"github.com/mcpbridge/mcpbridge/internal/lowdefy/app"
 )
 
@@ -230,18 +229,18 @@ func loadAppDir(dir string) (*app.App, error) {
 	return a, nil
 }
 
-var nameRun = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`[^a-z0-9_]+`) })
+var nameRun = lazy.Regexp{Expr: `[^a-z0-9_]+`}
 
 // appServerName is the server name of an app: its lowdefy.yaml name, else its folder's
 // name, made a valid server name (lowercase letters, digits, '-' and '_'); "app" when
 // neither gives one.
 func appServerName(appName, dir string) string {
 	for _, s := range []string{appName, filepath.Base(dir)} {
-		n := strings.Trim(nameRun().ReplaceAllString(strings.ToLower(s), "-"), "-_")
+		n := strings.Trim(nameRun.Get().ReplaceAllString(strings.ToLower(s), "-"), "-_")
 		if len(n) > 63 {
 			n = strings.TrimRight(n[:63], "-_")
 		}
-		if config.NamePattern().MatchString(n) && n != "mcp" && n != "meta" {
+		if config.NamePattern.Get().MatchString(n) && n != "mcp" && n != "meta" {
 			return n
 		}
 	}
@@ -254,7 +253,7 @@ func appConfig(name, title string, o appOptions) (*config.Config, error) {
 	secrets := map[string]string{}
 	for _, kv := range os.Environ() {
 		k, _, _ := strings.Cut(kv, "=")
-		if n, ok := strings.CutPrefix(k, lowdefySecretEnv); ok && n != "" && secretNamePattern().MatchString(n) {
+		if n, ok := strings.CutPrefix(k, lowdefySecretEnv); ok && n != "" && secretNamePattern.Get().MatchString(n) {
 			secrets[n] = "env:" + k
 		}
 	}
@@ -294,7 +293,7 @@ func appConfig(name, title string, o appOptions) (*config.Config, error) {
 	return cfg, nil
 }
 
-var secretNamePattern = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`) })
+var secretNamePattern = lazy.Regexp{Expr: `^[A-Za-z_][A-Za-z0-9_]*$`}
 
 // buildApp writes DIR/mcp/tools.json and DIR/mcp/resources.json: what a client gets from
 // tools/list, and from resources/list and resources/templates/list, on the app's server.

@@ -159,7 +159,7 @@ func runImport(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	if *name != "" && !config.NamePattern().MatchString(*name) {
+	if *name != "" && !config.NamePattern.Get().MatchString(*name) {
 		return fmt.Errorf("--server %q: use 1-63 lowercase letters, digits, '-' or '_'", *name)
 	}
 	res, err := openapi.Import(spec, openapi.Options{ServerName: *name, BaseURL: *baseURL, Description: *desc, Include: include, Exclude: exclude})

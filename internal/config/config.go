@@ -15,12 +15,12 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"regexp"
 	"sort"
-	"sync"
 	"time"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/mcpbridge/mcpbridge/internal/lazy"
 )
 
 // Defaults used when a field is not set.
@@ -46,13 +46,13 @@ const (
 	DefaultAuditRetention = 30 * 24 * time.Hour
 )
 
-// NamePattern returns what a server name must match: it becomes a URL path segment.
-// It is compiled on first use.
-var NamePattern = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[a-z0-9][a-z0-9_-]{0,62}$`) })
+// NamePattern is what a server name must match: it becomes a URL path segment. It is
+// compiled on first use (NamePattern.Get()).
+var NamePattern = lazy.Regexp{Expr: `^[a-z0-9][a-z0-9_-]{0,62}$`}
 
-// ToolNamePattern returns what a tool name must match (MCP's recommended tool name
-// characters). It is compiled on first use.
-var ToolNamePattern = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9_.-]{1,128}$`) })
+// ToolNamePattern is what a tool name must match (MCP's recommended tool name
+// characters). It is compiled on first use (ToolNamePattern.Get()).
+var ToolNamePattern = lazy.Regexp{Expr: `^[A-Za-z0-9_.-]{1,128}$`}
 
 // reserved names cannot be server names because they are routes of their own.
 var reserved = map[string]bool{"meta": true}

@@ -3,12 +3,12 @@ package config
 import (
 	"fmt"
 	"math"
-	"regexp"
 	"strconv"
-	"sync"
 	"time"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/mcpbridge/mcpbridge/internal/lazy"
 )
 
 // Rate is limits.rate: token-bucket limits on the requests one caller, and all callers
@@ -95,16 +95,14 @@ func (v RateValue) PerSecond() float64 {
 
 func (v RateValue) String() string { return v.Text }
 
-var rateForm = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile(`^\s*([0-9]+(?:\.[0-9]+)?)\s*/\s*(s|sec|second|m|min|minute|h|hour)\s*$`)
-})
+var rateForm = lazy.Regexp{Expr: `^\s*([0-9]+(?:\.[0-9]+)?)\s*/\s*(s|sec|second|m|min|minute|h|hour)\s*$`}
 
 // ParseRate parses COUNT/UNIT (10/s, 600/m, 5000/h) or off.
 func ParseRate(s string) (RateValue, error) {
 	if s == "off" {
 		return RateValue{Set: true, Text: s}, nil
 	}
-	m := rateForm().FindStringSubmatch(s)
+	m := rateForm.Get().FindStringSubmatch(s)
 	if m == nil {
 		return RateValue{}, fmt.Errorf("expected a rate such as 10/s, 600/m or 5000/h (or off), got %q", s)
 	}

@@ -6,15 +6,15 @@ import (
 	"net"
 	"net/url"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"sort"
 	"strings"
-	"sync"
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/yosida95/uritemplate/v3"
 	"go.yaml.in/yaml/v3"
+
+	"github.com/mcpbridge/mcpbridge/internal/lazy"
 )
 
 func (c *Config) validate(file string, root *yaml.Node, kinds Kinds) Problems {
@@ -60,7 +60,7 @@ func validateServer(file, name string, s *Server, p string, kinds Kinds) Problem
 	add := func(path, format string, args ...any) {
 		ps = append(ps, Problem{File: file, Path: strings.TrimPrefix(path, "."), Msg: fmt.Sprintf(format, args...)})
 	}
-	if !NamePattern().MatchString(name) {
+	if !NamePattern.Get().MatchString(name) {
 		add(p, "server name %q is not allowed: use 1-63 lowercase letters, digits, '-' or '_', starting with a letter or digit", name)
 	} else if reserved[name] {
 		add(p, "server name %q is reserved for mcpbridge's own pages; choose another", name)
@@ -93,7 +93,7 @@ func validateServer(file, name string, s *Server, p string, kinds Kinds) Problem
 	for _, tn := range s.ToolNames() {
 		t := s.Tools[tn]
 		tp := p + ".tools." + tn
-		if !ToolNamePattern().MatchString(tn) {
+		if !ToolNamePattern.Get().MatchString(tn) {
 			add(tp, "tool name %q is not allowed: use 1-128 letters, digits, '_', '-' or '.'", tn)
 		}
 		if t == nil {
@@ -175,12 +175,12 @@ func validateServer(file, name string, s *Server, p string, kinds Kinds) Problem
 	return ps
 }
 
-var placeholder = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\{\{\s*([A-Za-z0-9_.-]+)\s*\}\}`) })
+var placeholder = lazy.Regexp{Expr: `\{\{\s*([A-Za-z0-9_.-]+)\s*\}\}`}
 
 // Placeholders returns the argument names used as {{name}} in a prompt message.
 func Placeholders(text string) []string {
 	var names []string
-	for _, m := range placeholder().FindAllStringSubmatch(text, -1) {
+	for _, m := range placeholder.Get().FindAllStringSubmatch(text, -1) {
 		names = append(names, m[1])
 	}
 	return names
@@ -188,8 +188,8 @@ func Placeholders(text string) []string {
 
 // Expand replaces {{name}} placeholders in text with values from args; unknown names become "".
 func Expand(text string, args map[string]string) string {
-	return placeholder().ReplaceAllStringFunc(text, func(m string) string {
-		return args[placeholder().FindStringSubmatch(m)[1]]
+	return placeholder.Get().ReplaceAllStringFunc(text, func(m string) string {
+		return args[placeholder.Get().FindStringSubmatch(m)[1]]
 	})
 }
 
@@ -234,7 +234,7 @@ func validateResource(file, rp string, r *Resource) Problems {
 	}
 	switch u.Scheme {
 	case "cid":
-		if !cidPattern().MatchString(r.URI) {
+		if !cidPattern.Get().MatchString(r.URI) {
 			add(rp+".uri", "expected cid://sha256-<64 hex digits>, got %q", r.URI)
 		}
 	case "variable":
@@ -249,7 +249,7 @@ func validateResource(file, rp string, r *Resource) Problems {
 	return ps
 }
 
-var cidPattern = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^cid://sha256-[0-9a-f]{64}$`) })
+var cidPattern = lazy.Regexp{Expr: `^cid://sha256-[0-9a-f]{64}$`}
 
 // SchemaProperties returns the properties of a JSON-like object schema (empty when it has
 // none).
@@ -451,7 +451,7 @@ func validateTemplate(file, rp string, r *Resource) Problems {
 		for _, v := range tpl.Varnames() {
 			vars[v] = true
 		}
-		for _, m := range fileVar().FindAllStringSubmatch(r.File, -1) {
+		for _, m := range fileVar.Get().FindAllStringSubmatch(r.File, -1) {
 			if !vars[m[1]] {
 				add(rp+".file", "{%s} is not a variable of uri_template", m[1])
 			}
@@ -460,4 +460,4 @@ func validateTemplate(file, rp string, r *Resource) Problems {
 	return ps
 }
 
-var fileVar = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\{([A-Za-z0-9_]+)\}`) })
+var fileVar = lazy.Regexp{Expr: `\{([A-Za-z0-9_]+)\}`}

@@ -202,7 +202,7 @@ func (g *Gateway) validate(w http.ResponseWriter, slug string, doc []byte) bool 
 		adminError(w, http.StatusConflict, fmt.Sprintf("server %q is defined in the config file; edit the file instead", slug))
 		return false
 	}
-	if !config.NamePattern().MatchString(slug) {
+	if !config.NamePattern.Get().MatchString(slug) {
 		adminError(w, http.StatusBadRequest, fmt.Sprintf("slug %q is not allowed: use 1-63 lowercase letters, digits, '-' or '_', starting with a letter or digit", slug))
 		return false
 	}

@@ -66,7 +66,7 @@ func serverOfPath(p string) string {
 	for _, prefix := range []string{"/mcp/", "/api/mcp/", "/.well-known/oauth-protected-resource/mcp/"} {
 		if rest, ok := strings.CutPrefix(p, prefix); ok {
 			name, _, _ := strings.Cut(rest, "/")
-			if name != "meta" && config.NamePattern().MatchString(name) {
+			if name != "meta" && config.NamePattern.Get().MatchString(name) {
 				return name
 			}
 		}
@@ -183,7 +183,7 @@ func (g *Gateway) denyCredentials(w http.ResponseWriter, r *http.Request, err er
 func (g *Gateway) serveResourceMetadata(w http.ResponseWriter, r *http.Request) {
 	name := r.PathValue("server")
 	e := g.reg.get(name)
-	if g.jwt == nil || e == nil || !config.NamePattern().MatchString(name) {
+	if g.jwt == nil || e == nil || !config.NamePattern.Get().MatchString(name) {
 		http.NotFound(w, r)
 		return
 	}

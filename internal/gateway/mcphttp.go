@@ -11,14 +11,13 @@ import (
 	"net"
 	"net/http"
 	"net/url"
-	"regexp"
 	"strconv"
 	"strings"
-	"sync"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 
 	"github.com/mcpbridge/mcpbridge/internal/config"
+	"github.com/mcpbridge/mcpbridge/internal/lazy"
 )
 
 // modernVersion is the first protocol version served statelessly.
@@ -91,7 +90,7 @@ func (g *Gateway) admit(w http.ResponseWriter, r *http.Request, e *Entry, id jso
 // challenge, and returns nil. It is the check of /mcp/{server} and /api/mcp/{server}.
 func (g *Gateway) usableEntry(w http.ResponseWriter, r *http.Request, name string, fail func(w http.ResponseWriter, status int, msg string)) *Entry {
 	e := g.reg.get(name)
-	if !config.NamePattern().MatchString(name) || e == nil {
+	if !config.NamePattern.Get().MatchString(name) || e == nil {
 		fail(w, http.StatusNotFound, fmt.Sprintf("no server named %q; GET /mcp lists the servers", name))
 		return nil
 	}
@@ -360,7 +359,7 @@ func checkMessage(w http.ResponseWriter, body []byte) (id json.RawMessage, metho
 const maxSafeID = 1<<53 - 1
 
 // plainInteger matches an integer written without fraction, exponent or leading zeros.
-var plainInteger = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^-?(0|[1-9][0-9]*)$`) })
+var plainInteger = lazy.Regexp{Expr: `^-?(0|[1-9][0-9]*)$`}
 
 // checkID says what is wrong with a JSON-RPC id, or returns "". Ids are strings, or
 // integers from -(2^53-1) to 2^53-1 written plainly: the SDK reads numeric ids as float64
@@ -376,7 +375,7 @@ func checkID(id json.RawMessage) string {
 	}
 	const rule = "; ids must be strings, or integers from -9007199254740991 to 9007199254740991 written without a fraction or exponent"
 	s := string(id)
-	if !plainInteger().MatchString(s) {
+	if !plainInteger.Get().MatchString(s) {
 		return fmt.Sprintf("id %s is not a plain integer", truncate(s, 40)) + rule
 	}
 	if s == "-0" {

@@ -6,26 +6,25 @@ import (
 	"encoding/hex"
 	"net"
 	"net/http"
-	"regexp"
 	"strconv"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/mcpbridge/mcpbridge/internal/auth"
+	"github.com/mcpbridge/mcpbridge/internal/lazy"
 )
 
 type requestIDKey struct{}
 
-var validRequestID = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9._-]{1,64}$`) })
+var validRequestID = lazy.Regexp{Expr: `^[A-Za-z0-9._-]{1,64}$`}
 
 // withRequestID gives every request an id (the client's X-Request-Id when it is sensible),
 // returns it as X-Request-Id and logs the request at debug level.
 func (g *Gateway) withRequestID(h http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		id := r.Header.Get("X-Request-Id")
-		if id == "" || !validRequestID().MatchString(id) {
+		if id == "" || !validRequestID.Get().MatchString(id) {
 			id = newRequestID()
 		}
 		w.Header().Set("X-Request-Id", id)

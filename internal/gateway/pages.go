@@ -69,7 +69,7 @@ func baseURL(r *http.Request) string {
 
 func (g *Gateway) serveMeta(w http.ResponseWriter, r *http.Request, name string) {
 	e := g.reg.get(name)
-	if e == nil || !config.NamePattern().MatchString(name) {
+	if e == nil || !config.NamePattern.Get().MatchString(name) {
 		web.RenderError(w, http.StatusNotFound, fmt.Sprintf("There is no server named %q.", name))
 		return
 	}

@@ -10,9 +10,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
-	"sync"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -21,6 +19,7 @@ import (
 	"github.com/mcpbridge/mcpbridge/internal/auth"
 	"github.com/mcpbridge/mcpbridge/internal/backend"
 	"github.com/mcpbridge/mcpbridge/internal/config"
+	"github.com/mcpbridge/mcpbridge/internal/lazy"
 )
 
 // maxResourceBytes bounds what one resource read returns.
@@ -141,7 +140,7 @@ func (c configured) readTemplate(ctx context.Context, uri string) (*mcp.ReadReso
 // segments (no separator, not "." or "..").
 func fillPath(pattern string, vals uritemplate.Values) (string, bool) {
 	ok := true
-	out := templateVar().ReplaceAllStringFunc(pattern, func(m string) string {
+	out := templateVar.Get().ReplaceAllStringFunc(pattern, func(m string) string {
 		v := vals.Get(m[1 : len(m)-1]).String()
 		if v == "" || v == "." || v == ".." || strings.ContainsAny(v, "/\\\x00") {
 			ok = false
@@ -151,7 +150,7 @@ func fillPath(pattern string, vals uritemplate.Values) (string, bool) {
 	return out, ok
 }
 
-var templateVar = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\{[A-Za-z0-9_]+\}`) })
+var templateVar = lazy.Regexp{Expr: `\{[A-Za-z0-9_]+\}`}
 
 // Complete offers the configured values of a prompt argument that start with what the
 // client typed (case-insensitive), at most 100.

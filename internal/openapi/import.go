@@ -5,12 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
-	"regexp"
 	"strings"
-	"sync"
 
 	"github.com/mcpbridge/mcpbridge/internal/config"
 	"github.com/mcpbridge/mcpbridge/internal/jsvalue"
+	"github.com/mcpbridge/mcpbridge/internal/lazy"
 )
 
 // Options adjust an import.
@@ -29,8 +28,14 @@ type Options struct {
 	Include, Exclude []string
 }
 
-// methods lists the HTTP methods a path item can hold, in the order OpenAPI lists them.
-var methods = map[string]bool{"get": true, "put": true, "post": true, "delete": true, "options": true, "head": true, "patch": true, "trace": true}
+// isMethod reports whether key is one of the HTTP methods a path item can hold.
+func isMethod(key string) bool {
+	switch key {
+	case "get", "put", "post", "delete", "options", "head", "patch", "trace":
+		return true
+	}
+	return false
+}
 
 // Import reads an OpenAPI 3.0 or 3.1 document (YAML or JSON) and generates a `kind: http`
 // server with one tool per operation. Operations that cannot be expressed are skipped with a
@@ -95,10 +100,10 @@ func Import(spec []byte, opts Options) (*Result, error) {
 	return res, nil
 }
 
-var serverNameRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$`) })
+var serverNameRE = lazy.Regexp{Expr: `^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$`}
 
 func checkServerName(name string) error {
-	if !serverNameRE().MatchString(name) {
+	if !serverNameRE.Get().MatchString(name) {
 		return fmt.Errorf("server name %q: use 1-64 characters from [A-Za-z0-9_.-], starting with a letter or digit", name)
 	}
 	return nil
@@ -190,7 +195,7 @@ func (im *importer) firstOperationServers() []any {
 			return l
 		}
 		for key, op := range pi.Range {
-			if o, ok := op.(*jsvalue.Object); ok && methods[key] {
+			if o, ok := op.(*jsvalue.Object); ok && isMethod(key) {
 				if l := getList(o, "servers"); len(l) > 0 {
 					return l
 				}
@@ -208,7 +213,7 @@ func (im *importer) serverURL(srv *jsvalue.Object) string {
 		return ""
 	}
 	vars := getObj(srv, "variables")
-	u := serverVarRE().ReplaceAllStringFunc(raw, func(m string) string {
+	u := serverVarRE.Get().ReplaceAllStringFunc(raw, func(m string) string {
 		name := m[1 : len(m)-1]
 		v := getObj(vars, name)
 		def, ok := v.Get("default")
@@ -225,4 +230,4 @@ func (im *importer) serverURL(srv *jsvalue.Object) string {
 	return strings.TrimRight(u, "/")
 }
 
-var serverVarRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\{[^{}]*\}`) })
+var serverVarRE = lazy.Regexp{Expr: `\{[^{}]*\}`}

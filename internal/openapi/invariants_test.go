@@ -184,7 +184,7 @@ func checkTool(t *testing.T, tool *Tool) {
 			}
 		}
 	}
-	for _, m := range pathVarRE().FindAllStringSubmatch(tool.Path, -1) {
+	for _, m := range pathVarRE.Get().FindAllStringSubmatch(tool.Path, -1) {
 		if !pathMapped[m[1]] {
 			fail("path placeholder {%s} has no path mapping", m[1])
 		}

@@ -4,6 +4,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/mcpbridge/mcpbridge/internal/lazy"
 )
 
 // maxNameLen is the longest tool or argument name produced (the limit most model APIs put on
@@ -13,7 +15,7 @@ const maxNameLen = 64
 // sanitizeName keeps [A-Za-z0-9_.-], replaces runs of anything else with one '_', trims '_'
 // from both ends and bounds the length.
 func sanitizeName(s string) string {
-	s = comparisonSuffixes.Replace(s)
+	s = comparisonSuffixes.Get().Replace(s)
 	var b strings.Builder
 	b.Grow(len(s))
 	lastUnderscore := false
@@ -39,8 +41,11 @@ func sanitizeName(s string) string {
 	return out
 }
 
-// comparisonSuffixes keeps filter parameters such as StartTime< and StartTime> apart.
-var comparisonSuffixes = strings.NewReplacer("<=", "_lte", ">=", "_gte", "<", "_lt", ">", "_gt", "!=", "_ne")
+// comparisonSuffixes keeps filter parameters such as StartTime< and StartTime> apart. It is
+// built on first use.
+var comparisonSuffixes = lazy.Value[*strings.Replacer]{New: func() *strings.Replacer {
+	return strings.NewReplacer("<=", "_lte", ">=", "_gte", "<", "_lt", ">", "_gt", "!=", "_ne")
+}}
 
 // headerArgName turns a header or cookie name into an argument name: X-Request-Id → x_request_id.
 func headerArgName(s string) string {

@@ -2,24 +2,39 @@ package openapi
 
 import (
 	"fmt"
-	"regexp"
 	"slices"
 	"strings"
-	"sync"
 
 	"github.com/mcpbridge/mcpbridge/internal/jsvalue"
+	"github.com/mcpbridge/mcpbridge/internal/lazy"
 )
 
 // maxToolDescLen bounds a tool description in bytes.
 const maxToolDescLen = 1024
 
-// locationOrder sorts parameters: path first, then query, header, cookie.
-var locationOrder = map[string]int{InPath: 0, InQuery: 1, InHeader: 2, InCookie: 3}
+// locationRank sorts parameters: path first, then query, header, cookie; ok is false for
+// any other location.
+func locationRank(in string) (rank int, ok bool) {
+	switch in {
+	case InPath:
+		return 0, true
+	case InQuery:
+		return 1, true
+	case InHeader:
+		return 2, true
+	case InCookie:
+		return 3, true
+	}
+	return 0, false
+}
 
-// ignoredHeaders are header parameters OpenAPI says to ignore: the gateway sets them.
-var ignoredHeaders = map[string]bool{"accept": true, "content-type": true, "authorization": true}
+// ignoredHeader reports whether a header parameter (its name in lower case) is one OpenAPI
+// says to ignore: the gateway sets it.
+func ignoredHeader(name string) bool {
+	return name == "accept" || name == "content-type" || name == "authorization"
+}
 
-var pathVarRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\{([^{}/]+)\}`) })
+var pathVarRE = lazy.Regexp{Expr: `\{([^{}/]+)\}`}
 
 // param is a parameter after $ref resolution and merging.
 type param struct {
@@ -55,7 +70,7 @@ func (im *importer) importPath(path string, item any, server *Server) int {
 	}
 	count := 0
 	for key, opv := range pi.Range {
-		if !methods[key] {
+		if !isMethod(key) {
 			continue
 		}
 		count++
@@ -90,7 +105,7 @@ func (im *importer) importOperation(path, method string, pathItem, op *jsvalue.O
 	b := &toolBuilder{props: jsvalue.NewObject(0), argNames: uniqueNames{}}
 
 	params := im.mergeParams(label, getList(pathItem, "parameters"), getList(op, "parameters"))
-	templateVars := pathVarRE().FindAllStringSubmatch(path, -1)
+	templateVars := pathVarRE.Get().FindAllStringSubmatch(path, -1)
 	declared := map[string]bool{}
 	for _, p := range params {
 		if p.in == InPath {
@@ -106,14 +121,18 @@ func (im *importer) importOperation(path, method string, pathItem, op *jsvalue.O
 			declared[m[1]] = true
 		}
 	}
-	slices.SortStableFunc(params, func(a, b param) int { return locationOrder[a.in] - locationOrder[b.in] })
+	slices.SortStableFunc(params, func(a, b param) int {
+		ra, _ := locationRank(a.in)
+		rb, _ := locationRank(b.in)
+		return ra - rb
+	})
 
 	for _, p := range params {
 		if p.in == InPath && !inTemplate[p.name] {
 			im.warnf("%s: path parameter %q does not appear in the path; ignored", label, p.name)
 			continue
 		}
-		if p.in == InHeader && ignoredHeaders[strings.ToLower(p.name)] {
+		if p.in == InHeader && ignoredHeader(strings.ToLower(p.name)) {
 			if strings.EqualFold(p.name, "Authorization") {
 				im.warnf("%s: the Authorization header parameter is not an argument; configure it on the server with headers: {Authorization: secret:NAME}", label)
 			}
@@ -224,7 +243,7 @@ func (im *importer) mergeParams(label string, pathLevel, opLevel []any) []param 
 			im.warnf("%s: parameter without a name skipped", label)
 			return
 		}
-		if _, ok := locationOrder[p.in]; !ok {
+		if _, ok := locationRank(p.in); !ok {
 			im.warnf("%s: parameter %q has unsupported location %q; skipped", label, p.name, p.in)
 			return
 		}

@@ -44,7 +44,14 @@ func newSchemaConverter(root any, version string) *schemaConverter {
 	return &schemaConverter{root: root, version: version}
 }
 
-var jsonTypes = map[string]bool{"string": true, "number": true, "integer": true, "boolean": true, "array": true, "object": true, "null": true}
+// jsonType reports whether t is one of JSON Schema's type names.
+func jsonType(t string) bool {
+	switch t {
+	case "string", "number", "integer", "boolean", "array", "object", "null":
+		return true
+	}
+	return false
+}
 
 // convert returns a JSON Schema value: an *jsvalue.Object or a boolean schema.
 func (c *schemaConverter) convert(v any, depth int) any {
@@ -288,13 +295,13 @@ func (c *schemaConverter) noteTruncated(what string) {
 func (c *schemaConverter) copyType(out *jsvalue.Object, val any) {
 	switch t := val.(type) {
 	case string:
-		if jsonTypes[t] || t == "file" {
+		if jsonType(t) || t == "file" {
 			out.Set("type", t)
 		}
 	case []any:
 		var types []any
 		for _, e := range t {
-			if s, ok := e.(string); ok && jsonTypes[s] && !slices.Contains(types, any(s)) {
+			if s, ok := e.(string); ok && jsonType(s) && !slices.Contains(types, any(s)) {
 				types = append(types, s)
 			}
 		}

@@ -7,16 +7,16 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
-	"sync"
+
+	"github.com/mcpbridge/mcpbridge/internal/lazy"
 )
 
 // EnvPrefix is the prefix of the environment variable that holds a secret:NAME reference:
 // secret:USERS_API_KEY is read from MCPBRIDGE_SECRET_USERS_API_KEY.
 const EnvPrefix = "MCPBRIDGE_SECRET_"
 
-var name = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`) })
+var name = lazy.Regexp{Expr: `^[A-Za-z_][A-Za-z0-9_]*$`}
 
 // IsRef reports whether s is a secret reference (secret:NAME, env:NAME or file:PATH).
 func IsRef(s string) bool {
@@ -31,7 +31,7 @@ func Resolve(dir, where, ref string) (value, label string, err error) {
 	switch {
 	case strings.HasPrefix(ref, "secret:"):
 		n := strings.TrimPrefix(ref, "secret:")
-		if !name().MatchString(n) {
+		if !name.Get().MatchString(n) {
 			return "", "", fmt.Errorf("%s: secret name %q is not valid: use letters, digits and _ (secret:USERS_API_KEY)", where, n)
 		}
 		env := EnvPrefix + n
@@ -42,7 +42,7 @@ func Resolve(dir, where, ref string) (value, label string, err error) {
 		return got, "secret " + n, nil
 	case strings.HasPrefix(ref, "env:"):
 		n := strings.TrimPrefix(ref, "env:")
-		if !name().MatchString(n) {
+		if !name.Get().MatchString(n) {
 			return "", "", fmt.Errorf("%s: environment variable name %q is not valid", where, n)
 		}
 		got, ok := os.LookupEnv(n)

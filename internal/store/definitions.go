@@ -4,9 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"regexp"
-	"sync"
 	"time"
+
+	"github.com/mcpbridge/mcpbridge/internal/lazy"
 )
 
 // Definition is one stored server definition. The document is opaque to the
@@ -69,12 +69,12 @@ type Definitions interface {
 	Watch(ctx context.Context) <-chan Change
 }
 
-// SlugPattern returns the form of a definition slug, compiled on first use.
-var SlugPattern = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[a-z0-9][a-z0-9_-]{0,62}$`) })
+// SlugPattern is the form of a definition slug, compiled on first use (SlugPattern.Get()).
+var SlugPattern = lazy.Regexp{Expr: `^[a-z0-9][a-z0-9_-]{0,62}$`}
 
 // CheckSlug returns an error wrapping ErrInvalid when slug is malformed.
 func CheckSlug(slug string) error {
-	if !SlugPattern().MatchString(slug) {
+	if !SlugPattern.Get().MatchString(slug) {
 		return fmt.Errorf("slug %q must be 1-63 characters of a-z, 0-9, '_' or '-', starting with a letter or digit: %w", truncate(slug, 80), ErrInvalid)
 	}
 	return nil

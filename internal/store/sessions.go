@@ -4,9 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"regexp"
-	"sync"
 	"time"
+
+	"github.com/mcpbridge/mcpbridge/internal/lazy"
 )
 
 // WorkSession is the saved state of one Lowdefy app session (not an MCP
@@ -60,8 +60,9 @@ type WorkSessions interface {
 	Expire(ctx context.Context, before time.Time) (int, error)
 }
 
-// SessionIDPattern returns the form of a work session id, compiled on first use.
-var SessionIDPattern = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9_-]{1,128}$`) })
+// SessionIDPattern is the form of a work session id, compiled on first use
+// (SessionIDPattern.Get()).
+var SessionIDPattern = lazy.Regexp{Expr: `^[A-Za-z0-9_-]{1,128}$`}
 
 // PrepareSession checks ws for Create, fills in a generated ID when it is
 // empty, and normalises ExpiresAt.
@@ -88,7 +89,7 @@ func PrepareSession(ws WorkSession, maxData int) (WorkSession, error) {
 
 // CheckSessionID returns an error wrapping ErrInvalid when id is malformed.
 func CheckSessionID(id string) error {
-	if !SessionIDPattern().MatchString(id) {
+	if !SessionIDPattern.Get().MatchString(id) {
 		return fmt.Errorf("work session id %q must be 1-128 characters of A-Z, a-z, 0-9, '_' or '-': %w", truncate(id, 80), ErrInvalid)
 	}
 	return nil

@@ -5,14 +5,13 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/mcpbridge/mcpbridge/internal/backend"
 	"github.com/mcpbridge/mcpbridge/internal/config"
 	"github.com/mcpbridge/mcpbridge/internal/expr"
+	"github.com/mcpbridge/mcpbridge/internal/lazy"
 )
 
 func init() {
@@ -65,7 +64,7 @@ type spec struct {
 // logLevels are the MCP log levels.
 var logLevels = map[string]bool{"debug": true, "info": true, "notice": true, "warning": true, "error": true, "critical": true, "alert": true, "emergency": true}
 
-var envName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`) })
+var envName = lazy.Regexp{Expr: `^[A-Za-z_][A-Za-z0-9_]*$`}
 
 func decode(s *config.Server) (backend.Spec, config.Problems) {
 	sp := &spec{server: s, tools: map[string]toolSection{}, programs: map[string]*expr.Program{}}
@@ -140,7 +139,7 @@ func decode(s *config.Server) (backend.Spec, config.Problems) {
 
 func (sp *spec) checkEnv(sec config.Section, k string, a Arg, props map[string]any) config.Problems {
 	var ps config.Problems
-	if !envName().MatchString(k) {
+	if !envName.Get().MatchString(k) {
 		ps = append(ps, sec.Problem("env."+k, "not a valid environment variable name"))
 	}
 	return append(ps, sp.checkArg(sec, "env."+k, a, props)...)

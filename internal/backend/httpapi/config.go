@@ -240,7 +240,7 @@ func checkTool(sec config.Section, name string, t *config.Tool, ts *toolSection)
 			ts.response = p
 		}
 	}
-	for _, seg := range pathParam().FindAllStringSubmatch(ts.Path, -1) {
+	for _, seg := range pathParam.Get().FindAllStringSubmatch(ts.Path, -1) {
 		if !pathParams[seg[1]] {
 			add("path", "path parameter {%s} has no mapping with in: path", seg[1])
 		}

@@ -9,14 +9,13 @@ import (
 	"io"
 	"net/http"
 	"net/url"
-	"regexp"
 	"strings"
-	"sync"
 
 	"github.com/mcpbridge/mcpbridge/internal/expr"
+	"github.com/mcpbridge/mcpbridge/internal/lazy"
 )
 
-var pathParam = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\{([^{}]+)\}`) })
+var pathParam = lazy.Regexp{Expr: `\{([^{}]+)\}`}
 
 // A callError is a failure to build a request that the model (or the config author) can act
 // on; it becomes a tool error with this text.
@@ -177,7 +176,7 @@ func (t *tool) build(ctx context.Context, args map[string]any) (*built, error) {
 		header.Set("Content-Type", contentType)
 	}
 
-	escPath := pathParam().ReplaceAllStringFunc(t.path, func(seg string) string {
+	escPath := pathParam.Get().ReplaceAllStringFunc(t.path, func(seg string) string {
 		return pathVals[seg[1:len(seg)-1]]
 	})
 	rawPath := strings.TrimSuffix(t.base.EscapedPath(), "/") + escPath

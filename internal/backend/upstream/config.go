@@ -7,17 +7,16 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"sort"
 	"strings"
-	"sync"
 	"time"
 
 	"go.yaml.in/yaml/v3"
 
 	"github.com/mcpbridge/mcpbridge/internal/backend"
 	"github.com/mcpbridge/mcpbridge/internal/config"
+	"github.com/mcpbridge/mcpbridge/internal/lazy"
 	"github.com/mcpbridge/mcpbridge/internal/secret"
 )
 
@@ -134,11 +133,11 @@ type spec struct {
 }
 
 var (
-	envName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`) })
+	envName = lazy.Regexp{Expr: `^[A-Za-z_][A-Za-z0-9_]*$`}
 	// prefixName is an upstream name or prefix: it becomes part of tool names, so it uses
 	// their characters, and it cannot contain the separator, so a prefixed name splits in
 	// one way only.
-	prefixName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9.-]*(_[A-Za-z0-9.-]+)*$`) })
+	prefixName = lazy.Regexp{Expr: `^[A-Za-z0-9][A-Za-z0-9.-]*(_[A-Za-z0-9.-]+)*$`}
 )
 
 var protocolVersions = []string{"2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25", "2026-07-28"}
@@ -174,7 +173,7 @@ func decode(s *config.Server) (backend.Spec, config.Problems) {
 			switch {
 			case u.Name == "":
 				add(u.path, "missing name: each upstream needs a name, which prefixes its tools (name__tool)")
-			case !prefixName().MatchString(u.Name):
+			case !prefixName.Get().MatchString(u.Name):
 				add(u.path+".name", "%q cannot prefix tool names: use letters, digits, '.', '-' and single '_'", u.Name)
 			case seen[u.Name] > 0:
 				add(u.path+".name", "upstream %q is named twice (also upstreams[%d])", u.Name, seen[u.Name]-1)
@@ -199,7 +198,7 @@ func decode(s *config.Server) (backend.Spec, config.Problems) {
 		if u.prefix == "" {
 			u.prefix = s.Name
 		}
-		if !prefixName().MatchString(u.prefix) {
+		if !prefixName.Get().MatchString(u.prefix) {
 			add("prefix", "%q cannot prefix tool names: use letters, digits, '.', '-' and single '_' (write prefix: NAME)", u.prefix)
 		}
 	}
@@ -281,7 +280,7 @@ func checkSource(sec config.Section, u *source) config.Problems {
 		}
 	}
 	for _, k := range sortedKeys(u.Env) {
-		if !envName().MatchString(k) {
+		if !envName.Get().MatchString(k) {
 			add(p("env."+k), "not a valid environment variable name")
 		} else if strings.ContainsRune(u.Env[k], 0) {
 			add(p("env."+k), "the value contains a NUL character")

@@ -9,10 +9,9 @@ import (
 	"fmt"
 	"log/slog"
 	"net/url"
-	"regexp"
 	"strings"
-	"sync"
 
+	"github.com/mcpbridge/mcpbridge/internal/lazy"
 	"github.com/mcpbridge/mcpbridge/internal/store"
 	"github.com/mcpbridge/mcpbridge/internal/store/postgres"
 	"github.com/mcpbridge/mcpbridge/internal/store/sqlite"
@@ -72,10 +71,10 @@ func Parse(rawURL string) (kind, target string, err error) {
 
 // credentialsInAuthority matches "scheme://user:password@" when the URL does
 // not parse.
-var credentialsInAuthority = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(://[^/@:]*:)[^@/]*@`) })
+var credentialsInAuthority = lazy.Regexp{Expr: `(://[^/@:]*:)[^@/]*@`}
 
 // passwordParam matches password=… in query strings and key=value strings.
-var passwordParam = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?i)(password=)[^&\s]*`) })
+var passwordParam = lazy.Regexp{Expr: `(?i)(password=)[^&\s]*`}
 
 // Redact returns rawURL with any password replaced by "xxxxx", for logs and
 // messages.
@@ -93,8 +92,8 @@ func Redact(rawURL string) string {
 		}
 		return u.String()
 	}
-	s := credentialsInAuthority().ReplaceAllString(rawURL, "${1}xxxxx@")
-	return passwordParam().ReplaceAllString(s, "${1}xxxxx")
+	s := credentialsInAuthority.Get().ReplaceAllString(rawURL, "${1}xxxxx@")
+	return passwordParam.Get().ReplaceAllString(s, "${1}xxxxx")
 }
 
 // passwords returns the secrets in rawURL in every form they may be echoed.
@@ -123,11 +122,11 @@ func passwords(rawURL string) []string {
 			}
 		}
 	}
-	if m := credentialsInAuthority().FindStringSubmatch(rawURL); m != nil {
+	if m := credentialsInAuthority.Get().FindStringSubmatch(rawURL); m != nil {
 		whole := m[0]
 		add(whole[len(m[1]) : len(whole)-1])
 	}
-	for _, m := range passwordParam().FindAllString(rawURL, -1) {
+	for _, m := range passwordParam.Get().FindAllString(rawURL, -1) {
 		add(m[len("password="):])
 	}
 	return out
