@@ -4,11 +4,11 @@ import (
 	"context"
 	"encoding/json"
 	"log/slog"
-	"regexp"
 	"sync"
 	"sync/atomic"
 	"time"
 
+	"github.com/mcpbridge/mcpbridge/internal/lazy"
 	"github.com/mcpbridge/mcpbridge/internal/store"
 )
 
@@ -157,17 +157,17 @@ const maxAuditArguments = 4096
 
 // secretName matches argument names whose values are masked in audit rows.
 // Masking too much is harmless; recording a secret is not.
-var secretName = regexp.MustCompile(`(?i)password|passwd|passphrase|^pwd$|secret|token|api[_-]?key|access[_-]?key|^auth$|authori[sz]ation|bearer|jwt|credential|cookie|private[_-]?key|session[_-]?id`)
+var secretName = lazy.Regexp{Expr: `(?i)password|passwd|passphrase|^pwd$|secret|token|api[_-]?key|access[_-]?key|^auth$|authori[sz]ation|bearer|jwt|credential|cookie|private[_-]?key|session[_-]?id`}
 
 // invalidArgumentsPlace is the part of an invalid-arguments message before the value it
 // quotes: the tool, the argument's place and the schema keyword it breaks.
-var invalidArgumentsPlace = regexp.MustCompile(`^invalid arguments for tool [^:]+: (?:validating [^:]*: )?[A-Za-z]+`)
+var invalidArgumentsPlace = lazy.Regexp{Expr: `^invalid arguments for tool [^:]+: (?:validating [^:]*: )?[A-Za-z]+`}
 
 // withoutArgumentValues is how the log and the audit record the reason of a call refused
 // for its arguments: a schema's message quotes the offending value, which may be a
 // secret (a password too long), and argument values are never logged or recorded unasked.
 func withoutArgumentValues(msg string) string {
-	if m := invalidArgumentsPlace.FindString(msg); m != "" {
+	if m := invalidArgumentsPlace.Get().FindString(msg); m != "" {
 		return m + " (the value is not recorded)"
 	}
 	return "invalid arguments (the value is not recorded)"
@@ -196,7 +196,7 @@ func maskSecrets(v any) any {
 	switch t := v.(type) {
 	case map[string]any:
 		for k, x := range t {
-			if secretName.MatchString(k) {
+			if secretName.Get().MatchString(k) {
 				t[k] = "***"
 			} else {
 				t[k] = maskSecrets(x)

@@ -18,7 +18,8 @@
 //
 // Get behaves as the function sync.OnceValue returns: New runs once, the first Get waits
 // for it and every later Get returns its result; if New panics, every Get panics with the
-// same value. A Value must not be copied after first use.
+// same value. A Value must not be copied after first use. After the first call, Get costs
+// an atomic load, so a Value may sit on a hot path.
 package lazy
 
 import (
