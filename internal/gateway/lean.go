@@ -106,17 +106,29 @@ func (g *Gateway) writeLean(w http.ResponseWriter, id json.RawMessage, e *Entry,
 		b, _ := json.Marshal(je)
 		out = leanEnvelope(id, "error", b)
 	} else {
-		if modern {
-			m := res.Meta
-			if m == nil {
-				m = mcp.Meta{}
-			}
-			if _, ok := m[mcp.MetaKeyServerInfo]; !ok {
-				m[mcp.MetaKeyServerInfo] = e.impl
-			}
-			res.Meta = m
+		var b []byte
+		var merr error
+		fast := false
+		switch {
+		case len(res.Meta) != 0: // the backend's _meta: the SDK's way
+		case !modern:
+			b, fast = appendResult(make([]byte, 0, 512), res, nil)
+		case e.infoMeta != nil:
+			b, fast = appendResult(make([]byte, 0, 512), res, e.infoMeta)
 		}
-		b, merr := json.Marshal(res)
+		if !fast {
+			if modern {
+				m := res.Meta
+				if m == nil {
+					m = mcp.Meta{}
+				}
+				if _, ok := m[mcp.MetaKeyServerInfo]; !ok {
+					m[mcp.MetaKeyServerInfo] = e.impl
+				}
+				res.Meta = m
+			}
+			b, merr = json.Marshal(res)
+		}
 		switch {
 		case merr != nil:
 			b, _ = json.Marshal(&jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "the result cannot be written as JSON: " + merr.Error()})

@@ -40,6 +40,9 @@ type Entry struct {
 	sse    http.Handler // legacy HTTP+SSE (2024-11-05)
 
 	impl    *mcp.Implementation // as the go-sdk server reports it
+	// infoMeta is {"io.modelcontextprotocol/serverInfo": impl} encoded: the _meta of a
+	// 2026-07-28 result on the lean path.
+	infoMeta []byte
 	state   atomic.Pointer[entryState]
 	applyMu sync.Mutex // serialises apply
 	calls   callSlots  // tool calls running (limits.concurrent_calls)
@@ -157,6 +160,7 @@ func (g *Gateway) newEntry(name, title, instructions string) *Entry {
 		title = name
 	}
 	e.impl = &mcp.Implementation{Name: "mcpbridge-" + name, Title: title, Version: g.opts.Version}
+	e.infoMeta, _ = json.Marshal(mcp.Meta{mcp.MetaKeyServerInfo: e.impl})
 	srv := mcp.NewServer(e.impl, &mcp.ServerOptions{
 		Instructions: instructions,
 		// completion/complete goes to the backend that completes.
