@@ -39,13 +39,13 @@ type Entry struct {
 	modern http.Handler // Streamable HTTP, stateless (2026-07-28)
 	sse    http.Handler // legacy HTTP+SSE (2024-11-05)
 
-	impl    *mcp.Implementation // as the go-sdk server reports it
+	impl *mcp.Implementation // as the go-sdk server reports it
 	// infoMeta is {"io.modelcontextprotocol/serverInfo": impl} encoded: the _meta of a
 	// 2026-07-28 result on the lean path.
 	infoMeta []byte
-	state   atomic.Pointer[entryState]
-	applyMu sync.Mutex // serialises apply
-	calls   callSlots  // tool calls running (limits.concurrent_calls)
+	state    atomic.Pointer[entryState]
+	applyMu  sync.Mutex // serialises apply
+	calls    callSlots  // tool calls running (limits.concurrent_calls)
 }
 
 // entryState is an immutable snapshot of what an entry serves.
