@@ -5,9 +5,10 @@ import (
 	"fmt"
 	"math"
 	"strconv"
-	"sync"
 
 	"github.com/dop251/goja"
+
+	"github.com/mcpbridge/mcpbridge/internal/lazy"
 )
 
 // Built-ins that run long or build large results in one native call are guarded here.
@@ -35,20 +36,12 @@ const nativeMax = 1 << 16
 //go:embed builtins.js
 var builtinsJS string
 
-// builtinsProgram returns builtins.js compiled. It is compiled on first use, not at start-up:
-// a gateway that never evaluates an expression never loads the JavaScript compiler's code.
-func builtinsProgram() *goja.Program {
-	builtinsOnce.Do(func() {
-		LimitRegexpMatches()
-		builtinsProg = goja.MustCompile("builtins.js", builtinsJS, true)
-	})
-	return builtinsProg
-}
-
-var (
-	builtinsOnce sync.Once
-	builtinsProg *goja.Program
-)
+// builtinsProgram is builtins.js compiled. It is compiled on first use, not at start-up: a
+// gateway that never evaluates an expression never loads the JavaScript compiler's code.
+var builtinsProgram = lazy.Value[*goja.Program]{New: func() *goja.Program {
+	LimitRegexpMatches()
+	return goja.MustCompile("builtins.js", builtinsJS, true)
+}}
 
 // setSizeLimits derives the size limits of an evaluation from its memory limit. A string
 // of n characters takes n or 2n bytes and building it may need a second copy, so strings
@@ -158,7 +151,7 @@ func (e *env) guardBuiltins() error {
 // instantiateSlowPaths runs builtins.js with the Go helpers it needs.
 func (e *env) instantiateSlowPaths() (*goja.Object, error) {
 	rt := e.rt
-	factory, err := rt.RunProgram(builtinsProgram())
+	factory, err := rt.RunProgram(builtinsProgram.Get())
 	if err != nil {
 		return nil, fmt.Errorf("loading builtins.js: %w", err)
 	}

@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/dop251/goja"
+
+	"github.com/mcpbridge/mcpbridge/internal/lazy"
 )
 
 // maxCallStack bounds JavaScript recursion; deeper calls fail with a RangeError instead of
@@ -87,19 +89,11 @@ const hardenJS = `(function () {
   Object.freeze(globalThis);
 })()`
 
-// hardenProgram returns hardenJS compiled, once for all runtimes, on first use.
-func hardenProgram() *goja.Program {
-	hardenOnce.Do(func() {
-		LimitRegexpMatches()
-		hardenProg = goja.MustCompile("harden.js", hardenJS, true)
-	})
-	return hardenProg
-}
-
-var (
-	hardenOnce sync.Once
-	hardenProg *goja.Program
-)
+// hardenProgram is hardenJS compiled, once for all runtimes, on first use.
+var hardenProgram = lazy.Value[*goja.Program]{New: func() *goja.Program {
+	LimitRegexpMatches()
+	return goja.MustCompile("harden.js", hardenJS, true)
+}}
 
 // env is one pooled goja runtime with its per-runtime state. An env is used by one
 // evaluation at a time.
@@ -136,23 +130,15 @@ type env struct {
 	shared    bool   // another evaluation was active at some time during this one
 }
 
-// envPool returns the free list of idle runtimes. It is a bounded free list rather than a
+// envPool is the free list of idle runtimes. It is a bounded free list rather than a
 // sync.Pool because a runtime is expensive to build (the hardening walk) and sync.Pool drops
 // its contents at every other garbage collection. It is made on first use.
-func envPool() chan *env {
-	envPoolOnce.Do(func() { envPoolChan = make(chan *env, max(8, 4*runtime.GOMAXPROCS(0))) })
-	return envPoolChan
-}
-
-var (
-	envPoolOnce sync.Once
-	envPoolChan chan *env
-)
+var envPool = lazy.Value[chan *env]{New: func() chan *env { return make(chan *env, max(8, 4*runtime.GOMAXPROCS(0))) }}
 
 // getEnv returns a pooled runtime or a new one.
 func getEnv() (*env, error) {
 	select {
-	case e := <-envPool():
+	case e := <-envPool.Get():
 		return e, nil
 	default:
 		return newEnv()
@@ -164,7 +150,7 @@ func getEnv() (*env, error) {
 func putEnv(e *env) {
 	e.rt.ClearInterrupt()
 	select {
-	case envPool() <- e:
+	case envPool.Get() <- e:
 	default:
 	}
 }
@@ -187,7 +173,7 @@ func newEnv() (*env, error) {
 		return nil, fmt.Errorf("preparing sandbox: guarding built-ins: %w", err)
 	}
 	e.date = rt.Get("Date")
-	if _, err := rt.RunProgram(hardenProgram()); err != nil {
+	if _, err := rt.RunProgram(hardenProgram.Get()); err != nil {
 		return nil, fmt.Errorf("preparing sandbox: freezing built-ins: %w", err)
 	}
 	e.timer = time.AfterFunc(time.Hour, e.onTimeout)
