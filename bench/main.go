@@ -409,17 +409,11 @@ func printIdleRSS() error {
 		return err
 	}
 	defer os.RemoveAll(dir)
-	root, err := moduleRoot()
-	if err != nil {
-		return err
-	}
 	fmt.Println("idle RSS of `mcpbridge serve` with ten servers (five command tools each), each page opened once, 2.5 s later; median of 3 (goal <= 30 MB):")
 	for i, b := range rssBuilds {
-		bin := filepath.Join(dir, fmt.Sprintf("mcpbridge-%d", i))
-		cmd := exec.Command("go", append(append([]string{"build", "-o", bin}, b.flags...), "./cmd/mcpbridge")...)
-		cmd.Dir, cmd.Env = root, append(os.Environ(), b.env...)
-		if out, err := cmd.CombinedOutput(); err != nil {
-			return fmt.Errorf("building %s: %v\n%s", b.name, err, out)
+		bin, err := buildWith(dir, fmt.Sprintf("mcpbridge-%d", i), "./cmd/mcpbridge", b.env, b.flags)
+		if err != nil {
+			return err
 		}
 		st, err := os.Stat(bin)
 		if err != nil {

@@ -122,14 +122,18 @@ func moduleRoot() (string, error) {
 }
 
 // buildPackage builds pkg (e.g. ./cmd/mcpbridge) of the main module into dir/name.
-func buildPackage(dir, name, pkg string) (string, error) {
+func buildPackage(dir, name, pkg string) (string, error) { return buildWith(dir, name, pkg, nil, nil) }
+
+// buildWith is buildPackage with extra environment variables (e.g. CGO_ENABLED=0) and go
+// build flags.
+func buildWith(dir, name, pkg string, env, flags []string) (string, error) {
 	root, err := moduleRoot()
 	if err != nil {
 		return "", err
 	}
 	bin := filepath.Join(dir, name)
-	cmd := exec.Command("go", "build", "-o", bin, pkg)
-	cmd.Dir = root
+	cmd := exec.Command("go", append(append([]string{"build", "-o", bin}, flags...), pkg)...)
+	cmd.Dir, cmd.Env = root, append(os.Environ(), env...)
 	if out, err := cmd.CombinedOutput(); err != nil {
 		return "", fmt.Errorf("building %s: %v\n%s", pkg, err, out)
 	}

@@ -61,6 +61,8 @@ func auditTail(ctx context.Context, e *env, args []string) error {
 		if err != nil {
 			return err
 		}
+		rows = slices.Clone(rows)
+		slices.Reverse(rows) // the store lists newest first
 		last = printAudit(e.stdout, rows)
 	} else if *follow {
 		// Start after the newest row: nothing old is printed.
@@ -95,10 +97,7 @@ func auditTail(ctx context.Context, e *env, args []string) error {
 				}
 				return err
 			}
-			for _, r := range rows {
-				fmt.Fprintln(e.stdout, auditLine(r))
-				last = max(last, r.ID)
-			}
+			last = max(last, printAudit(e.stdout, rows))
 			if len(rows) < f.Limit {
 				break
 			}
@@ -106,11 +105,9 @@ func auditTail(ctx context.Context, e *env, args []string) error {
 	}
 }
 
-// printAudit prints rows (newest first, as the store lists them) oldest first, one line
-// each, and returns the newest row's id (0 when there are none).
+// printAudit prints rows in their order, one line each, and returns the highest row id (0
+// when there are none).
 func printAudit(w io.Writer, rows []store.Entry) int64 {
-	rows = slices.Clone(rows)
-	slices.Reverse(rows)
 	var last int64
 	for _, r := range rows {
 		fmt.Fprintln(w, auditLine(r))
