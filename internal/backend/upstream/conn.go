@@ -354,6 +354,13 @@ func (c *conn) idle(t time.Time) bool {
 	return len(c.calls) == 0 && c.starting == nil && c.lastUsed.Before(t)
 }
 
+// touch marks the connection used now.
+func (c *conn) touch() {
+	c.mu.Lock()
+	c.lastUsed = c.u.b.now()
+	c.mu.Unlock()
+}
+
 // used returns when the connection was last used.
 func (c *conn) used() time.Time {
 	c.mu.Lock()

@@ -424,6 +424,9 @@ func (u *upstream) connFor(call *backend.Call) (*conn, error) {
 	u.mu.Lock()
 	defer u.mu.Unlock()
 	if c := u.perSess[key]; c != nil {
+		// Used now: the reaper and max_sessions, which take u.mu too, must not close it
+		// between this lookup and the call's begin ("the server is being closed").
+		c.touch()
 		return c, nil
 	}
 	if u.b.closed.Load() {
