@@ -66,12 +66,27 @@ type Call struct {
 	// previous result of this call asked for (the 2026-07-28 multi-round-trip flow).
 	InputResponses mcp.InputResponseMap
 	RequestState   string
-	// ClientInfo and ClientCapabilities are what the client declared about itself: in
-	// its initialize request (legacy era) or in the request's _meta (2026-07-28). A
-	// backend must not ask the client for what it did not declare (sampling,
-	// elicitation, roots). Both are nil when unknown (an internal call).
-	ClientInfo         *mcp.Implementation
-	ClientCapabilities *mcp.ClientCapabilities
+	// Client is what the client declared about itself (see Declared); nil when unknown
+	// (an internal call). A backend must not ask the client for what it did not declare
+	// (sampling, elicitation, roots).
+	Client Declared
+}
+
+// Declared is what a client declared about itself: in its initialize request (legacy era)
+// or in each request's _meta (2026-07-28). Reading it decodes the request's _meta, so it
+// is read only when a backend needs it; *mcp.CallToolRequest and *mcp.GetPromptRequest
+// satisfy it.
+type Declared interface {
+	ClientInfo() *mcp.Implementation
+	ClientCapabilities() *mcp.ClientCapabilities
+}
+
+// DeclaredBy returns what d declares, nil for each part that is unknown (or d nil).
+func DeclaredBy(d Declared) (*mcp.Implementation, *mcp.ClientCapabilities) {
+	if d == nil {
+		return nil, nil
+	}
+	return d.ClientInfo(), d.ClientCapabilities()
 }
 
 // A PromptRequest is one prompts/get and its caller. Like a tool call, a prompt may ask
@@ -81,14 +96,12 @@ type PromptRequest struct {
 	// Name is the prompt's name, Arguments the values the client gave.
 	Name      string
 	Arguments map[string]string
-	// Principal, Session, InputResponses, RequestState, ClientInfo and
-	// ClientCapabilities are as in Call.
-	Principal          auth.Principal
-	Session            Session
-	InputResponses     mcp.InputResponseMap
-	RequestState       string
-	ClientInfo         *mcp.Implementation
-	ClientCapabilities *mcp.ClientCapabilities
+	// Principal, Session, InputResponses, RequestState and Client are as in Call.
+	Principal      auth.Principal
+	Session        Session
+	InputResponses mcp.InputResponseMap
+	RequestState   string
+	Client         Declared
 }
 
 // Session is a handle on the caller's MCP session, for a backend that forwards what an

@@ -21,26 +21,29 @@ import (
 // would refuse, a tool that is not served — goes to the SDK's handler, which stays the
 // reference: TestLeanPathMatchesSDK compares the two answers.
 
-// leanRequest is the part of a stateless tools/call the lean path reads.
-type leanRequest struct {
-	JSONRPC string                 `json:"jsonrpc"`
-	ID      json.RawMessage        `json:"id"`
-	Method  string                 `json:"method"`
-	Params  *mcp.CallToolParamsRaw `json:"params"`
+// leanParams decodes the params of a tools/call whose envelope checkMessage accepted (a
+// JSON-RPC 2.0 request object; body is the whole message), or returns nil when the SDK
+// must answer it.
+func leanParams(body, id, params json.RawMessage) *mcp.CallToolParamsRaw {
+	if len(id) == 0 || len(params) == 0 || !nestedWithin(body, sdkMaxDepth) {
+		return nil
+	}
+	var p *mcp.CallToolParamsRaw
+	if json.Unmarshal(params, &p) != nil {
+		return nil
+	}
+	return p
 }
 
 // serveLean answers a stateless tools/call and reports true, or reports false having
-// written nothing, when the request is one the SDK must answer.
-func (g *Gateway) serveLean(w http.ResponseWriter, r *http.Request, e *Entry, body []byte) bool {
+// written nothing, when the request is one the SDK must answer. id and params are the
+// request body's, as checkMessage returned them.
+func (g *Gateway) serveLean(w http.ResponseWriter, r *http.Request, e *Entry, body, id, params json.RawMessage) bool {
 	if g.leanOff || r.Header.Get("Mcp-Method") != "tools/call" || !acceptsJSON(r.Header.Get("Accept")) {
 		return false
 	}
-	var req leanRequest
-	if !nestedWithin(body, sdkMaxDepth) || json.Unmarshal(body, &req) != nil || req.JSONRPC != "2.0" || req.Method != "tools/call" || req.Params == nil || len(req.ID) == 0 {
-		return false
-	}
-	p := req.Params
-	if p.Name == "" || r.Header.Get("Mcp-Name") != p.Name || !leanMeta(p.Meta) || p.GetProgressToken() != nil {
+	p := leanParams(body, id, params)
+	if p == nil || p.Name == "" || r.Header.Get("Mcp-Name") != p.Name || !leanMeta(p.Meta) || p.GetProgressToken() != nil {
 		return false
 	}
 	if _, served := e.state.Load().schemas[p.Name]; !served {
@@ -48,7 +51,7 @@ func (g *Gateway) serveLean(w http.ResponseWriter, r *http.Request, e *Entry, bo
 	}
 	call := &mcp.CallToolRequest{Params: p, Extra: &mcp.RequestExtra{Header: r.Header}}
 	res, rec, err := g.runTool(r.Context(), e, p.Name, call)
-	g.writeLean(w, req.ID, e, res, err, true)
+	g.writeLean(w, id, e, res, err, true)
 	g.report(r.Context(), e, p.Name, call, rec, res, err)
 	return true
 }
@@ -59,7 +62,7 @@ func (g *Gateway) serveLean(w http.ResponseWriter, r *http.Request, e *Entry, bo
 // but their result: a quiet backend (backend.Quiet), no progress token, no _meta, and a
 // session whose client has not set a log level; and only the session's own user (the SDK
 // answers the others, with 403).
-func (g *Gateway) serveLeanLegacy(w http.ResponseWriter, r *http.Request, e *Entry, body []byte, info sessionInfo) bool {
+func (g *Gateway) serveLeanLegacy(w http.ResponseWriter, r *http.Request, e *Entry, body, id, params json.RawMessage, info sessionInfo) bool {
 	if g.leanOff || !acceptsJSON(r.Header.Get("Accept")) {
 		return false
 	}
@@ -70,12 +73,8 @@ func (g *Gateway) serveLeanLegacy(w http.ResponseWriter, r *http.Request, e *Ent
 	if q, ok := st.backend.(backend.Quiet); !ok || !q.Quiet() {
 		return false
 	}
-	var req leanRequest
-	if !nestedWithin(body, sdkMaxDepth) || json.Unmarshal(body, &req) != nil || req.JSONRPC != "2.0" || req.Method != "tools/call" || req.Params == nil || len(req.ID) == 0 {
-		return false
-	}
-	p := req.Params
-	if p.Name == "" || len(p.Meta) != 0 {
+	p := leanParams(body, id, params)
+	if p == nil || p.Name == "" || len(p.Meta) != 0 {
 		return false
 	}
 	if _, served := st.schemas[p.Name]; !served {
@@ -83,7 +82,7 @@ func (g *Gateway) serveLeanLegacy(w http.ResponseWriter, r *http.Request, e *Ent
 	}
 	call := &mcp.CallToolRequest{Session: info.ss, Params: p, Extra: &mcp.RequestExtra{Header: r.Header}}
 	res, rec, err := g.runTool(r.Context(), e, p.Name, call)
-	g.writeLean(w, req.ID, e, res, err, false)
+	g.writeLean(w, id, e, res, err, false)
 	g.report(r.Context(), e, p.Name, call, rec, res, err)
 	return true
 }

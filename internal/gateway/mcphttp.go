@@ -140,7 +140,7 @@ func (g *Gateway) serveEndpoint(w http.ResponseWriter, r *http.Request, name str
 		http.Redirect(w, r, "/mcp/meta/"+name, http.StatusSeeOther)
 		return
 	}
-	var id, body json.RawMessage
+	var id, params, body json.RawMessage
 	var method string
 	modern := r.Header.Get("Mcp-Protocol-Version") >= modernVersion
 	if r.Method == http.MethodPost {
@@ -156,7 +156,7 @@ func (g *Gateway) serveEndpoint(w http.ResponseWriter, r *http.Request, name str
 			return
 		}
 		var ok bool
-		id, method, ok = checkMessage(w, body)
+		id, method, params, ok = checkMessage(w, body)
 		if !ok {
 			return
 		}
@@ -167,7 +167,7 @@ func (g *Gateway) serveEndpoint(w http.ResponseWriter, r *http.Request, name str
 		if !sse && method != "" && len(id) > 0 && !g.admit(w, r, e, id, method) {
 			return
 		}
-		if modern && method == "tools/call" && g.serveLean(w, r, e, body) {
+		if modern && method == "tools/call" && g.serveLean(w, r, e, body, id, params) {
 			g.metrics.requests.WithLabelValues(name, "200").Inc()
 			return
 		}
@@ -182,7 +182,7 @@ func (g *Gateway) serveEndpoint(w http.ResponseWriter, r *http.Request, name str
 		// when it ends (sessionTable.sweep).
 		info, done, known := g.sessions.use(sid)
 		defer done()
-		if known && method == "tools/call" && g.serveLeanLegacy(w, r, e, body, info) {
+		if known && method == "tools/call" && g.serveLeanLegacy(w, r, e, body, id, params, info) {
 			g.metrics.requests.WithLabelValues(name, "200").Inc()
 			return
 		}
@@ -278,23 +278,25 @@ func (g *Gateway) checkSessionVersion(w http.ResponseWriter, r *http.Request, e 
 	return true
 }
 
-// checkMessage validates the JSON-RPC envelope; on failure it writes the error and returns false.
-func checkMessage(w http.ResponseWriter, body []byte) (id json.RawMessage, method string, ok bool) {
+// checkMessage validates the JSON-RPC envelope and returns its id, method and params (the
+// params of a message object only, undecoded); on failure it writes the error and returns
+// false.
+func checkMessage(w http.ResponseWriter, body []byte) (id json.RawMessage, method string, params json.RawMessage, ok bool) {
 	trimmed := bytes.TrimSpace(body)
 	if len(trimmed) == 0 {
 		writeRPCError(w, http.StatusBadRequest, nil, codeParseError, "parse error: the request body is empty; send one JSON-RPC message")
-		return nil, "", false
+		return nil, "", nil, false
 	}
 	if trimmed[0] == '[' {
 		if !json.Valid(trimmed) {
 			writeRPCError(w, http.StatusBadRequest, nil, codeParseError, "parse error: the request body is not valid JSON")
-			return nil, "", false
+			return nil, "", nil, false
 		}
 		// A batch: the SDK accepts it at 2025-03-26 and refuses it later, by version.
 		var msgs []json.RawMessage
 		if json.Unmarshal(trimmed, &msgs) != nil || len(msgs) == 0 {
 			writeRPCError(w, http.StatusBadRequest, nil, codeInvalidRequest, "invalid request: a batch must be a non-empty array of JSON-RPC messages")
-			return nil, "", false
+			return nil, "", nil, false
 		}
 		for i, m := range msgs {
 			var item struct {
@@ -305,15 +307,16 @@ func checkMessage(w http.ResponseWriter, body []byte) (id json.RawMessage, metho
 			}
 			if problem := checkID(item.ID); problem != "" {
 				writeRPCError(w, http.StatusBadRequest, nil, codeInvalidRequest, fmt.Sprintf("invalid request: batch item %d: %s", i+1, problem))
-				return nil, "", false
+				return nil, "", nil, false
 			}
 		}
-		return nil, "", true
+		return nil, "", nil, true
 	}
 	var m struct {
 		JSONRPC *string         `json:"jsonrpc"`
 		ID      json.RawMessage `json:"id"`
 		Method  *string         `json:"method"`
+		Params  json.RawMessage `json:"params"`
 		Result  json.RawMessage `json:"result"`
 		Error   json.RawMessage `json:"error"`
 	}
@@ -321,10 +324,10 @@ func checkMessage(w http.ResponseWriter, body []byte) (id json.RawMessage, metho
 		var se *json.SyntaxError
 		if errors.As(err, &se) || (err != nil && !json.Valid(trimmed)) {
 			writeRPCError(w, http.StatusBadRequest, nil, codeParseError, "parse error: the request body is not valid JSON")
-			return nil, "", false
+			return nil, "", nil, false
 		}
 		writeRPCError(w, http.StatusBadRequest, nil, codeInvalidRequest, "invalid request: expected a JSON-RPC 2.0 message object")
-		return nil, "", false
+		return nil, "", nil, false
 	}
 	id = m.ID
 	if problem := checkID(id); problem != "" {
@@ -334,24 +337,24 @@ func checkMessage(w http.ResponseWriter, body []byte) (id json.RawMessage, metho
 			id = nil
 		}
 		writeRPCError(w, http.StatusBadRequest, id, codeInvalidRequest, "invalid request: "+problem)
-		return nil, "", false
+		return nil, "", nil, false
 	}
 	if m.JSONRPC == nil || *m.JSONRPC != "2.0" {
 		writeRPCError(w, http.StatusBadRequest, id, codeInvalidRequest, `invalid request: "jsonrpc" must be "2.0"`)
-		return nil, "", false
+		return nil, "", nil, false
 	}
 	if m.Method == nil && m.Result == nil && m.Error == nil {
 		writeRPCError(w, http.StatusBadRequest, id, codeInvalidRequest, `invalid request: missing "method"`)
-		return nil, "", false
+		return nil, "", nil, false
 	}
 	if m.Method != nil && *m.Method == "" {
 		writeRPCError(w, http.StatusBadRequest, id, codeInvalidRequest, `invalid request: "method" is empty`)
-		return nil, "", false
+		return nil, "", nil, false
 	}
 	if m.Method != nil {
 		method = *m.Method
 	}
-	return id, method, true
+	return id, method, m.Params, true
 }
 
 // maxSafeID is the largest integer id that survives the SDK, which reads numeric ids as

@@ -630,7 +630,7 @@ func (g *Gateway) callTool(ctx context.Context, e *Entry, name string, req *mcp.
 	res, err := st.backend.CallTool(ctx, &backend.Call{
 		Name: name, Arguments: args, Principal: auth.FromContext(ctx), Session: newCallSession(req),
 		InputResponses: req.Params.InputResponses, RequestState: req.Params.RequestState,
-		ClientInfo: req.ClientInfo(), ClientCapabilities: req.ClientCapabilities(),
+		Client: req,
 	})
 	if errors.Is(context.Cause(ctx), errShuttingDown) {
 		return nil, "shutdown", &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: fmt.Sprintf("the gateway is shutting down and stopped %s before it finished; retry the call", name)}
@@ -703,7 +703,7 @@ func (g *Gateway) promptHandler(e *Entry, name string) mcp.PromptHandler {
 		return pg.GetPrompt(ctx, &backend.PromptRequest{
 			Name: name, Arguments: req.Params.Arguments, Principal: auth.FromContext(ctx), Session: newPromptSession(req),
 			InputResponses: req.Params.InputResponses, RequestState: req.Params.RequestState,
-			ClientInfo: req.ClientInfo(), ClientCapabilities: req.ClientCapabilities(),
+			Client: req,
 		})
 	}
 }

@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcpbridge/mcpbridge/internal/backend"
 )
 
 // The upstream sees the downstream client as it declared itself, not the gateway: its
@@ -20,7 +22,8 @@ import (
 // present puts the caller's clientInfo and clientCapabilities into the _meta of a request
 // to a 2026-07-28 upstream session (the SDK adds only the keys that are missing). Unknown
 // values (an internal call) leave the gateway's own.
-func present(m mcp.Meta, info *mcp.Implementation, caps *mcp.ClientCapabilities) mcp.Meta {
+func present(m mcp.Meta, client backend.Declared) mcp.Meta {
+	info, caps := backend.DeclaredBy(client)
 	if info == nil && caps == nil {
 		return m
 	}

@@ -458,7 +458,7 @@ func (u *upstream) connFor(call *backend.Call) (*conn, error) {
 	if call.Session.ID() != "" {
 		// One legacy session, whose declarations do not change: the upstream session
 		// declares the same at initialize.
-		c.info, c.caps = call.ClientInfo, call.ClientCapabilities
+		c.info, c.caps = backend.DeclaredBy(call.Client)
 	}
 	u.perSess[key] = c
 	return c, nil
@@ -774,7 +774,7 @@ func (u *upstream) callTool(ctx context.Context, call *backend.Call, name string
 			params.Meta[mcp.MetaKeyLogLevel] = "debug"
 		}
 		if modern {
-			params.Meta = present(params.Meta, call.ClientInfo, call.ClientCapabilities)
+			params.Meta = present(params.Meta, call.Client)
 		}
 		res, err := cs.CallTool(ctx, params)
 		if e := u.clientError(err, params.InputResponses, params.RequestState); e != nil {
@@ -926,7 +926,7 @@ func (b *Backend) GetPrompt(ctx context.Context, r *backend.PromptRequest) (*mcp
 	for round := 1; ; round++ {
 		params.SetProgressToken(f.token)
 		if modern {
-			params.Meta = present(params.Meta, r.ClientInfo, r.ClientCapabilities)
+			params.Meta = present(params.Meta, r.Client)
 		}
 		res, err := cs.GetPrompt(ctx, params)
 		if err == nil {
