@@ -330,7 +330,10 @@ func (c *directConn) roundTrip(req *http.Request) (_ *http.Response, sent int, _
 	}
 	c.lim.n = maxResponseHeader
 	var resp *http.Response
-	for {
+	for informational := 0; ; informational++ {
+		if informational > 5 { // as net/http
+			return fail(errors.New("the server sent too many informational (1xx) answers"))
+		}
 		var err error
 		resp, err = http.ReadResponse(c.br, req)
 		if err != nil {

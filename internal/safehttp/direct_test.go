@@ -213,6 +213,11 @@ func TestDirectDoesNotReuseWhatItCannot(t *testing.T) {
 			// More bytes than the Content-Length says: they must never be read as the
 			// next answer.
 			io.WriteString(c, "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nokHTTP/1.1 200 OK\r\nContent-Length: 6\r\n\r\nforged")
+		case "/many-hints":
+			for range 10 {
+				io.WriteString(c, "HTTP/1.1 103 Early Hints\r\n\r\n")
+			}
+			io.WriteString(c, "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok")
 		case "/hints":
 			io.WriteString(c, "HTTP/1.1 103 Early Hints\r\nLink: </a.css>\r\n\r\nHTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nfinal")
 		}
@@ -242,6 +247,9 @@ func TestDirectDoesNotReuseWhatItCannot(t *testing.T) {
 	}
 	if conns.Load() != 6 {
 		t.Errorf("%d connections for 6 answers that each end theirs, want 6", conns.Load())
+	}
+	if _, err := get(t, c, url+"/many-hints"); err == nil || !strings.Contains(err.Error(), "too many informational") {
+		t.Errorf("ten 1xx answers: %v", err)
 	}
 }
 

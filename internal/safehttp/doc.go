@@ -52,5 +52,6 @@
 // meantime is replaced, and a request that went out unanswered on it is sent again only
 // when it is idempotent (GET, HEAD, OPTIONS, TRACE, or an Idempotency-Key header), as
 // net/http does. HTTPS, protocol upgrades and Expect: 100-continue go through the shared
-// transport. There is no transparent gzip: the request asks for the identity encoding.
+// transport. There is no transparent gzip: the request carries no Accept-Encoding unless
+// the caller sets one, and the answer's body is passed on as the server sent it.
 package safehttp
