@@ -198,9 +198,8 @@ func (c *directConn) open() bool {
 	alive := false
 	var buf [1]byte
 	err = rc.Read(func(fd uintptr) bool {
-		n, _, rerr := syscall.Recvfrom(int(fd), buf[:], syscall.MSG_PEEK|syscall.MSG_DONTWAIT)
-		_ = n
-		alive = rerr == syscall.EAGAIN
+		_, _, rerr := syscall.Recvfrom(int(fd), buf[:], syscall.MSG_PEEK|syscall.MSG_DONTWAIT)
+		alive = rerr == syscall.EAGAIN // not a byte, not the end, not an error
 		return true
 	})
 	return err == nil && alive
@@ -351,7 +350,7 @@ func (c *directConn) roundTrip(req *http.Request) (_ *http.Response, sent int, _
 		return fail(errors.New("the header timer fired")) // c.cause says which
 	}
 	c.lim.n = -1
-	b := &directBody{c: c, rc: resp.Body, stop: stop, keep: !resp.Close}
+	b := &directBody{c: c, rc: resp.Body, stop: stop, keep: !resp.Close && !req.Close}
 	if resp.Body == http.NoBody {
 		// Nothing to read (HEAD, 204, 304, a zero length): the connection is free now.
 		b.release(true)
