@@ -15,25 +15,40 @@ type Audit struct{ d *db }
 
 var _ store.Audit = (*Audit)(nil)
 
-// Record implements store.Audit: one transaction, one prepared insert for all entries.
+// auditRows is the most rows one INSERT carries: 9 values each, well inside SQLite's
+// 32,766 bound parameters.
+const auditRows = 1000
+
+// Record implements store.Audit: one transaction for all entries, a multi-row INSERT per
+// auditRows of them.
 func (s *Audit) Record(ctx context.Context, es ...store.Entry) error {
 	if len(es) == 0 {
 		return nil
 	}
 	now := time.Now()
 	err := s.d.write(ctx, func(tx *sql.Tx) error {
-		stmt, err := tx.PrepareContext(ctx, `INSERT INTO audit (time, server, tool, principal, via, outcome, duration_ns, error, arguments) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`)
-		if err != nil {
-			return err
-		}
-		defer stmt.Close()
-		for _, e := range es {
-			if e.Time.IsZero() {
-				e.Time = now
+		// One multi-row INSERT per auditRows entries: the driver starts a goroutine to
+		// watch the context of every statement it runs, so a statement per row cost a
+		// goroutine per tool call.
+		for rest := es; len(rest) > 0; {
+			n := min(len(rest), auditRows)
+			var q strings.Builder
+			q.WriteString(`INSERT INTO audit (time, server, tool, principal, via, outcome, duration_ns, error, arguments) VALUES `)
+			args := make([]any, 0, 9*n)
+			for i, e := range rest[:n] {
+				if i > 0 {
+					q.WriteByte(',')
+				}
+				q.WriteString(`(?, ?, ?, ?, ?, ?, ?, ?, ?)`)
+				if e.Time.IsZero() {
+					e.Time = now
+				}
+				args = append(args, micro(store.Normalize(e.Time)), e.Server, e.Tool, e.Principal, e.Via, e.Outcome, int64(e.Duration), e.Error, e.Arguments)
 			}
-			if _, err := stmt.ExecContext(ctx, micro(store.Normalize(e.Time)), e.Server, e.Tool, e.Principal, e.Via, e.Outcome, int64(e.Duration), e.Error, e.Arguments); err != nil {
+			if _, err := tx.ExecContext(ctx, q.String(), args...); err != nil {
 				return err
 			}
+			rest = rest[n:]
 		}
 		return nil
 	})

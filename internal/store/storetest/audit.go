@@ -110,6 +110,29 @@ func testAudit(t *testing.T, open Opener) {
 		}
 	})
 
+	t.Run("LargeBatch", func(t *testing.T) {
+		// More rows than one statement carries (the SQLite store splits at 1,000), in
+		// one Record: every row stored, in order.
+		var batch []store.Entry
+		for i := range 2345 {
+			batch = append(batch, store.Entry{Time: base.Add(-time.Hour), Server: "big", Tool: fmt.Sprintf("tool%d", i), Principal: "p", Outcome: "ok", Duration: time.Duration(i)})
+		}
+		must(t, "Record", s.Audit.Record(ctx, batch...))
+		got, err := s.Audit.List(ctx, store.AuditFilter{Server: "big", OldestFirst: true, Limit: 5000})
+		must(t, "List", err)
+		if len(got) != len(batch) {
+			t.Fatalf("%d rows stored, want %d", len(got), len(batch))
+		}
+		for i, e := range got {
+			if toolNumber(e) != i || e.Duration != time.Duration(i) {
+				t.Fatalf("row %d is %s (%s), want tool%d", i, e.Tool, e.Duration, i)
+			}
+		}
+		if n, err := s.Audit.Prune(ctx, base.Add(-time.Minute)); err != nil || n != len(batch) {
+			t.Fatalf("Prune of the batch: %d, %v", n, err)
+		}
+	})
+
 	t.Run("Prune", func(t *testing.T) {
 		n, err := s.Audit.Prune(ctx, base.Add(5*time.Minute+30*time.Second))
 		must(t, "Prune", err)
