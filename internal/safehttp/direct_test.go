@@ -459,3 +459,26 @@ func TestDirectKeepsTheGuardAndLeavesTLSToTheTransport(t *testing.T) {
 		t.Errorf("https: %v, want a certificate error from the TLS handshake", err)
 	}
 }
+
+func TestDirectRefusesWhatTheWireCannotCarry(t *testing.T) {
+	srv, requests, _ := newServer(t, ok)
+	c := direct(Options{})
+	for name, mutate := range map[string]func(*http.Request){
+		"line break in a value": func(r *http.Request) { r.Header["X-A"] = []string{"a\r\nX-Injected: 1"} },
+		"NUL in a value":        func(r *http.Request) { r.Header["X-A"] = []string{"a\x00b"} },
+		"space in a name":       func(r *http.Request) { r.Header["X A"] = []string{"b"} },
+		"method with a space":   func(r *http.Request) { r.Method = "GET /x HTTP/1.1\r\n" },
+	} {
+		req, _ := http.NewRequest(http.MethodGet, srv.URL, nil)
+		mutate(req)
+		if resp, err := c.Do(req); err == nil || !strings.Contains(err.Error(), "net/http: invalid") {
+			if resp != nil {
+				resp.Body.Close()
+			}
+			t.Errorf("%s: %v", name, err)
+		}
+	}
+	if n := requests.Load(); n != 0 {
+		t.Errorf("%d refused requests reached the server", n)
+	}
+}
