@@ -428,7 +428,7 @@ type part struct {
 }
 
 var parts = []part{
-	{"audit: one SQLite transaction per call (background)", []string{"gateway.(*auditor).run", "modernc.org/sqlite", "database/sql."}},
+	{"audit: batched SQLite writes (background)", []string{"gateway.(*auditor).run", "modernc.org/sqlite", "database/sql."}},
 	{"logging (slog)", []string{"log/slog."}},
 	{"metrics (prometheus)", []string{"prometheus/client_golang"}},
 	{"argument validation (gateway.validateArgs)", []string{"gateway.validateArgs", "jsonschema-go"}},
