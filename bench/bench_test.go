@@ -91,7 +91,7 @@ func TestPartOf(t *testing.T) {
 		{[]string{"syscall.Syscall", "github.com/modelcontextprotocol/go-sdk/mcp.writeEvent", "net/http.(*conn).serve"},
 			"SSE framing and its flush (go-sdk writeEvent)"},
 		{[]string{"modernc.org/sqlite/lib._sqlite3Step", "github.com/mcpbridge/mcpbridge/internal/gateway.(*auditor).run"},
-			"audit: one SQLite transaction per call (background)"},
+			"audit: batched SQLite writes (background)"},
 		{[]string{"runtime.findRunnable", "runtime.schedule"}, "scheduler, netpoll, sysmon, idle"},
 		{[]string{"main.main"}, "other"},
 	}

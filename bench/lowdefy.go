@@ -643,7 +643,7 @@ func countTokens(texts map[string]string) (map[string]int, error) {
 
 // lowdefyParts split a CPU profile of the app process (see categorizeBy).
 var lowdefyParts = []part{
-	{"audit: one SQLite transaction per call (background)", []string{"gateway.(*auditor).run"}},
+	{"audit: batched SQLite writes (background)", []string{"gateway.(*auditor).run"}},
 	{"Knex request (save_new_ticket)", []string{"connections/knex."}},
 	{"work-session store: SQLite load and save", []string{"store/sqlite.", "store.(*", "modernc.org/sqlite", "database/sql."}},
 	{"session snapshot: save and restore", []string{"engine.(*Engine).Save", "engine.(*Engine).Restore", "engine.restorePage", "lowdefy/serial."}},
