@@ -216,11 +216,15 @@ func runStdio(ctx context.Context, e *env, args []string) error {
 	if s != nil && !s.IsEnabled() {
 		return fmt.Errorf("server %q is disabled (enabled: false)", name)
 	}
-	g, err := gateway.New(ctx, cfg, gateway.Options{Logger: log, Version: version(), Blobs: st.Blobs, WorkSessions: st.WorkSessions, Definitions: defs, StoreFile: sqliteFile(stURL)})
+	g, err := gateway.New(ctx, cfg, gateway.Options{Logger: log, Version: version(), Blobs: st.Blobs, WorkSessions: st.WorkSessions,
+		Definitions: defs, Audit: st.Audit, StoreFile: sqliteFile(stURL)})
 	if err != nil {
 		return err
 	}
-	defer g.Close()
+	defer g.Close() // writes the audit rows still queued
+	sctx, stopSweep := context.WithCancel(ctx)
+	defer stopSweep()
+	go g.Sweep(sctx) // audit retention and work-session expiry, as serve does
 	if g.Entry(name) == nil {
 		return fmt.Errorf("stored server %q cannot be served; `mcpbridge serve` logs why", name)
 	}

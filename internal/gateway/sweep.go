@@ -5,14 +5,19 @@ import (
 	"time"
 )
 
-// DefaultSweepInterval is how often Serve prunes the audit log and deletes expired work
-// sessions.
+// DefaultSweepInterval is how often Serve (and Sweep) prunes the audit log and deletes
+// expired work sessions.
 const DefaultSweepInterval = 5 * time.Minute
 
 // auditPruner is an audit store that deletes old rows (store.Audit is one).
 type auditPruner interface {
 	Prune(ctx context.Context, before time.Time) (int, error)
 }
+
+// Sweep prunes the audit log and deletes expired work sessions at once and then every
+// Options.SweepInterval until ctx ends, as Serve does; a process that serves the gateway
+// otherwise (stdio) runs it beside.
+func (g *Gateway) Sweep(ctx context.Context) { g.sweep(ctx) }
 
 // sweep runs sweepOnce at start and then every Options.SweepInterval until ctx ends.
 func (g *Gateway) sweep(ctx context.Context) {
