@@ -482,3 +482,109 @@ func TestDirectRefusesWhatTheWireCannotCarry(t *testing.T) {
 		t.Errorf("%d refused requests reached the server", n)
 	}
 }
+
+// fuzzUpstream is one loopback server per fuzzing process: GET /fuzz/N is answered with
+// the bytes stored under N (and the connection closed when they say so), anything else
+// with a well-formed "good".
+var fuzzUpstream = sync.OnceValue(func() *fuzzServer {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		panic(err)
+	}
+	s := &fuzzServer{url: "http://" + ln.Addr().String()}
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			go s.serve(c)
+		}
+	}()
+	return s
+})
+
+type fuzzServer struct {
+	url     string
+	answers sync.Map // "N" -> fuzzAnswer
+	next    atomic.Int64
+}
+
+type fuzzAnswer struct {
+	raw   []byte
+	close bool
+}
+
+func (s *fuzzServer) serve(c net.Conn) {
+	defer c.Close()
+	br := bufio.NewReader(c)
+	for {
+		r := readRequest(br)
+		if r == nil {
+			return
+		}
+		if a, ok := s.answers.Load(strings.TrimPrefix(r.URL.Path, "/fuzz/")); ok {
+			c.Write(a.(fuzzAnswer).raw)
+			if a.(fuzzAnswer).close {
+				return
+			}
+			continue
+		}
+		io.WriteString(c, "HTTP/1.1 200 OK\r\nContent-Length: 4\r\n\r\ngood")
+	}
+}
+
+// Whatever an upstream answers — malformed, truncated, padded with a forged second answer,
+// endless informational answers — the call returns in time, and the next call gets its own
+// answer: nothing of the first is ever read as the second.
+func FuzzDirectAnswer(f *testing.F) {
+	for _, seed := range []string{
+		"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok",
+		"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nokHTTP/1.1 200 OK\r\nContent-Length: 4\r\n\r\nevil",
+		"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n2\r\nok\r\n0\r\n\r\n",
+		"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n",
+		"HTTP/1.1 204 No Content\r\n\r\nHTTP/1.1 200 OK\r\nContent-Length: 4\r\n\r\nevil",
+		"HTTP/1.1 103 Early Hints\r\n\r\nHTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok",
+		"HTTP/1.0 200 OK\r\n\r\nuntil the end",
+		"HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\nshort",
+		"HTTP/1.1 200 OK\r\nContent-Length: 2\r\nContent-Length: 3\r\n\r\nokk",
+		"HTTP/1.1 101 Switching Protocols\r\n\r\n",
+		"garbage\r\n\r\n",
+		"",
+	} {
+		f.Add([]byte(seed), false)
+		f.Add([]byte(seed), true)
+	}
+	c := direct(Options{ResponseHeaderTimeout: 100 * time.Millisecond, MaxIdleConnsPerHost: 4})
+	f.Fuzz(func(t *testing.T, raw []byte, closeAfter bool) {
+		s := fuzzUpstream()
+		id := fmt.Sprint(s.next.Add(1))
+		s.answers.Store(id, fuzzAnswer{raw: raw, close: closeAfter})
+		defer s.answers.Delete(id)
+
+		start := time.Now()
+		ctx, cancel := context.WithTimeout(context.Background(), 150*time.Millisecond)
+		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, s.url+"/fuzz/"+id, nil)
+		if resp, err := c.Do(req); err == nil {
+			io.Copy(io.Discard, io.LimitReader(resp.Body, 1<<20))
+			resp.Body.Close()
+		}
+		cancel()
+		if d := time.Since(start); d > 2*time.Second {
+			t.Fatalf("the call took %s", d)
+		}
+
+		ctx, cancel = context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		req, _ = http.NewRequestWithContext(ctx, http.MethodGet, s.url+"/good", nil)
+		resp, err := c.Do(req)
+		if err != nil {
+			t.Fatalf("the next call: %v", err)
+		}
+		b, err := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if err != nil || resp.StatusCode != 200 || string(b) != "good" {
+			t.Fatalf("the next call got %d %q (%v): something of the first answer was read as its answer", resp.StatusCode, b, err)
+		}
+	})
+}
