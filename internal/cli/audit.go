@@ -127,6 +127,9 @@ func auditLine(r store.Entry) string {
 	if via != "" {
 		line += " via=" + field(via)
 	}
+	if r.Client != "" {
+		line += " client=" + field(r.Client)
+	}
 	line += fmt.Sprintf(" outcome=%s duration=%s", field(r.Outcome), r.Duration.Round(time.Microsecond))
 	if r.Error != "" {
 		line += " error=" + strconv.Quote(r.Error)

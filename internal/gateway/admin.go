@@ -313,6 +313,7 @@ type auditView struct {
 	Tool       string    `json:"tool"`
 	Principal  string    `json:"principal,omitempty"`
 	Via        string    `json:"via,omitempty"`
+	Client     string    `json:"client,omitempty"`
 	Outcome    string    `json:"outcome"`
 	DurationMS float64   `json:"duration_ms"`
 	Error      string    `json:"error,omitempty"`
@@ -346,7 +347,7 @@ func (g *Gateway) adminAudit(w http.ResponseWriter, r *http.Request) {
 	}
 	out := make([]auditView, 0, len(rows))
 	for _, e := range rows {
-		out = append(out, auditView{Time: e.Time, Server: e.Server, Tool: e.Tool, Principal: e.Principal, Via: e.Via, Outcome: e.Outcome, DurationMS: float64(e.Duration.Microseconds()) / 1000, Error: e.Error, Arguments: e.Arguments})
+		out = append(out, auditView{Time: e.Time, Server: e.Server, Tool: e.Tool, Principal: e.Principal, Via: e.Via, Client: e.Client, Outcome: e.Outcome, DurationMS: float64(e.Duration.Microseconds()) / 1000, Error: e.Error, Arguments: e.Arguments})
 	}
 	adminJSON(w, http.StatusOK, map[string]any{"entries": out})
 }

@@ -6,11 +6,14 @@ import (
 	"encoding/json"
 	"log/slog"
 	"net"
+	"net/http"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcpbridge/mcpbridge/internal/gateway"
 	"github.com/mcpbridge/mcpbridge/internal/gateway/gatewaytest"
@@ -62,10 +65,15 @@ func TestAuditPrincipalAndArguments(t *testing.T) {
 		t.Fatal(err)
 	}
 	callText(t, alice, "echo")
-	bot, err := connectAs(t, srv.URL+"/mcp/argued", declaredKey, "2026-07-28")
+	// The bot also sends the gateway's internal client headers, as an attacker would to
+	// put another address in the audit log.
+	botClient := mcp.NewClient(&mcp.Implementation{Name: "spoof", Version: "1"}, nil)
+	bot, err := botClient.Connect(t.Context(), &mcp.StreamableClientTransport{Endpoint: srv.URL + "/mcp/argued",
+		HTTPClient: &http.Client{Transport: spoofAddr{bearer(declaredKey)}}}, &mcp.ClientSessionOptions{ProtocolVersion: "2026-07-28"})
 	if err != nil {
 		t.Fatal(err)
 	}
+	defer bot.Close()
 	call(t, bot, "login", map[string]any{"user": "bob", "password": "hunter2", "opts": map[string]any{"api_key": "k-123", "depth": 2}})
 	srv.Gateway.Close() // flushes the audit queue
 
@@ -79,6 +87,9 @@ func TestAuditPrincipalAndArguments(t *testing.T) {
 	}
 	if login.Principal != "bot" || login.Via != "key:bot" {
 		t.Errorf("row of the bot's call = %+v; want principal bot via key:bot", login)
+	}
+	if echo.Client != "127.0.0.1" || login.Client != "127.0.0.1" {
+		t.Errorf("client addresses %q and %q; want the connection's, 127.0.0.1 (not a header's)", echo.Client, login.Client)
 	}
 	var args map[string]any
 	if err := json.Unmarshal([]byte(login.Arguments), &args); err != nil {
@@ -178,4 +189,14 @@ func waitFor(t *testing.T, timeout time.Duration, what string, cond func() bool)
 			t.Fatalf("timed out waiting for %s", what)
 		}
 	}
+}
+
+// spoofAddr sends the gateway's internal client headers with every request.
+type spoofAddr struct{ next http.RoundTripper }
+
+func (s spoofAddr) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	r.Header.Set("Mcpbridge-Client-Addr", "6.6.6.6")
+	r.Header.Set("Mcpbridge-Client", "6.6.6.6")
+	return s.next.RoundTrip(r)
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"net"
 	"net/http"
 	"strings"
 	"sync"
@@ -26,19 +27,40 @@ const (
 	admittedHeader = "Mcpbridge-Admitted"
 	// clientHeader carries the client's address key, which identifies an anonymous caller.
 	clientHeader = "Mcpbridge-Client"
+	// clientAddrHeader carries the client's IP address, which the audit log records.
+	clientAddrHeader = "Mcpbridge-Client-Addr"
 )
 
-type clientKeyCtx struct{}
+type (
+	clientKeyCtx  struct{}
+	clientAddrCtx struct{}
+)
 
 // withCaller strips the internal headers a client may have sent and records who the
-// client is (its address key) on the request and its context.
+// client is (its address key, and its address) on the request and its context.
 func withCaller(h http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		r.Header.Del(admittedHeader)
 		ck := clientKey(r.RemoteAddr)
+		addr, _, err := net.SplitHostPort(r.RemoteAddr)
+		if err != nil {
+			addr = r.RemoteAddr
+		}
 		r.Header.Set(clientHeader, ck)
-		h.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), clientKeyCtx{}, ck)))
+		r.Header.Set(clientAddrHeader, addr)
+		ctx := context.WithValue(context.WithValue(r.Context(), clientKeyCtx{}, ck), clientAddrCtx{}, addr)
+		h.ServeHTTP(w, r.WithContext(ctx))
 	})
+}
+
+// clientAddr is the IP address of the client of an MCP request: from the request's
+// headers, or, for the HTTP+SSE transport, from ctx; empty for stdio.
+func clientAddr(ctx context.Context, h http.Header) string {
+	if a := h.Get(clientAddrHeader); a != "" {
+		return a
+	}
+	a, _ := ctx.Value(clientAddrCtx{}).(string)
+	return a
 }
 
 // callerKey identifies a caller for the per-caller limits: the principal's user id, else

@@ -574,7 +574,8 @@ func (g *Gateway) report(ctx context.Context, e *Entry, name string, req *mcp.Ca
 	}
 	if g.audit != nil {
 		p := auth.FromContext(ctx)
-		entry := store.Entry{Time: rec.start, Server: server, Tool: name, Principal: p.User, Via: p.Via, Outcome: outcome, Duration: d}
+		entry := store.Entry{Time: rec.start, Server: server, Tool: name, Principal: p.User, Via: p.Via,
+			Client: clientAddr(ctx, requestHeader(req)), Outcome: outcome, Duration: d}
 		if a := e.Config().Audit; a != nil && a.Arguments && req.Params != nil {
 			entry.Arguments = auditArguments(req.Params.Arguments)
 		}

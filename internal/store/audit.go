@@ -21,6 +21,9 @@ type Entry struct {
 	// Via says how the principal was established: "key:ID" (an API key), "jwt",
 	// "admin-key" or "env" (stdio); empty for an anonymous caller. It never holds a secret.
 	Via string
+	// Client is the caller's network address (the IP of the HTTP connection); empty for
+	// stdio and internal calls.
+	Client string
 	// Outcome is a short word such as "ok", "tool_error", "denied", "error".
 	Outcome string
 	// Duration is how long the call took.

@@ -26,8 +26,8 @@ func (s *Audit) Record(ctx context.Context, es ...store.Entry) error {
 		if e.Time.IsZero() {
 			e.Time = now
 		}
-		b.Queue(`INSERT INTO audit (time, server, tool, principal, via, outcome, duration_ns, error, arguments) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
-			store.Normalize(e.Time), e.Server, e.Tool, e.Principal, e.Via, e.Outcome, int64(e.Duration), e.Error, e.Arguments)
+		b.Queue(`INSERT INTO audit (time, server, tool, principal, via, client, outcome, duration_ns, error, arguments) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
+			store.Normalize(e.Time), e.Server, e.Tool, e.Principal, e.Via, e.Client, e.Outcome, int64(e.Duration), e.Error, e.Arguments)
 	}
 	err := pgx.BeginFunc(ctx, s.d.pool, func(tx pgx.Tx) error {
 		return tx.SendBatch(ctx, b).Close()
@@ -44,7 +44,7 @@ func (s *Audit) List(ctx context.Context, f store.AuditFilter) ([]store.Entry, e
 	if f.OldestFirst {
 		order = "ASC"
 	}
-	rows, err := s.d.pool.Query(ctx, `SELECT id, time, server, tool, principal, via, outcome, duration_ns, error, arguments FROM audit
+	rows, err := s.d.pool.Query(ctx, `SELECT id, time, server, tool, principal, via, client, outcome, duration_ns, error, arguments FROM audit
 		WHERE ($1 = '' OR server = $1) AND ($2 = '' OR principal = $2) AND id > $4
 		ORDER BY id `+order+` LIMIT $3`, f.Server, f.Principal, f.AuditLimit(), f.AfterID)
 	if err != nil {
@@ -53,7 +53,7 @@ func (s *Audit) List(ctx context.Context, f store.AuditFilter) ([]store.Entry, e
 	list, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (store.Entry, error) {
 		var e store.Entry
 		var d int64
-		err := r.Scan(&e.ID, &e.Time, &e.Server, &e.Tool, &e.Principal, &e.Via, &e.Outcome, &d, &e.Error, &e.Arguments)
+		err := r.Scan(&e.ID, &e.Time, &e.Server, &e.Tool, &e.Principal, &e.Via, &e.Client, &e.Outcome, &d, &e.Error, &e.Arguments)
 		e.Time, e.Duration = store.Normalize(e.Time), time.Duration(d)
 		return e, err
 	})

@@ -77,6 +77,9 @@ var migrations = []mig.Migration{
 		`ALTER TABLE audit ADD COLUMN via text NOT NULL DEFAULT ''`,
 		`ALTER TABLE audit ADD COLUMN arguments text NOT NULL DEFAULT ''`,
 	}},
+	{Version: 4, Name: "audit client address", Statements: []string{
+		`ALTER TABLE audit ADD COLUMN client text NOT NULL DEFAULT ''`,
+	}},
 }
 
 // migrate applies pending migrations in one transaction that first takes a

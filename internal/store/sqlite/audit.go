@@ -15,7 +15,7 @@ type Audit struct{ d *db }
 
 var _ store.Audit = (*Audit)(nil)
 
-// auditRows is the most rows one INSERT carries: 9 values each, well inside SQLite's
+// auditRows is the most rows one INSERT carries: 10 values each, well inside SQLite's
 // 32,766 bound parameters.
 const auditRows = 1000
 
@@ -33,17 +33,17 @@ func (s *Audit) Record(ctx context.Context, es ...store.Entry) error {
 		for rest := es; len(rest) > 0; {
 			n := min(len(rest), auditRows)
 			var q strings.Builder
-			q.WriteString(`INSERT INTO audit (time, server, tool, principal, via, outcome, duration_ns, error, arguments) VALUES `)
-			args := make([]any, 0, 9*n)
+			q.WriteString(`INSERT INTO audit (time, server, tool, principal, via, client, outcome, duration_ns, error, arguments) VALUES `)
+			args := make([]any, 0, 10*n)
 			for i, e := range rest[:n] {
 				if i > 0 {
 					q.WriteByte(',')
 				}
-				q.WriteString(`(?, ?, ?, ?, ?, ?, ?, ?, ?)`)
+				q.WriteString(`(?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
 				if e.Time.IsZero() {
 					e.Time = now
 				}
-				args = append(args, micro(store.Normalize(e.Time)), e.Server, e.Tool, e.Principal, e.Via, e.Outcome, int64(e.Duration), e.Error, e.Arguments)
+				args = append(args, micro(store.Normalize(e.Time)), e.Server, e.Tool, e.Principal, e.Via, e.Client, e.Outcome, int64(e.Duration), e.Error, e.Arguments)
 			}
 			if _, err := tx.ExecContext(ctx, q.String(), args...); err != nil {
 				return err
@@ -74,7 +74,7 @@ func (s *Audit) List(ctx context.Context, f store.AuditFilter) ([]store.Entry, e
 		where = append(where, "id > ?")
 		args = append(args, f.AfterID)
 	}
-	q := `SELECT id, time, server, tool, principal, via, outcome, duration_ns, error, arguments FROM audit`
+	q := `SELECT id, time, server, tool, principal, via, client, outcome, duration_ns, error, arguments FROM audit`
 	if len(where) > 0 {
 		q += " WHERE " + strings.Join(where, " AND ")
 	}
@@ -94,7 +94,7 @@ func (s *Audit) List(ctx context.Context, f store.AuditFilter) ([]store.Entry, e
 		var e store.Entry
 		var t sql.NullInt64
 		var d int64
-		if err := rows.Scan(&e.ID, &t, &e.Server, &e.Tool, &e.Principal, &e.Via, &e.Outcome, &d, &e.Error, &e.Arguments); err != nil {
+		if err := rows.Scan(&e.ID, &t, &e.Server, &e.Tool, &e.Principal, &e.Via, &e.Client, &e.Outcome, &d, &e.Error, &e.Arguments); err != nil {
 			return nil, fmt.Errorf("listing audit entries: %w", err)
 		}
 		e.Time, e.Duration = fromMicro(t), time.Duration(d)

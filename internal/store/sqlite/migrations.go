@@ -76,6 +76,9 @@ var migrations = []mig.Migration{
 		`ALTER TABLE audit ADD COLUMN via TEXT NOT NULL DEFAULT ''`,
 		`ALTER TABLE audit ADD COLUMN arguments TEXT NOT NULL DEFAULT ''`,
 	}},
+	{Version: 4, Name: "audit client address", Statements: []string{
+		`ALTER TABLE audit ADD COLUMN client TEXT NOT NULL DEFAULT ''`,
+	}},
 }
 
 // migrate applies the pending migrations in one IMMEDIATE transaction on the

@@ -45,8 +45,9 @@ func TestReopen(t *testing.T) {
 	defer db.Close()
 	var n int
 	var mode string
-	if err := db.QueryRow(`SELECT count(*) FROM schema_migrations`).Scan(&n); err != nil || n != 3 {
-		t.Errorf("schema_migrations rows = %d, %v; want 3 (one per migration, none re-applied)", n, err)
+	var last int
+	if err := db.QueryRow(`SELECT count(*), max(version) FROM schema_migrations`).Scan(&n, &last); err != nil || n != last || n < 4 {
+		t.Errorf("schema_migrations has %d rows up to version %d (%v); want one per migration, none re-applied", n, last, err)
 	}
 	if err := db.QueryRow(`PRAGMA journal_mode`).Scan(&mode); err != nil || mode != "wal" {
 		t.Errorf("journal_mode = %q, %v; want wal", mode, err)
@@ -129,6 +130,7 @@ func TestKeysMigration2(t *testing.T) {
 		`ALTER TABLE api_keys DROP COLUMN user_name`, `ALTER TABLE api_keys DROP COLUMN user_email`,
 		`ALTER TABLE api_keys DROP COLUMN servers`, `DELETE FROM schema_migrations WHERE version = 2`,
 		// and back out the later migrations, as a database made before migration 2 has none
+		`ALTER TABLE audit DROP COLUMN client`, `DELETE FROM schema_migrations WHERE version = 4`,
 		`ALTER TABLE audit DROP COLUMN via`, `ALTER TABLE audit DROP COLUMN arguments`, `DELETE FROM schema_migrations WHERE version = 3`,
 	} {
 		if _, err := db.Exec(stmt); err != nil {
@@ -156,6 +158,7 @@ func TestAuditMigration3(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, stmt := range []string{
+		`ALTER TABLE audit DROP COLUMN client`, `DELETE FROM schema_migrations WHERE version = 4`,
 		`ALTER TABLE audit DROP COLUMN via`, `ALTER TABLE audit DROP COLUMN arguments`, `DELETE FROM schema_migrations WHERE version = 3`,
 	} {
 		if _, err := db.Exec(stmt); err != nil {
@@ -173,5 +176,37 @@ func TestAuditMigration3(t *testing.T) {
 	}
 	if len(got) != 2 || got[0].Via != "key:k1" || got[0].Arguments != `{"id":1}` || got[1].Principal != "old" || got[1].Via != "" || got[1].Arguments != "" {
 		t.Fatalf("List after migration 3 = %+v", got)
+	}
+}
+
+// An audit row recorded before migration 4 (the client address) is still listed after it,
+// with no address, and new rows keep theirs.
+func TestAuditMigration4(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "audit.db")
+	s := openAt(t, path)
+	if err := s.Audit.Record(t.Context(), store.Entry{Server: "crm", Tool: "read", Principal: "old", Outcome: "ok"}); err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	db, err := sql.Open("sqlite", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, stmt := range []string{`ALTER TABLE audit DROP COLUMN client`, `DELETE FROM schema_migrations WHERE version = 4`} {
+		if _, err := db.Exec(stmt); err != nil {
+			t.Fatalf("%s: %v", stmt, err)
+		}
+	}
+	db.Close()
+	s = openAt(t, path)
+	if err := s.Audit.Record(t.Context(), store.Entry{Server: "crm", Tool: "read", Client: "192.0.2.7", Outcome: "ok"}); err != nil {
+		t.Fatal(err)
+	}
+	got, err := s.Audit.List(t.Context(), store.AuditFilter{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 2 || got[0].Client != "192.0.2.7" || got[1].Principal != "old" || got[1].Client != "" {
+		t.Fatalf("List after migration 4 = %+v", got)
 	}
 }

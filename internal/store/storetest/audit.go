@@ -25,6 +25,7 @@ func testAudit(t *testing.T, open Opener) {
 			Tool:      fmt.Sprintf("tool%d", i),
 			Principal: []string{"alice", "bob", "carol"}[i%3],
 			Via:       []string{"key:k1", "jwt", "admin-key"}[i%3],
+			Client:    []string{"127.0.0.1", "2001:db8::7", ""}[i%3],
 			Outcome:   "ok",
 			Duration:  time.Duration(i)*time.Millisecond + 1234*time.Nanosecond,
 		}
