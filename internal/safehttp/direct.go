@@ -9,7 +9,6 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptrace"
-	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -137,39 +136,20 @@ func (t *directTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 // not: a method, header name or header value that is not allowed on the wire (a control
 // character, a line break).
 func checkRequest(req *http.Request) error {
-	if req.Method != "" && !isToken(req.Method) {
+	if req.Method != "" && !ValidToken(req.Method) {
 		return fmt.Errorf("net/http: invalid method %q", req.Method)
 	}
 	for k, vs := range req.Header {
-		if !isToken(k) {
+		if !ValidToken(k) {
 			return fmt.Errorf("net/http: invalid header field name %q", k)
 		}
 		for _, v := range vs {
-			for i := 0; i < len(v); i++ {
-				if c := v[i]; c < ' ' && c != '\t' || c == 0x7f {
-					return fmt.Errorf("net/http: invalid header field value for %q", k)
-				}
+			if !ValidHeaderValue(v) {
+				return fmt.Errorf("net/http: invalid header field value for %q", k)
 			}
 		}
 	}
 	return nil
-}
-
-// isToken reports whether s is an HTTP token (RFC 9110 5.6.2): a method or a header name.
-func isToken(s string) bool {
-	if s == "" {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch {
-		case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', '0' <= c && c <= '9':
-		case strings.IndexByte("!#$%&'*+-.^_`|~", c) >= 0:
-		default:
-			return false
-		}
-	}
-	return true
 }
 
 // replayable reports whether a request may be sent again after it went out and the

@@ -14,6 +14,7 @@ import (
 	"github.com/mcpbridge/mcpbridge/internal/backend"
 	"github.com/mcpbridge/mcpbridge/internal/config"
 	"github.com/mcpbridge/mcpbridge/internal/expr"
+	"github.com/mcpbridge/mcpbridge/internal/safehttp"
 )
 
 func init() {
@@ -138,11 +139,11 @@ func checkHeaders(sec config.Section, hs map[string]string) config.Problems {
 	sort.Strings(keys)
 	for _, k := range keys {
 		switch {
-		case !validToken(k):
+		case !safehttp.ValidToken(k):
 			ps = append(ps, sec.Problem("headers."+k, "%q is not a valid header name", k))
 		case reservedHeader(k):
 			ps = append(ps, sec.Problem("headers."+k, "this header is set by mcpbridge and cannot be configured"))
-		case !isRef(hs[k]) && !validHeaderValue(hs[k]):
+		case !isRef(hs[k]) && !safehttp.ValidHeaderValue(hs[k]):
 			ps = append(ps, sec.Problem("headers."+k, "the value contains a control character (a line break?)"))
 		}
 	}
@@ -217,7 +218,7 @@ func checkTool(sec config.Section, name string, t *config.Tool, ts *toolSection)
 				add(mp+".field", "path %q has no {%s}", ts.Path, m.Field)
 			}
 		case "header", "cookie":
-			if m.Field != "" && !validToken(m.Field) {
+			if m.Field != "" && !safehttp.ValidToken(m.Field) {
 				add(mp+".field", "%q is not a valid %s name", m.Field, m.In)
 			} else if m.In == "header" && reservedHeader(m.Field) {
 				add(mp+".field", "the %s header is set by mcpbridge and cannot be mapped", m.Field)

@@ -47,6 +47,7 @@ import (
 	"github.com/mcpbridge/mcpbridge/internal/backend"
 	"github.com/mcpbridge/mcpbridge/internal/config"
 	"github.com/mcpbridge/mcpbridge/internal/expr"
+	"github.com/mcpbridge/mcpbridge/internal/safehttp"
 	"github.com/mcpbridge/mcpbridge/internal/secret"
 )
 
@@ -174,7 +175,7 @@ func resolveHeaders(sec *secrets, where string, hs map[string]string) (http.Head
 	}
 	sort.Strings(keys)
 	for _, k := range keys {
-		if !validToken(k) {
+		if !safehttp.ValidToken(k) {
 			return nil, nil, fmt.Errorf("%s: %q is not a valid header name", where, k)
 		}
 		if reservedHeader(k) {
@@ -184,7 +185,7 @@ func resolveHeaders(sec *secrets, where string, hs map[string]string) (http.Head
 		if err != nil {
 			return nil, nil, err
 		}
-		if !validHeaderValue(v) {
+		if !safehttp.ValidHeaderValue(v) {
 			return nil, nil, fmt.Errorf("%s.%s: the value contains a control character (a line break?)", where, k)
 		}
 		out.Set(k, v)

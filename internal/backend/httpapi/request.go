@@ -13,6 +13,7 @@ import (
 
 	"github.com/mcpbridge/mcpbridge/internal/expr"
 	"github.com/mcpbridge/mcpbridge/internal/lazy"
+	"github.com/mcpbridge/mcpbridge/internal/safehttp"
 )
 
 var pathParam = lazy.Regexp{Expr: `\{([^{}]+)\}`}
@@ -142,7 +143,7 @@ func (t *tool) build(ctx context.Context, args map[string]any) (*built, error) {
 				mappedHeaders[key] = true
 			}
 			for _, s := range ss {
-				if !validHeaderValue(s) {
+				if !safehttp.ValidHeaderValue(s) {
 					return nil, failf("%s: header values cannot contain line breaks or control characters", m.label)
 				}
 				header.Add(key, s)

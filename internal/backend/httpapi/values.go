@@ -125,32 +125,6 @@ func deepCopy(v any) any {
 	return v
 }
 
-// validHeaderValue reports whether s can be sent as an HTTP header value (no control
-// characters other than tab).
-func validHeaderValue(s string) bool {
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if (c < 0x20 && c != '\t') || c == 0x7f {
-			return false
-		}
-	}
-	return true
-}
-
-// validToken reports whether s is an HTTP token (a valid header or cookie name).
-func validToken(s string) bool {
-	if s == "" {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if c <= 0x20 || c >= 0x7f || strings.IndexByte(`()<>@,;:\"/[]?={}`, c) >= 0 {
-			return false
-		}
-	}
-	return true
-}
-
 // cookieValue encodes s as a cookie value: bytes outside RFC 6265's cookie-octet set
 // (space, quote, comma, semicolon, backslash, controls, non-ASCII) and '%' are
 // percent-encoded, so nothing is silently dropped.

@@ -17,6 +17,7 @@ import (
 	"github.com/mcpbridge/mcpbridge/internal/backend"
 	"github.com/mcpbridge/mcpbridge/internal/config"
 	"github.com/mcpbridge/mcpbridge/internal/lazy"
+	"github.com/mcpbridge/mcpbridge/internal/safehttp"
 	"github.com/mcpbridge/mcpbridge/internal/secret"
 )
 
@@ -289,11 +290,11 @@ func checkSource(sec config.Section, u *source) config.Problems {
 	for _, k := range sortedKeys(u.Headers) {
 		v := u.Headers[k]
 		switch {
-		case !validToken(k):
+		case !safehttp.ValidToken(k):
 			add(p("headers."+k), "%q is not a valid header name", k)
 		case reservedHeader(k):
 			add(p("headers."+k), "this header is set by the MCP transport and cannot be configured")
-		case !secret.IsRef(v) && !validHeaderValue(v):
+		case !secret.IsRef(v) && !safehttp.ValidHeaderValue(v):
 			add(p("headers."+k), "the value contains a control character (a line break?)")
 		case strings.EqualFold(k, "Authorization") && !secret.IsRef(v):
 			ps = append(ps, sec.Warning(p("headers."+k), "a credential written in the config; reference it instead (secret:NAME, env:NAME or file:PATH)"))
@@ -397,27 +398,4 @@ func reservedHeader(name string) bool {
 		return true
 	}
 	return false
-}
-
-// validToken reports whether s is an HTTP token (a valid header name).
-func validToken(s string) bool {
-	if s == "" {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if c <= 0x20 || c >= 0x7f || strings.IndexByte(`()<>@,;:\"/[]?={}`, c) >= 0 {
-			return false
-		}
-	}
-	return true
-}
-
-func validHeaderValue(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; (c < 0x20 && c != '\t') || c == 0x7f {
-			return false
-		}
-	}
-	return true
 }

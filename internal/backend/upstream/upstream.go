@@ -256,7 +256,7 @@ func newUpstream(b *Backend, spec *source, deps backend.Deps, res func(where, v 
 			if err != nil {
 				return nil, err
 			}
-			if !validHeaderValue(v) {
+			if !safehttp.ValidHeaderValue(v) {
 				return nil, fmt.Errorf("%s: the value contains a control character (a line break?)", at("headers."+k))
 			}
 			hs.Set(k, v)
