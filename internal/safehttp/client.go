@@ -62,33 +62,39 @@ func (o Options) withDefaults() Options {
 	return o
 }
 
-// transports caches one transport per (policy, options), so every tool with the same policy
-// shares connections.
+// transports caches what clients of one (policy, options) share, so every tool with the
+// same policy shares connections.
 var transports struct {
 	sync.Mutex
-	m      map[string]*http.Transport
-	direct map[string]*directTransport
+	m map[string]*shared
 }
 
-// sharedDirect returns the direct transport shared by all clients with this policy and
-// these options (opts.Direct set), over SharedTransport(p, opts) for what it does not send
-// itself.
-func sharedDirect(p Policy, opts Options) *directTransport {
-	opts = opts.withDefaults()
-	fallback := SharedTransport(p, opts)
-	c := compilePolicy(p)
+// shared is what the clients of one (policy, options) share: the transport, and with
+// Options.Direct the direct transport over it.
+type shared struct {
+	http   *http.Transport
+	direct *directTransport
+}
+
+// sharedFor returns the transports of (c, opts), creating them on first use; opts has its
+// defaults.
+func sharedFor(c compiled, opts Options) *shared {
 	key := fmt.Sprintf("%s|%+v", c.key(), opts)
 	transports.Lock()
 	defer transports.Unlock()
-	if t, ok := transports.direct[key]; ok {
-		return t
+	if s, ok := transports.m[key]; ok {
+		return s
 	}
-	if transports.direct == nil {
-		transports.direct = make(map[string]*directTransport)
+	if transports.m == nil {
+		transports.m = make(map[string]*shared)
 	}
-	t := &directTransport{fallback: fallback, dial: fallback.DialContext, opts: opts}
-	transports.direct[key] = t
-	return t
+	t := newTransport(c, opts)
+	s := &shared{http: t}
+	if opts.Direct {
+		s.direct = &directTransport{fallback: t, dial: t.DialContext, opts: opts}
+	}
+	transports.m[key] = s
+	return s
 }
 
 // NewClient returns a client whose connections go only where p allows: every address is
@@ -100,9 +106,10 @@ func sharedDirect(p Policy, opts Options) *directTransport {
 func NewClient(p Policy, opts Options) *http.Client {
 	opts = opts.withDefaults()
 	c := compilePolicy(p)
-	var rt http.RoundTripper = SharedTransport(p, opts)
-	if opts.Direct {
-		rt = sharedDirect(p, opts)
+	s := sharedFor(c, opts)
+	var rt http.RoundTripper = s.http
+	if s.direct != nil {
+		rt = s.direct
 	}
 	return &http.Client{
 		Transport:     rt,
@@ -114,20 +121,7 @@ func NewClient(p Policy, opts Options) *http.Client {
 // SharedTransport returns the transport shared by all clients with this policy and these
 // options, creating it on first use. It is safe for concurrent use; do not modify it.
 func SharedTransport(p Policy, opts Options) *http.Transport {
-	opts = opts.withDefaults()
-	c := compilePolicy(p)
-	key := fmt.Sprintf("%s|%+v", c.key(), opts)
-	transports.Lock()
-	defer transports.Unlock()
-	if t, ok := transports.m[key]; ok {
-		return t
-	}
-	if transports.m == nil {
-		transports.m = make(map[string]*http.Transport)
-	}
-	t := newTransport(c, opts)
-	transports.m[key] = t
-	return t
+	return sharedFor(compilePolicy(p), opts.withDefaults()).http
 }
 
 func newTransport(c compiled, opts Options) *http.Transport {
