@@ -31,25 +31,24 @@ const (
 	clientAddrHeader = "Mcpbridge-Client-Addr"
 )
 
-type (
-	clientKeyCtx  struct{}
-	clientAddrCtx struct{}
-)
+// clientCtx is the context key of the request's client: its address key and address.
+type clientCtx struct{}
+
+type clientID struct{ key, addr string }
 
 // withCaller strips the internal headers a client may have sent and records who the
 // client is (its address key, and its address) on the request and its context.
 func withCaller(h http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		r.Header.Del(admittedHeader)
-		ck := clientKey(r.RemoteAddr)
 		addr, _, err := net.SplitHostPort(r.RemoteAddr)
 		if err != nil {
 			addr = r.RemoteAddr
 		}
-		r.Header.Set(clientHeader, ck)
-		r.Header.Set(clientAddrHeader, addr)
-		ctx := context.WithValue(context.WithValue(r.Context(), clientKeyCtx{}, ck), clientAddrCtx{}, addr)
-		h.ServeHTTP(w, r.WithContext(ctx))
+		cl := clientID{key: clientKey(addr), addr: addr}
+		r.Header.Set(clientHeader, cl.key)
+		r.Header.Set(clientAddrHeader, cl.addr)
+		h.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), clientCtx{}, cl)))
 	})
 }
 
@@ -59,8 +58,8 @@ func clientAddr(ctx context.Context, h http.Header) string {
 	if a := h.Get(clientAddrHeader); a != "" {
 		return a
 	}
-	a, _ := ctx.Value(clientAddrCtx{}).(string)
-	return a
+	cl, _ := ctx.Value(clientCtx{}).(clientID)
+	return cl.addr
 }
 
 // callerKey identifies a caller for the per-caller limits: the principal's user id, else
@@ -83,7 +82,8 @@ func callerOf(ctx context.Context, h http.Header) string {
 		client = h.Get(clientHeader)
 	}
 	if client == "" {
-		client, _ = ctx.Value(clientKeyCtx{}).(string)
+		cl, _ := ctx.Value(clientCtx{}).(clientID)
+		client = cl.key
 	}
 	return callerKey(auth.FromContext(ctx), client)
 }
