@@ -142,21 +142,26 @@ func TestDirectServerClosedIdleConnection(t *testing.T) {
 // connection; a POST, which the API may have acted on, is not.
 func TestDirectRetriesOnlyReplayableRequests(t *testing.T) {
 	var posts atomic.Int64
-	url, conns := rawServer(t, func(n int, c net.Conn, br *bufio.Reader) {
-		for i := 0; ; i++ {
-			r := readRequest(br)
-			if r == nil {
-				return
+	// dropsSecond answers "ok" to each request but the second on a connection (on the
+	// first connection only, or on every one), which it closes unanswered.
+	dropsSecond := func(onlyFirst bool) func(n int, c net.Conn, br *bufio.Reader) {
+		return func(n int, c net.Conn, br *bufio.Reader) {
+			for i := 0; ; i++ {
+				r := readRequest(br)
+				if r == nil {
+					return
+				}
+				if r.Method == http.MethodPost {
+					posts.Add(1)
+				}
+				if i == 1 && (n == 1 || !onlyFirst) {
+					return
+				}
+				io.WriteString(c, "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok")
 			}
-			if r.Method == http.MethodPost {
-				posts.Add(1)
-			}
-			if n == 1 && i == 1 {
-				return // the second request on the first connection: closed unanswered
-			}
-			io.WriteString(c, "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok")
 		}
-	})
+	}
+	url, conns := rawServer(t, dropsSecond(true))
 	c := direct(Options{})
 	if body, err := get(t, c, url); err != nil || body != "ok" {
 		t.Fatal(body, err)
@@ -168,21 +173,7 @@ func TestDirectRetriesOnlyReplayableRequests(t *testing.T) {
 		t.Fatalf("%d connections, want 2", conns.Load())
 	}
 
-	url, _ = rawServer(t, func(n int, c net.Conn, br *bufio.Reader) {
-		for i := 0; ; i++ {
-			r := readRequest(br)
-			if r == nil {
-				return
-			}
-			if r.Method == http.MethodPost {
-				posts.Add(1)
-			}
-			if i == 1 {
-				return
-			}
-			io.WriteString(c, "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok")
-		}
-	})
+	url, _ = rawServer(t, dropsSecond(false))
 	posts.Store(0)
 	if body, err := get(t, c, url); err != nil || body != "ok" {
 		t.Fatal(body, err)

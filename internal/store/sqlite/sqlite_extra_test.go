@@ -122,22 +122,13 @@ func TestKeysMigration2(t *testing.T) {
 		t.Fatal(err)
 	}
 	s.Close()
-	db, err := sql.Open("sqlite", path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, stmt := range []string{
+	execOn(t, path,
 		`ALTER TABLE api_keys DROP COLUMN user_name`, `ALTER TABLE api_keys DROP COLUMN user_email`,
 		`ALTER TABLE api_keys DROP COLUMN servers`, `DELETE FROM schema_migrations WHERE version = 2`,
 		// and back out the later migrations, as a database made before migration 2 has none
 		`ALTER TABLE audit DROP COLUMN client`, `DELETE FROM schema_migrations WHERE version = 4`,
 		`ALTER TABLE audit DROP COLUMN via`, `ALTER TABLE audit DROP COLUMN arguments`, `DELETE FROM schema_migrations WHERE version = 3`,
-	} {
-		if _, err := db.Exec(stmt); err != nil {
-			t.Fatalf("%s: %v", stmt, err)
-		}
-	}
-	db.Close()
+	)
 	k, err := openAt(t, path).Keys.Lookup(t.Context(), secret)
 	if err != nil || k.User != "old" || k.UserName != "" || k.Servers == nil || len(k.Servers) != 0 || len(k.Roles) != 1 {
 		t.Fatalf("Lookup after migration 2 = %+v, %v", k, err)
@@ -153,19 +144,10 @@ func TestAuditMigration3(t *testing.T) {
 		t.Fatal(err)
 	}
 	s.Close()
-	db, err := sql.Open("sqlite", path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, stmt := range []string{
+	execOn(t, path,
 		`ALTER TABLE audit DROP COLUMN client`, `DELETE FROM schema_migrations WHERE version = 4`,
 		`ALTER TABLE audit DROP COLUMN via`, `ALTER TABLE audit DROP COLUMN arguments`, `DELETE FROM schema_migrations WHERE version = 3`,
-	} {
-		if _, err := db.Exec(stmt); err != nil {
-			t.Fatalf("%s: %v", stmt, err)
-		}
-	}
-	db.Close()
+	)
 	s = openAt(t, path)
 	if err := s.Audit.Record(t.Context(), store.Entry{Server: "crm", Tool: "read", Principal: "new", Via: "key:k1", Outcome: "ok", Arguments: `{"id":1}`}); err != nil {
 		t.Fatal(err)
@@ -188,16 +170,7 @@ func TestAuditMigration4(t *testing.T) {
 		t.Fatal(err)
 	}
 	s.Close()
-	db, err := sql.Open("sqlite", path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, stmt := range []string{`ALTER TABLE audit DROP COLUMN client`, `DELETE FROM schema_migrations WHERE version = 4`} {
-		if _, err := db.Exec(stmt); err != nil {
-			t.Fatalf("%s: %v", stmt, err)
-		}
-	}
-	db.Close()
+	execOn(t, path, `ALTER TABLE audit DROP COLUMN client`, `DELETE FROM schema_migrations WHERE version = 4`)
 	s = openAt(t, path)
 	if err := s.Audit.Record(t.Context(), store.Entry{Server: "crm", Tool: "read", Client: "192.0.2.7", Outcome: "ok"}); err != nil {
 		t.Fatal(err)
@@ -208,5 +181,21 @@ func TestAuditMigration4(t *testing.T) {
 	}
 	if len(got) != 2 || got[0].Client != "192.0.2.7" || got[1].Principal != "old" || got[1].Client != "" {
 		t.Fatalf("List after migration 4 = %+v", got)
+	}
+}
+
+// execOn runs stmts on the database file at path, outside the store: to make it look like a
+// database an older mcpbridge left.
+func execOn(t *testing.T, path string, stmts ...string) {
+	t.Helper()
+	db, err := sql.Open("sqlite", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	for _, stmt := range stmts {
+		if _, err := db.Exec(stmt); err != nil {
+			t.Fatalf("%s: %v", stmt, err)
+		}
 	}
 }
