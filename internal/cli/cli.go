@@ -119,8 +119,8 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 }
 
 func usage(w io.Writer) {
-	fmt.Fprintln(w, "mcpbridge exposes local commands and HTTP APIs to AI agents over MCP (server kinds:")
-	fmt.Fprintln(w, "command, http; upstream MCP servers and Lowdefy apps are coming).")
+	fmt.Fprintln(w, "mcpbridge exposes local commands, HTTP APIs, other MCP servers and Lowdefy apps to AI")
+	fmt.Fprintln(w, "agents over MCP (server kinds: command, http, mcp, lowdefy).")
 	fmt.Fprintln(w, "\nUsage: mcpbridge COMMAND [flags]\n\nCommands:")
 	for _, c := range commands() {
 		fmt.Fprintf(w, "  %-8s %s\n", c.name, c.summary)
