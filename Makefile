@@ -7,7 +7,9 @@ test:
 build:
 	go build -o mcpbridge ./cmd/mcpbridge
 
-# Static binaries for linux/darwin x amd64/arm64 in dist/, version stamped.
+# Binaries for linux and darwin x amd64/arm64 in dist/, version stamped, without cgo: the linux
+# ones are static; the darwin ones link macOS's libSystem dynamically, as every Go darwin
+# binary does (macOS has no static libc), and need nothing else (docs/deployment.md#binaries).
 dist:
 	scripts/dist.sh
 

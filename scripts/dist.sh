@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
-# dist.sh — build static mcpbridge binaries for linux and darwin on amd64 and arm64 into
-# dist/, with the version stamped (mcpbridge version prints it). VERSION overrides the
+# dist.sh — build mcpbridge for linux and darwin on amd64 and arm64 into dist/, without cgo,
+# with the version stamped (mcpbridge version prints it). The linux binaries are static; the
+# darwin ones link /usr/lib/libSystem.B.dylib dynamically, as every Go darwin binary does
+# (macOS has no static libc; the library is part of every macOS). VERSION overrides the
 # version taken from git.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -12,6 +14,9 @@ for os in linux darwin; do
 		CGO_ENABLED=0 GOOS=$os GOARCH=$arch go build -trimpath \
 			-ldflags "-s -w -X github.com/mcpbridge/mcpbridge/internal/cli.Version=${version}" \
 			-o "$out" ./cmd/mcpbridge
-		echo "$out"
+		case $os in
+		linux) echo "$out (static)" ;;
+		darwin) echo "$out (links macOS's /usr/lib/libSystem.B.dylib dynamically, as every Go darwin binary)" ;;
+		esac
 	done
 done
