@@ -105,7 +105,7 @@ func (g *Gateway) serveMeta(w http.ResponseWriter, r *http.Request, name string)
 	db, _ := json.MarshalIndent(desktop, "", "  ")
 	p.Desktop = string(db)
 	p.HTTPClient = fmt.Sprintf("claude mcp add --transport http %s %s", name, endpoint)
-	p.Inspector = fmt.Sprintf("npx @modelcontextprotocol/inspector@2 --cli %s --transport http --method tools/list", endpoint)
+	p.Inspector = fmt.Sprintf("npx -y @modelcontextprotocol/inspector@2 --cli %s --transport http --method tools/list", endpoint)
 	p.Curl = fmt.Sprintf(`curl -s %s \
   -H 'Content-Type: application/json' \
   -H 'Accept: application/json, text/event-stream' \
