@@ -8,8 +8,9 @@ build:
 	go build -o mcpbridge ./cmd/mcpbridge
 
 # Binaries for linux and darwin x amd64/arm64 in dist/, version stamped, without cgo: the linux
-# ones are static; the darwin ones link macOS's libSystem dynamically, as every Go darwin
-# binary does (macOS has no static libc), and need nothing else (docs/deployment.md#binaries).
+# ones are static; the darwin ones link macOS's own libraries dynamically (libSystem, libresolv,
+# CoreFoundation, Security), as every Go darwin binary does, and need nothing else installed
+# (docs/deployment.md#binaries).
 dist:
 	scripts/dist.sh
 

@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # dist.sh — build mcpbridge for linux and darwin on amd64 and arm64 into dist/, without cgo,
 # with the version stamped (mcpbridge version prints it). The linux binaries are static; the
-# darwin ones link /usr/lib/libSystem.B.dylib dynamically, as every Go darwin binary does
-# (macOS has no static libc; the library is part of every macOS). VERSION overrides the
-# version taken from git.
+# darwin ones link macOS's own libraries dynamically (libSystem, libresolv, the CoreFoundation
+# and Security frameworks), as every Go darwin binary does: macOS has no static libc, and
+# these are part of every macOS. VERSION overrides the version taken from git.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 version="${VERSION:-$(git describe --tags --always --dirty 2>/dev/null || echo dev)}"
@@ -16,7 +16,7 @@ for os in linux darwin; do
 			-o "$out" ./cmd/mcpbridge
 		case $os in
 		linux) echo "$out (static)" ;;
-		darwin) echo "$out (links macOS's /usr/lib/libSystem.B.dylib dynamically, as every Go darwin binary)" ;;
+		darwin) echo "$out (links macOS's libSystem, libresolv, CoreFoundation and Security dynamically, as every Go darwin binary)" ;;
 		esac
 	done
 done
