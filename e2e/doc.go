@@ -9,6 +9,10 @@
 // the secrets checks (secrets_test.go, with the canary secrets of
 // testdata/secret-canaries.txt that TestMain puts in the environment of every process).
 //
+// The docs are tested here too: the README's tour runs as written (tour_test.go), and every
+// Inspector command of the README, the docs and the pages is pinned and no known stale phrase
+// is left (docs_test.go).
+//
 // The Node tools live in tools/node and are installed by scripts/setup-node.sh; Chromium is
 // installed by scripts/setup-chromium.sh. Tests fail, naming the script, when a tool is missing.
 //
