@@ -155,3 +155,17 @@ func NodeOnPath(t testing.TB, how string) string {
 	}
 	return p
 }
+
+// LowdefyApps returns the folder holding Lowdefy's example apps (tutorial/ and crud/):
+// $LOWDEFY_APPS, or shared/lowdefy-apps beside the repository; when they are not there the
+// test stops (see Missing).
+func LowdefyApps(t testing.TB) string {
+	t.Helper()
+	root := os.Getenv("LOWDEFY_APPS")
+	if root == "" {
+		root = filepath.Join(filepath.Dir(RepoRoot(t)), "shared", "lowdefy-apps")
+	}
+	Files(t, "Lowdefy's example apps", "set LOWDEFY_APPS to the folder holding tutorial/ and crud/ (the project's shared/lowdefy-apps)",
+		filepath.Join(root, "tutorial", "tutorial_db.sqlite"), filepath.Join(root, "tutorial", "08-final", "lowdefy.yaml"), filepath.Join(root, "crud", "lowdefy.yaml"))
+	return root
+}

@@ -39,6 +39,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/mcpbridge/mcpbridge/internal/testenv"
 )
 
 // Server is a running FerretDB.
@@ -137,6 +139,7 @@ func (s *Server) Stop() error {
 // New starts a server for one test and stops it when the test ends.
 func New(t testing.TB) *Server {
 	t.Helper()
+	requireBinary(t)
 	s, err := Start(context.Background())
 	if err != nil {
 		t.Fatal(err)
@@ -159,6 +162,7 @@ var shared struct {
 // use. Use DatabaseName to give each test its own database.
 func Shared(t testing.TB) *Server {
 	t.Helper()
+	requireBinary(t)
 	shared.mu.Lock()
 	defer shared.mu.Unlock()
 	if shared.srv == nil && shared.err == nil {
@@ -184,6 +188,20 @@ func Main(m *testing.M) {
 	}
 	shared.mu.Unlock()
 	os.Exit(code)
+}
+
+// requireBinary stops the test (see testenv.Missing) when the FerretDB binary cannot be
+// built, e.g. offline with the modules of tools/ferretdb not in the module cache.
+func requireBinary(t testing.TB) {
+	t.Helper()
+	if _, err := Binary(context.Background()); err != nil {
+		first, rest, _ := strings.Cut(err.Error(), "\n")
+		if testenv.RequireAll() && rest != "" {
+			t.Log(rest) // the build's output
+		}
+		testenv.Missing(t, "FerretDB ("+first+")",
+			"cd tools/ferretdb && go build ./... (needs the Go module proxy once; scripts/test.sh does it), or set MCPBRIDGE_FERRETDB to a built binary")
+	}
 }
 
 var nonName = regexp.MustCompile(`[^A-Za-z0-9_]+`)
