@@ -237,7 +237,7 @@ func message(output []string) []string {
 
 // stdFrame matches the file line of a stack frame in the standard library's runtime,
 // testing and other packages a test's own code runs under.
-var stdFrame = regexp.MustCompile(`^\t(\S*/src/(runtime|testing|time|sync|reflect|internal)/\S+|_testmain)\.go:\d+`)
+var stdFrame = regexp.MustCompile(`^\t(\S*/src/(runtime|testing|time|sync|reflect|internal|os|syscall|io|net|bufio|context)/\S+|_testmain)\.go:\d+`)
 
 // ownFrames drops the standard library's frames (function line and file line) from a panic's
 // stack dumps, and the goroutines left with no frame, so the bounded message shows the

@@ -191,10 +191,24 @@ func Main(m *testing.M) {
 }
 
 // requireBinary stops the test (see testenv.Missing) when the FerretDB binary cannot be
-// built, e.g. offline with the modules of tools/ferretdb not in the module cache.
+// built: offline with the modules of tools/ferretdb not in the module cache, or a cold
+// build on a busy machine that would not end before the test binary's -timeout (the build
+// is then cut a minute before it, so the test skips instead of the binary panicking).
 func requireBinary(t testing.TB) {
 	t.Helper()
-	if _, err := Binary(context.Background()); err != nil {
+	ctx := context.Background()
+	if d, ok := t.(interface{ Deadline() (time.Time, bool) }); ok {
+		if deadline, ok := d.Deadline(); ok {
+			var cancel context.CancelFunc
+			ctx, cancel = context.WithDeadline(ctx, deadline.Add(-time.Minute))
+			defer cancel()
+		}
+	}
+	if _, err := Binary(ctx); err != nil {
+		if ctx.Err() != nil {
+			err = fmt.Errorf("building it did not end before the test deadline; build it once with a longer -timeout: "+
+				"go test -timeout 30m -run '^TestServer$' ./internal/lowdefy/connections/mongodb/mongotest/ (%w)", err)
+		}
 		first, rest, _ := strings.Cut(err.Error(), "\n")
 		if testenv.RequireAll() && rest != "" {
 			t.Log(rest) // the build's output
