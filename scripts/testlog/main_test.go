@@ -9,7 +9,7 @@ import (
 
 // The streams in testdata are real `go test -json` output of small packages (recorded with
 // go1.25): a failing subtest among passing ones, a panic in a subtest, a -timeout 2s hang,
-// a build failure, and a passing run.
+// a build failure, a panic in TestMain, and a passing run.
 
 // tail runs testlog on a recorded stream and returns its exit code and the lines from the
 // summary's heading on (the whole output when there is no summary).
@@ -146,5 +146,19 @@ func TestMessageIsBounded(t *testing.T) {
 	got := message(in)
 	if len(got) != maxLines+1 || !strings.Contains(got[0], "30 earlier lines") || !strings.Contains(got[maxLines], "the cause") {
 		t.Errorf("message = %q", got)
+	}
+}
+
+// A panic outside any test (here in TestMain) is the package's own output: it is shown.
+func TestPanicOutsideATest(t *testing.T) {
+	code, sum, all := tail(t, "mainpanic")
+	if code != 1 {
+		t.Errorf("exit code %d, want 1", code)
+	}
+	if got, want := last(sum), "==== FAILED: example.com/rec/mainpanic"; got != want {
+		t.Errorf("last line %q, want %q\n%s", got, want, all)
+	}
+	if !has(sum, "FAIL example.com/rec/mainpanic (failed outside a test)", "panic: TestMain could not start the server: no port", "mainpanic/a_test.go:10") {
+		t.Errorf("the summary lacks the package's panic:\n%s", strings.Join(sum, "\n"))
 	}
 }
