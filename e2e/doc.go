@@ -14,7 +14,8 @@
 // is left (docs_test.go).
 //
 // The Node tools live in tools/node and are installed by scripts/setup-node.sh; Chromium is
-// installed by scripts/setup-chromium.sh. Tests fail, naming the script, when a tool is missing.
+// installed by scripts/setup-chromium.sh. A test whose tool is missing skips naming the script,
+// or fails under MCPBRIDGE_TEST_REQUIRE_ALL=1 (make test; see internal/testenv).
 //
 // Environment:
 //   - MCPBRIDGE_E2E_URL: base URL (e.g. http://127.0.0.1:8080) of an mcpbridge that is already

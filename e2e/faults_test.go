@@ -20,7 +20,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcpbridge/mcpbridge/internal/lowdefy/lowdefytest"
-	"github.com/mcpbridge/mcpbridge/internal/store/postgres/pgtest"
+	"github.com/mcpbridge/mcpbridge/internal/testenv"
 )
 
 // gatedDummyJSON is the dummyjson.com stand-in of the ticket app with a gate: while the gate
@@ -156,15 +156,12 @@ type pgCluster struct {
 }
 
 // startPGCluster initialises and starts a throwaway cluster; it is stopped and removed when
-// the test ends. Like pgtest, it skips the test when MCPBRIDGE_TEST_NO_POSTGRES=1.
+// the test ends. Without PostgreSQL's server binaries the test skips (see testenv).
 func startPGCluster(t *testing.T) *pgCluster {
 	t.Helper()
-	if os.Getenv(pgtest.EnvSkip) == "1" {
-		t.Skipf("%s=1: skipping PostgreSQL tests", pgtest.EnvSkip)
-	}
 	bins, _ := filepath.Glob("/usr/lib/postgresql/*/bin/pg_ctl")
 	if len(bins) == 0 {
-		t.Fatal("no PostgreSQL server binaries under /usr/lib/postgresql/*/bin: run scripts/setup-postgres.sh once")
+		testenv.Missing(t, "PostgreSQL's server binaries (no /usr/lib/postgresql/*/bin/pg_ctl)", "scripts/setup-postgres.sh")
 	}
 	sort.Strings(bins)
 	dir, err := os.MkdirTemp("", "mcpbridge-e2e-pg-")

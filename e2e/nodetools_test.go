@@ -11,10 +11,9 @@ import (
 	"sync"
 	"testing"
 	"time"
-)
 
-// chromiumPath is where Debian's chromium package puts the browser.
-const chromiumPath = "/usr/bin/chromium"
+	"github.com/mcpbridge/mcpbridge/internal/testenv"
+)
 
 // nodeTools are the Node 22 binary and the tools installed in tools/node by scripts/setup-node.sh.
 type nodeTools struct {
@@ -30,13 +29,13 @@ var (
 	nodeErr  error
 )
 
-// requireNodeTools returns the Node tools, failing the test (never skipping) with a message that
-// names scripts/setup-node.sh when any is missing or Node is not version 22.
+// requireNodeTools returns the Node tools; when any is missing or Node is not version 22 the
+// test skips naming scripts/setup-node.sh, or fails under MCPBRIDGE_TEST_REQUIRE_ALL=1 (testenv).
 func requireNodeTools(t testing.TB) nodeTools {
 	t.Helper()
 	nodeOnce.Do(func() { nodeVal, nodeErr = findNodeTools() })
 	if nodeErr != nil {
-		t.Fatalf("%v\nInstall the e2e Node tools with: scripts/setup-node.sh", nodeErr)
+		testenv.Missing(t, "the e2e Node tools ("+nodeErr.Error()+")", "scripts/setup-node.sh")
 	}
 	return nodeVal
 }
@@ -70,11 +69,9 @@ func findNodeTools() (nodeTools, error) {
 	return tools, nil
 }
 
-// requireChromium fails the test (never skips) when Debian's chromium is not installed.
+// requireChromium returns Debian's chromium; when it is not installed the test skips naming
+// scripts/setup-chromium.sh, or fails under MCPBRIDGE_TEST_REQUIRE_ALL=1 (testenv).
 func requireChromium(t testing.TB) string {
 	t.Helper()
-	if _, err := os.Stat(chromiumPath); err != nil {
-		t.Fatalf("headless Chromium is missing (%v)\nInstall it with: scripts/setup-chromium.sh", err)
-	}
-	return chromiumPath
+	return testenv.Chromium(t)
 }

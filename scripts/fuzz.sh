@@ -31,7 +31,7 @@ if [[ ${#targets[@]} -eq 0 ]]; then
 	exit 1
 fi
 echo "fuzz: ${#targets[@]} targets, $fuzztime each (minimizing a new input at most $minimize)"
-fail=0
+failed=()
 start=$SECONDS
 for t in "${targets[@]}"; do
 	pkg=${t%%$'\t'*}
@@ -42,8 +42,11 @@ for t in "${targets[@]}"; do
 	else
 		printf -- '-- %-22s %-34s FAIL %3ds\n' "$name" "$pkg" $((SECONDS - t0))
 		tail -30 <<<"$out"
-		fail=1
+		failed+=("$name ($pkg)")
 	fi
 done
 echo "fuzz: $((SECONDS - start))s in all"
-exit $fail
+if [[ ${#failed[@]} -ne 0 ]]; then
+	printf 'fuzz: FAILED: %s\n' "${failed[@]}"
+	exit 1
+fi

@@ -49,24 +49,25 @@ groups=(
 	"XSS in every page (headless Chromium)|./e2e|TestPagesChromium|TestPagesCheckCatchesUnsafePages"
 )
 
-fail=0
+failed=()
 for g in "${groups[@]}"; do
 	IFS='|' read -r name pkg _ <<<"$g"
 	tests=${g#*|}
 	tests=${tests#*|}
 	printf -- '-- %s\n' "$name"
-	out=$(MCPBRIDGE_TEST_NO_POSTGRES=1 go test -count=1 -run "^(${tests})\$" -v "$pkg" 2>&1) && rc=0 || rc=$?
+	out=$(go test -count=1 -run "^(${tests})\$" -v "$pkg" 2>&1) && rc=0 || rc=$?
 	grep -E '^(--- (PASS|FAIL|SKIP)|FAIL|panic)' <<<"$out" || true
 	want=$(tr '|' '\n' <<<"$tests" | grep -vc '\.\*' || true)
 	got=$(grep -c '^--- PASS' <<<"$out" || true)
 	if [[ $rc -ne 0 ]] || grep -q '^--- SKIP' <<<"$out" || [[ $got -lt $want || $got -eq 0 ]]; then
 		echo "FAILED: $name (ran $got of $want tests)"
 		[[ $rc -ne 0 ]] && tail -40 <<<"$out"
-		fail=1
+		failed+=("$name ($pkg)")
 	fi
 done
-if [[ $fail -ne 0 ]]; then
-	echo "security: some attacks got through"
+if [[ ${#failed[@]} -ne 0 ]]; then
+	echo "security: some attacks got through; failed groups (their tests and output are above):"
+	printf '  FAILED: %s\n' "${failed[@]}"
 	exit 1
 fi
 echo "security: every attack of the hardening issue was refused"

@@ -7,7 +7,30 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-step() { printf '\n== %s\n' "$*"; }
+# Every test that needs a part installed below fails, instead of skipping, when the part is
+# missing (plain `go test ./...` skips those tests with a line naming the setup script).
+export MCPBRIDGE_TEST_REQUIRE_ALL=1
+
+current_step=start
+step() {
+	current_step=$*
+	printf '\n== %s\n' "$*"
+}
+
+stop_postgres= stop_mysql=
+# Stop the servers this run started, whichever way it ends, and end with a line saying
+# which step failed (the lines above it name the failed tests) or that all passed.
+finish() {
+	local rc=$?
+	if [[ -n $stop_postgres ]]; then scripts/stop-postgres.sh || true; fi
+	if [[ -n $stop_mysql ]]; then scripts/stop-mysql.sh || true; fi
+	if [[ $rc -ne 0 ]]; then
+		printf '\nFAILED at step: %s (exit status %d)\n' "$current_step" "$rc"
+	else
+		printf '\nmake test: all steps passed\n'
+	fi
+}
+trap finish EXIT
 
 step "setup: PostgreSQL"
 pg_env=$(scripts/setup-postgres.sh) # a failed setup stops the run here (set -e)
@@ -17,14 +40,6 @@ export MCPBRIDGE_TEST_POSTGRES
 if [[ -n ${MCPBRIDGE_PG_STARTED:-} && -z ${MCPBRIDGE_KEEP_POSTGRES:-} ]]; then
 	stop_postgres=1
 fi
-stop_postgres=${stop_postgres:-}
-stop_mysql=
-# Stop the servers this run started, whichever way it ends.
-cleanup() {
-	if [[ -n $stop_postgres ]]; then scripts/stop-postgres.sh; fi
-	if [[ -n $stop_mysql ]]; then scripts/stop-mysql.sh; fi
-}
-trap cleanup EXIT
 step "setup: MySQL (MariaDB) for the Lowdefy Knex connection"
 mysql_env=$(scripts/setup-mysql.sh)
 eval "$mysql_env"
@@ -48,7 +63,7 @@ step "setup: FerretDB (the MongoDB of the tests; built once into the user cache,
 # tools/ferretdb is its own module (FerretDB stays out of the main module); building it here,
 # before the parallel test run, keeps test binaries from building it at the same time.
 (cd tools/ferretdb && go vet ./...)
-go test -count=1 -run '^TestServer$' ./internal/lowdefy/connections/mongodb/mongotest/
+go test -count=1 -timeout 30m -run '^TestServer$' ./internal/lowdefy/connections/mongodb/mongotest/
 
 # Everything the run writes — the `go test -json` streams (every test's log), the logs of
 # every serve process the e2e tests start, screenshots — stays in $out for people and for the
@@ -87,7 +102,8 @@ step "go test -race (the concurrent core)"
 # left out by name, so the race run checks for data races only.
 timing='^(TestBuiltinLimits|TestBuiltinsUnderTheLimits|TestOperatorLoops|TestMemoryBlameIsPerEvaluation|TestMemoryLimitIgnoresGarbage|TestAuditKeepsUpWithABurst)$'
 echo "left out under -race (timing bounds, run above): $timing"
-go test -race -count=1 -p 2 -timeout 15m -skip "$timing" ./internal/gateway/... ./internal/backend/... ./internal/store/... ./internal/expr/... ./internal/safehttp/...
+go test -json -race -count=1 -p 2 -timeout 15m -skip "$timing" ./internal/gateway/... ./internal/backend/... ./internal/store/... ./internal/expr/... ./internal/safehttp/... |
+	go run ./scripts/testlog -o "$out/race.json"
 
 step "fuzz: every fuzz target for ${FUZZTIME:=30s}"
 FUZZTIME=$FUZZTIME scripts/fuzz.sh

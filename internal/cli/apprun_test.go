@@ -3,6 +3,7 @@ package cli_test
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -18,13 +19,24 @@ const oracleNow = 1700000000000
 // testdata/apprun; $TUTORIAL_<NN> is the copy of step NN) and, with the script command
 // `sameasoracle`, checks its lines against Lowdefy's own engine on the same journey.
 func TestAppRun(t *testing.T) {
+	// Every script compares with Lowdefy's engine: without Node 22, the engine oracle or the
+	// example apps the test skips here, naming the setup script (testenv).
+	lowdefytest.AppsDir(t)
+	lowdefytest.Node(t)
+	lowdefytest.OracleDir(t)
 	dummy := lowdefytest.StartDummyJSON(t)
 	testscript.Run(t, testscript.Params{
 		Dir:                 "testdata/apprun",
 		RequireExplicitExec: true,
 		Setup: func(env *testscript.Env) error {
+			// The script's own T: Setup runs in the script's subtest, after TestAppRun returned.
+			keepScriptT(env)
+			st, ok := env.T().(testing.TB)
+			if !ok {
+				return fmt.Errorf("testscript's T is a %T, not a testing.TB", env.T())
+			}
 			for _, step := range lowdefytest.TutorialSteps {
-				a := lowdefytest.Tutorial(t, step, dummy)
+				a := lowdefytest.Tutorial(st, step, dummy)
 				env.Setenv("TUTORIAL_"+step[:2], a.Dir)
 				for _, kv := range a.Env() {
 					k, v, _ := strings.Cut(kv, "=")
@@ -35,7 +47,7 @@ func TestAppRun(t *testing.T) {
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
 			"sameasoracle": func(ts *testscript.TestScript, neg bool, args []string) {
-				sameAsOracle(t, ts, args)
+				sameAsOracle(scriptT(ts), ts, args)
 			},
 		},
 	})
@@ -43,7 +55,7 @@ func TestAppRun(t *testing.T) {
 
 // sameasoracle APP_DIR SCRIPT compares the last command's stdout with the oracle's lines for
 // the journey (the wording of a failed step's error is the runner's own and not compared).
-func sameAsOracle(t *testing.T, ts *testscript.TestScript, args []string) {
+func sameAsOracle(t testing.TB, ts *testscript.TestScript, args []string) {
 	if len(args) != 2 {
 		ts.Fatalf("usage: sameasoracle APP_DIR SCRIPT")
 	}

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -154,9 +153,6 @@ func TestAdminAPIOffWithoutKeys(t *testing.T) {
 // Two gateways on one PostgreSQL database: a server created through one is served by the
 // other within 2 seconds (LISTEN/NOTIFY, not polling).
 func TestReplicasShareServersOnPostgres(t *testing.T) {
-	if os.Getenv("MCPBRIDGE_TEST_POSTGRES") == "" && os.Getenv("MCPBRIDGE_TEST_NO_POSTGRES") == "1" {
-		t.Skip("MCPBRIDGE_TEST_NO_POSTGRES=1")
-	}
 	url := pgtest.URL(t)
 	var stores []*store.Store
 	for range 2 {

@@ -5,7 +5,6 @@ import (
 	"io"
 	"net"
 	"net/http"
-	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -40,9 +39,6 @@ func TestAttackHealthzStoreDown(t *testing.T) {
 		}
 	})
 	t.Run("postgres unreachable", func(t *testing.T) {
-		if os.Getenv(pgtest.EnvURL) == "" && os.Getenv(pgtest.EnvSkip) == "1" {
-			t.Skip(pgtest.EnvSkip)
-		}
 		url := pgtest.URL(t)
 		p := newStallProxy(t, url)
 		st, err := postgres.Open(context.Background(), p.url, postgres.Options{})

@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/mcpbridge/mcpbridge/internal/jsvalue"
+	"github.com/mcpbridge/mcpbridge/internal/testenv"
 )
 
 // The build oracle: the real @lowdefy/build 4.0.0-rc.11 run in Node by
@@ -29,10 +30,7 @@ func repoRoot(t testing.TB) string {
 // lowdefyApps lists the real apps in ../shared/lowdefy-apps beside the repository (or $LOWDEFY_APPS).
 func lowdefyApps(t testing.TB) map[string]string {
 	t.Helper()
-	root := os.Getenv("LOWDEFY_APPS")
-	if root == "" {
-		root = filepath.Join("..", "..", "..", "..", "shared", "lowdefy-apps") // shared/ sits beside the repository
-	}
+	root := testenv.LowdefyApps(t)
 	apps := map[string]string{}
 	matches, _ := filepath.Glob(filepath.Join(root, "tutorial", "0*"))
 	for _, m := range matches {
@@ -54,13 +52,9 @@ func lowdefyApps(t testing.TB) map[string]string {
 func runOracle(t testing.TB, configDir string, env ...string) string {
 	t.Helper()
 	tool := filepath.Join(repoRoot(t), "tools", "lowdefy-build-oracle")
-	if _, err := os.Stat(filepath.Join(tool, "node_modules", "@lowdefy", "build", "package.json")); err != nil {
-		t.Fatalf("the Lowdefy build oracle is not installed: run scripts/setup-lowdefy-build-oracle.sh (%v)", err)
-	}
-	node, err := exec.LookPath("node")
-	if err != nil {
-		t.Fatalf("node (20) is not on PATH; it is needed for the build oracle (scripts/setup-lowdefy-build-oracle.sh): %v", err)
-	}
+	testenv.Files(t, "the Lowdefy build oracle", "scripts/setup-lowdefy-build-oracle.sh",
+		filepath.Join(tool, "node_modules", "@lowdefy", "build", "package.json"))
+	node := testenv.NodeOnPath(t, "scripts/setup-lowdefy-build-oracle.sh (it runs under node 20 or later on PATH)")
 	out := t.TempDir()
 	cmd := exec.Command(node, filepath.Join(tool, "build.mjs"), configDir, out)
 	cmd.Env = append(append(os.Environ(), "NODE_NO_WARNINGS=1"), env...)

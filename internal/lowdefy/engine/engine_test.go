@@ -14,13 +14,12 @@ import (
 	"github.com/mcpbridge/mcpbridge/internal/lowdefy/app"
 	"github.com/mcpbridge/mcpbridge/internal/lowdefy/engine"
 	"github.com/mcpbridge/mcpbridge/internal/lowdefy/serial"
+	"github.com/mcpbridge/mcpbridge/internal/testenv"
 )
-
-const apps = "../../../../shared/lowdefy-apps"
 
 func load(t testing.TB, dir string) *app.App {
 	t.Helper()
-	a, err := app.Load(filepath.Join(apps, dir), app.Options{Env: map[string]string{}})
+	a, err := app.Load(filepath.Join(testenv.LowdefyApps(t), dir), app.Options{Env: map[string]string{}})
 	if err != nil {
 		t.Fatalf("load %s: %v", dir, err)
 	}

@@ -14,9 +14,8 @@ import (
 	"github.com/mcpbridge/mcpbridge/internal/lowdefy/engine"
 	"github.com/mcpbridge/mcpbridge/internal/lowdefy/journey"
 	"github.com/mcpbridge/mcpbridge/internal/lowdefy/serial"
+	"github.com/mcpbridge/mcpbridge/internal/testenv"
 )
-
-const apps = "../../../../shared/lowdefy-apps"
 
 // recordedServer answers requests with fixed responses: it stands in for
 // the server side only so that the engine's handling of responses is part
@@ -81,7 +80,7 @@ func run(t *testing.T, a *app.App, steps []journey.Step) []string {
 }
 
 func TestJourneyLines(t *testing.T) {
-	a, err := app.Load(filepath.Join(apps, "tutorial/08-final"), app.Options{Env: map[string]string{}})
+	a, err := app.Load(filepath.Join(testenv.LowdefyApps(t), "tutorial/08-final"), app.Options{Env: map[string]string{}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -150,7 +149,7 @@ func TestSaveRestoreEveryStep(t *testing.T) {
 	}
 	for dir, script := range journeys {
 		t.Run(dir, func(t *testing.T) {
-			a, err := app.Load(filepath.Join(apps, dir), app.Options{Env: map[string]string{}})
+			a, err := app.Load(filepath.Join(testenv.LowdefyApps(t), dir), app.Options{Env: map[string]string{}})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -19,6 +19,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/mcpbridge/mcpbridge/internal/testenv"
 )
 
 // RepoRoot returns the repository's root folder.
@@ -32,19 +34,11 @@ func RepoRoot(t testing.TB) string {
 }
 
 // AppsDir returns the folder holding the real Lowdefy apps (tutorial/ and crud/): $LOWDEFY_APPS,
-// or shared/lowdefy-apps beside the repository. It fails the test when they are missing.
+// or shared/lowdefy-apps beside the repository. When they are missing the test skips, or
+// fails under MCPBRIDGE_TEST_REQUIRE_ALL=1 (see testenv).
 func AppsDir(t testing.TB) string {
 	t.Helper()
-	root := os.Getenv("LOWDEFY_APPS")
-	if root == "" {
-		root = filepath.Join(RepoRoot(t), "..", "shared", "lowdefy-apps")
-	}
-	for _, p := range []string{filepath.Join(root, "tutorial", "tutorial_db.sqlite"), filepath.Join(root, "crud", "lowdefy.yaml")} {
-		if _, err := os.Stat(p); err != nil {
-			t.Fatalf("the Lowdefy example apps are missing (set LOWDEFY_APPS to the folder holding tutorial/ and crud/): %v", err)
-		}
-	}
-	return root
+	return testenv.LowdefyApps(t)
 }
 
 // TutorialSteps are the eight steps of Lowdefy's tutorial app, in order.

@@ -9,11 +9,11 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strconv"
-	"strings"
 	"testing"
 	"time"
+
+	"github.com/mcpbridge/mcpbridge/internal/testenv"
 )
 
 // OracleOptions are the optional settings of a run of the engine oracle.
@@ -29,31 +29,21 @@ type OracleOptions struct {
 	Timeout time.Duration
 }
 
-// Node returns the Node 22 binary installed in tools/node by scripts/setup-node.sh, failing
-// (never skipping) the test when it is missing or not version 22.
+// Node returns the Node 22 binary installed in tools/node by scripts/setup-node.sh; when it
+// is missing or not version 22 the test skips, or fails under MCPBRIDGE_TEST_REQUIRE_ALL=1
+// (see testenv).
 func Node(t testing.TB) string {
 	t.Helper()
-	arch := map[string]string{"amd64": "x64", "arm64": "arm64"}[runtime.GOARCH]
-	node := filepath.Join(RepoRoot(t), "tools", "node", "node_modules", "node-linux-"+arch, "bin", "node")
-	out, err := exec.Command(node, "--version").Output()
-	if err != nil {
-		t.Fatalf("Node 22 is missing (%s: %v); install it with scripts/setup-node.sh", node, err)
-	}
-	if v := strings.TrimSpace(string(out)); !strings.HasPrefix(v, "v22.") {
-		t.Fatalf("%s is %s, want v22.x (scripts/setup-node.sh)", node, v)
-	}
-	return node
+	return testenv.Node(t)
 }
 
-// OracleDir returns tools/lowdefy-engine-oracle, failing the test when it is not installed.
+// OracleDir returns tools/lowdefy-engine-oracle; when it is not installed the test skips
+// naming scripts/setup-lowdefy-engine-oracle.sh, or fails under MCPBRIDGE_TEST_REQUIRE_ALL=1.
 func OracleDir(t testing.TB) string {
 	t.Helper()
 	dir := filepath.Join(RepoRoot(t), "tools", "lowdefy-engine-oracle")
-	for _, p := range []string{"node_modules/@lowdefy/engine/package.json", "node_modules/sqlite3/package.json"} {
-		if _, err := os.Stat(filepath.Join(dir, p)); err != nil {
-			t.Fatalf("the Lowdefy engine oracle is not installed: run scripts/setup-lowdefy-engine-oracle.sh (%v)", err)
-		}
-	}
+	testenv.Files(t, "the Lowdefy engine oracle", "scripts/setup-lowdefy-engine-oracle.sh",
+		filepath.Join(dir, "node_modules/@lowdefy/engine/package.json"), filepath.Join(dir, "node_modules/sqlite3/package.json"))
 	return dir
 }
 

@@ -18,6 +18,7 @@ import (
 
 	"github.com/mcpbridge/mcpbridge/internal/jsvalue"
 	"github.com/mcpbridge/mcpbridge/internal/lowdefy/serial"
+	"github.com/mcpbridge/mcpbridge/internal/testenv"
 )
 
 // The oracle corpus: testdata/corpus.jsonl holds expressions, golden.jsonl
@@ -306,13 +307,8 @@ func TestOracleGoldenCurrent(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := os.Stat(filepath.Join(dir, "node_modules", "@lowdefy", "operators")); err != nil {
-		t.Fatalf("the Lowdefy oracle is not installed (%v): run scripts/setup-lowdefy-oracle.sh", err)
-	}
-	node, err := exec.LookPath("node")
-	if err != nil {
-		t.Fatalf("node is not on PATH (needed by the oracle; see scripts/setup-lowdefy-oracle.sh): %v", err)
-	}
+	testenv.Files(t, "the Lowdefy oracle", "scripts/setup-lowdefy-oracle.sh", filepath.Join(dir, "node_modules", "@lowdefy", "operators"))
+	node := testenv.NodeOnPath(t, "scripts/setup-lowdefy-oracle.sh (it runs under node on PATH)")
 	corpus, err := os.ReadFile("testdata/corpus.jsonl")
 	if err != nil {
 		t.Fatal(err)

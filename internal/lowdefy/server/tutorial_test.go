@@ -1,18 +1,20 @@
 package server
 
 import (
+	"path/filepath"
 	"slices"
 	"testing"
 	"time"
 
 	"github.com/mcpbridge/mcpbridge/internal/jsvalue"
 	"github.com/mcpbridge/mcpbridge/internal/lowdefy/app"
+	"github.com/mcpbridge/mcpbridge/internal/testenv"
 )
 
 // TestTutorialRequests runs the requests of the real tutorial app (step 08) against
 // recording connection types: lookup, authorisation and evaluation as in Lowdefy.
 func TestTutorialRequests(t *testing.T) {
-	dir := copyDir(t, "../../../../shared/lowdefy-apps/tutorial/08-final")
+	dir := copyDir(t, filepath.Join(testenv.LowdefyApps(t), "tutorial", "08-final"))
 	a, err := app.Load(dir, app.Options{})
 	if err != nil {
 		t.Fatal(err)

@@ -1,7 +1,7 @@
 // Package oracletest runs cases through the Node.js oracle in
 // tools/jslibs-oracle (the real nunjucks, mingo, moment and change-case npm
-// packages) for differential tests. Tests fail, never skip, when the oracle is
-// not installed: run scripts/setup-jslibs-oracle.sh.
+// packages) for differential tests. When the oracle is not installed the tests skip
+// naming scripts/setup-jslibs-oracle.sh, or fail under MCPBRIDGE_TEST_REQUIRE_ALL=1.
 package oracletest
 
 import (
@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/mcpbridge/mcpbridge/internal/jsvalue"
+	"github.com/mcpbridge/mcpbridge/internal/testenv"
 )
 
 // Case is one call into the oracle: ops[Lib][Op](Args).
@@ -56,14 +57,9 @@ func Run(t testing.TB, cases []Case) []Result {
 	t.Helper()
 	dir := Dir(t)
 	for _, p := range []string{"node_modules/mingo", "node_modules/moment", "node_modules/change-case", "node_modules/@lowdefy/nunjucks"} {
-		if _, err := os.Stat(filepath.Join(dir, p)); err != nil {
-			t.Fatalf("jslibs oracle not installed (%s missing): run scripts/setup-jslibs-oracle.sh", p)
-		}
+		testenv.Files(t, "the jslibs oracle", "scripts/setup-jslibs-oracle.sh", filepath.Join(dir, p))
 	}
-	node, err := exec.LookPath("node")
-	if err != nil {
-		t.Fatalf("node not on PATH (needed by the jslibs oracle; see scripts/setup-jslibs-oracle.sh): %v", err)
-	}
+	node := testenv.NodeOnPath(t, "scripts/setup-jslibs-oracle.sh (it runs under node on PATH)")
 	in, err := json.Marshal(encode(cases))
 	if err != nil {
 		t.Fatalf("encoding oracle cases: %v", err)

@@ -6,19 +6,20 @@ import (
 	"database/sql"
 	"encoding/hex"
 	"net/url"
-	"os"
 	"testing"
 	"time"
 
 	"github.com/go-sql-driver/mysql"
 	"github.com/jackc/pgx/v5"
+
+	"github.com/mcpbridge/mcpbridge/internal/testenv"
 )
 
 // The environment variables naming the test servers (see scripts/setup-postgres.sh and
-// scripts/setup-mysql.sh).
+// scripts/setup-mysql.sh); without them the tests skip (see testenv).
 const (
-	envPostgres = "MCPBRIDGE_TEST_POSTGRES"
-	envMySQL    = "MCPBRIDGE_TEST_MYSQL"
+	envPostgres = testenv.PostgresEnv
+	envMySQL    = testenv.MySQLEnv
 )
 
 // testDBName returns a fresh database name.
@@ -32,10 +33,7 @@ func testDBName() string {
 // drops it when the test ends, and returns its URL and name.
 func postgresDB(t *testing.T) (string, string) {
 	t.Helper()
-	base := os.Getenv(envPostgres)
-	if base == "" {
-		t.Fatalf("%s is unset: start a server with scripts/setup-postgres.sh and export the URL it prints: eval \"$(scripts/setup-postgres.sh)\"; export %s", envPostgres, envPostgres)
-	}
+	base := testenv.PostgresURL(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	admin, err := pgx.Connect(ctx, base)
@@ -73,10 +71,7 @@ func postgresDB(t *testing.T) (string, string) {
 // and name.
 func mysqlDB(t *testing.T) (string, string) {
 	t.Helper()
-	base := os.Getenv(envMySQL)
-	if base == "" {
-		t.Fatalf("%s is unset: start a server with scripts/setup-mysql.sh and export the URL it prints: eval \"$(scripts/setup-mysql.sh)\"; export %s", envMySQL, envMySQL)
-	}
+	base := testenv.MySQLURL(t)
 	u, err := url.Parse(base)
 	if err != nil || u.Scheme != "mysql" {
 		t.Fatalf("%s should be mysql://user:password@host:port/, got an invalid URL", envMySQL)

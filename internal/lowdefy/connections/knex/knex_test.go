@@ -11,6 +11,7 @@ import (
 
 	"github.com/mcpbridge/mcpbridge/internal/jsvalue"
 	"github.com/mcpbridge/mcpbridge/internal/lowdefy/connections"
+	"github.com/mcpbridge/mcpbridge/internal/testenv"
 )
 
 // obj decodes JSON text into an ordered object.
@@ -26,7 +27,7 @@ func obj(t *testing.T, s string) *jsvalue.Object {
 // tutorialDB copies the Lowdefy tutorial's SQLite database into a temporary directory.
 func tutorialDB(t *testing.T) string {
 	t.Helper()
-	src := filepath.Join("..", "..", "..", "..", "..", "shared", "lowdefy-apps", "tutorial", "tutorial_db.sqlite")
+	src := filepath.Join(testenv.LowdefyApps(t), "tutorial", "tutorial_db.sqlite")
 	b, err := os.ReadFile(src)
 	if err != nil {
 		t.Fatalf("reading the tutorial database %s: %v", src, err)

@@ -2,7 +2,6 @@ package mongodb_test
 
 import (
 	"context"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -14,21 +13,14 @@ import (
 	"github.com/mcpbridge/mcpbridge/internal/lowdefy/connections"
 	"github.com/mcpbridge/mcpbridge/internal/lowdefy/connections/mongodb"
 	"github.com/mcpbridge/mcpbridge/internal/lowdefy/operators"
+	"github.com/mcpbridge/mcpbridge/internal/testenv"
 )
 
 // crudDir is Lowdefy's example CRUD app, in ../shared/lowdefy-apps beside the repository
 // (or $LOWDEFY_APPS).
 func crudDir(t testing.TB) string {
 	t.Helper()
-	root := os.Getenv("LOWDEFY_APPS")
-	if root == "" {
-		root = filepath.Join("..", "..", "..", "..", "..", "shared", "lowdefy-apps")
-	}
-	dir := filepath.Join(root, "crud")
-	if _, err := os.Stat(filepath.Join(dir, "lowdefy.yaml")); err != nil {
-		t.Fatalf("the crud app is missing (set LOWDEFY_APPS to the folder holding crud/): %v", err)
-	}
-	return dir
+	return filepath.Join(testenv.LowdefyApps(t), "crud")
 }
 
 // crudApp runs the requests of the crud app the way the server does: the connection's and

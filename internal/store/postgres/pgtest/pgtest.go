@@ -1,5 +1,6 @@
 // Package pgtest gives tests a fresh PostgreSQL database on the server named
-// by MCPBRIDGE_TEST_POSTGRES (start one with scripts/setup-postgres.sh).
+// by MCPBRIDGE_TEST_POSTGRES (start one with scripts/setup-postgres.sh); without it the
+// tests skip, or fail under MCPBRIDGE_TEST_REQUIRE_ALL=1.
 package pgtest
 
 import (
@@ -7,34 +8,23 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"net/url"
-	"os"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/jackc/pgx/v5"
+
+	"github.com/mcpbridge/mcpbridge/internal/testenv"
 )
 
-// EnvURL names the variable holding the server URL; EnvSkip, set to 1,
-// turns a missing server into skipped tests instead of failures.
-const (
-	EnvURL  = "MCPBRIDGE_TEST_POSTGRES"
-	EnvSkip = "MCPBRIDGE_TEST_NO_POSTGRES"
-)
+// EnvURL names the variable holding the server URL.
+const EnvURL = testenv.PostgresEnv
 
-// BaseURL returns MCPBRIDGE_TEST_POSTGRES, failing t when it is unset (or
-// skipping when MCPBRIDGE_TEST_NO_POSTGRES=1).
+// BaseURL returns MCPBRIDGE_TEST_POSTGRES. When it is unset the test skips, saying to run
+// scripts/setup-postgres.sh, or fails under MCPBRIDGE_TEST_REQUIRE_ALL=1 (see testenv).
 func BaseURL(t testing.TB) string {
 	t.Helper()
-	u := os.Getenv(EnvURL)
-	if u == "" {
-		if os.Getenv(EnvSkip) == "1" {
-			t.Skipf("%s is unset and %s=1: skipping PostgreSQL tests", EnvURL, EnvSkip)
-		}
-		t.Fatalf("%s is unset: run scripts/setup-postgres.sh and export the URL it prints "+
-			"(eval \"$(scripts/setup-postgres.sh)\"), or set %s=1 to skip PostgreSQL tests", EnvURL, EnvSkip)
-	}
-	return u
+	return testenv.PostgresURL(t)
 }
 
 // URL creates an empty database for this test, drops it when the test ends,

@@ -39,6 +39,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/mcpbridge/mcpbridge/internal/testenv"
 )
 
 // Server is a running FerretDB.
@@ -137,6 +139,7 @@ func (s *Server) Stop() error {
 // New starts a server for one test and stops it when the test ends.
 func New(t testing.TB) *Server {
 	t.Helper()
+	requireBinary(t)
 	s, err := Start(context.Background())
 	if err != nil {
 		t.Fatal(err)
@@ -159,6 +162,7 @@ var shared struct {
 // use. Use DatabaseName to give each test its own database.
 func Shared(t testing.TB) *Server {
 	t.Helper()
+	requireBinary(t)
 	shared.mu.Lock()
 	defer shared.mu.Unlock()
 	if shared.srv == nil && shared.err == nil {
@@ -184,6 +188,34 @@ func Main(m *testing.M) {
 	}
 	shared.mu.Unlock()
 	os.Exit(code)
+}
+
+// requireBinary stops the test (see testenv.Missing) when the FerretDB binary cannot be
+// built: offline with the modules of tools/ferretdb not in the module cache, or a cold
+// build on a busy machine that would not end before the test binary's -timeout (the build
+// is then cut a minute before it, so the test skips instead of the binary panicking).
+func requireBinary(t testing.TB) {
+	t.Helper()
+	ctx := context.Background()
+	if d, ok := t.(interface{ Deadline() (time.Time, bool) }); ok {
+		if deadline, ok := d.Deadline(); ok {
+			var cancel context.CancelFunc
+			ctx, cancel = context.WithDeadline(ctx, deadline.Add(-time.Minute))
+			defer cancel()
+		}
+	}
+	if _, err := Binary(ctx); err != nil {
+		if ctx.Err() != nil {
+			err = fmt.Errorf("building it did not end before the test deadline; build it once with a longer -timeout: "+
+				"go test -timeout 30m -run '^TestServer$' ./internal/lowdefy/connections/mongodb/mongotest/ (%w)", err)
+		}
+		first, rest, _ := strings.Cut(err.Error(), "\n")
+		if testenv.RequireAll() && rest != "" {
+			t.Log(rest) // the build's output
+		}
+		testenv.Missing(t, "FerretDB ("+first+")",
+			"cd tools/ferretdb && go build ./... (needs the Go module proxy once; scripts/test.sh does it), or set MCPBRIDGE_FERRETDB to a built binary")
+	}
 }
 
 var nonName = regexp.MustCompile(`[^A-Za-z0-9_]+`)

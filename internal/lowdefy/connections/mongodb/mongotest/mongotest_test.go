@@ -14,6 +14,7 @@ import (
 // scripts/test.sh runs it in its setup phase, so the build happens once before the suite.
 func TestServer(t *testing.T) {
 	start := time.Now()
+	requireBinary(t) // skips (fails under MCPBRIDGE_TEST_REQUIRE_ALL=1) when it cannot be built
 	bin, err := Binary(context.Background())
 	if err != nil {
 		t.Fatal(err)
