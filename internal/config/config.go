@@ -308,6 +308,10 @@ type Resource struct {
 	Text        *string `yaml:"text"`
 	File        string  `yaml:"file"`
 	Blob        []byte  `yaml:"blob"`
+	// Roles, when not empty, limit the resource (or template) to principals with at least
+	// one of them: others do not see it in resources/list (resources/templates/list) and
+	// cannot read it, as for a tool's roles.
+	Roles []string `yaml:"roles"`
 }
 
 // Prompt is a prompt template.
@@ -316,6 +320,9 @@ type Prompt struct {
 	Description string           `yaml:"description"`
 	Arguments   []PromptArgument `yaml:"arguments"`
 	Messages    []PromptMessage  `yaml:"messages"`
+	// Roles, when not empty, limit the prompt to principals with at least one of them:
+	// others do not see it in prompts/list and cannot get it, as for a tool's roles.
+	Roles []string `yaml:"roles"`
 }
 
 // PromptArgument is one argument of a prompt.

@@ -103,11 +103,7 @@ func validateServer(file, name string, s *Server, p string, kinds Kinds) Problem
 		if t.Description == "" {
 			add(tp+".description", "missing description: agents choose tools by their description")
 		}
-		for i, r := range t.Roles {
-			if strings.TrimSpace(r) == "" {
-				add(fmt.Sprintf("%s.roles[%d]", tp, i), "empty role")
-			}
-		}
+		checkRoles(tp, t.Roles, add)
 		ps = append(ps, validateSchema(file, tp+".inputSchema", t.InputSchema, true)...)
 		if t.OutputSchema != nil {
 			ps = append(ps, validateSchema(file, tp+".outputSchema", t.OutputSchema, false)...)
@@ -120,6 +116,7 @@ func validateServer(file, name string, s *Server, p string, kinds Kinds) Problem
 			add(rp, "empty resource definition; give at least uri and one of text, file or blob")
 			continue
 		}
+		checkRoles(rp, r.Roles, add)
 		ps = append(ps, validateResource(file, rp, r)...)
 	}
 	for _, pn := range s.PromptNames() {
@@ -129,6 +126,7 @@ func validateServer(file, name string, s *Server, p string, kinds Kinds) Problem
 			add(pp, "empty prompt definition; give at least messages")
 			continue
 		}
+		checkRoles(pp, pr.Roles, add)
 		args := map[string]bool{}
 		for i, a := range pr.Arguments {
 			if a.Name == "" {
@@ -173,6 +171,15 @@ func validateServer(file, name string, s *Server, p string, kinds Kinds) Problem
 	// The kind decodes its own sections; their problems are located already.
 	ps = append(ps, kinds.Decode(s)...)
 	return ps
+}
+
+// checkRoles reports the empty roles of a tool, resource or prompt at path.
+func checkRoles(path string, roles []string, add func(path, format string, args ...any)) {
+	for i, r := range roles {
+		if strings.TrimSpace(r) == "" {
+			add(fmt.Sprintf("%s.roles[%d]", path, i), "empty role; write a role name, or remove the entry")
+		}
+	}
 }
 
 var placeholder = lazy.Regexp{Expr: `\{\{\s*([A-Za-z0-9_.-]+)\s*\}\}`}
