@@ -234,12 +234,15 @@ func bearerPrincipal(r *http.Request) (p auth.Principal, ok bool) {
 	return p, true
 }
 
-// bearerUser is the user a request's credentials bind a legacy session to, as
-// withTokenInfo hands it to the SDK: the principal's user when it came with a bearer token,
-// else "".
+// bearerUser is the owner a request's credentials bind a legacy session to, as
+// withTokenInfo hands it to the SDK: the principal's owner (auth.Principal.Owner: its user
+// id in the namespace of how it authenticated) when it came with a bearer token, else "".
 func bearerUser(r *http.Request) string {
-	p, _ := bearerPrincipal(r)
-	return p.User
+	p, ok := bearerPrincipal(r)
+	if !ok {
+		return ""
+	}
+	return p.Owner()
 }
 
 // principalKey is where the principal rides in a go-sdk TokenInfo.
@@ -254,7 +257,7 @@ func withTokenInfo(h http.Handler, r *http.Request) http.Handler {
 	if !ok {
 		return h
 	}
-	ti := &sdkauth.TokenInfo{UserID: p.User, Extra: map[string]any{principalExtra: p}}
+	ti := &sdkauth.TokenInfo{UserID: p.Owner(), Extra: map[string]any{principalExtra: p}}
 	return sdkauth.RequireBearerToken(func(context.Context, string, *http.Request) (*sdkauth.TokenInfo, error) {
 		return ti, nil
 	}, &sdkauth.RequireBearerTokenOptions{AllowMissingExpiration: true})(h)

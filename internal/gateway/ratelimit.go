@@ -62,11 +62,12 @@ func clientAddr(ctx context.Context, h http.Header) string {
 	return cl.addr
 }
 
-// callerKey identifies a caller for the per-caller limits: the principal's user id, else
-// the client's address key (an IPv4 address or an IPv6 /64).
+// callerKey identifies a caller for the per-caller limits: the principal's owner (its user
+// id in the namespace of how it authenticated), else the client's address key (an IPv4
+// address or an IPv6 /64).
 func callerKey(p auth.Principal, client string) string {
 	if p.Authenticated() {
-		return "user:" + p.User
+		return "user:" + p.Owner()
 	}
 	if client == "" {
 		client = "local"
