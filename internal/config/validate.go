@@ -24,6 +24,14 @@ func (c *Config) validate(file string, root *yaml.Node, kinds Kinds) Problems {
 			ps = append(ps, Problem{File: file, Path: "listen", Msg: fmt.Sprintf("expected host:port such as %s: %v", DefaultListen, err)})
 		}
 	}
+	for i, tp := range c.TrustedProxies {
+		if _, ok := parseProxy(tp); !ok {
+			ps = append(ps, Problem{File: file, Path: fmt.Sprintf("trusted_proxies[%d]", i), Msg: fmt.Sprintf("expected a CIDR such as 10.0.0.0/8 or an address such as 192.0.2.10, got %q", tp)})
+		}
+	}
+	if h := c.ProxyHeader; h != "" && !strings.EqualFold(h, HeaderXForwardedFor) && !strings.EqualFold(h, HeaderForwarded) {
+		ps = append(ps, Problem{File: file, Path: "proxy_header", Msg: fmt.Sprintf("expected %s or %s (the header your proxy adds the client's address to), got %q", HeaderXForwardedFor, HeaderForwarded, h)})
+	}
 	for i, o := range c.Origins {
 		u, err := url.Parse(o)
 		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || (u.Path != "" && u.Path != "/") {
