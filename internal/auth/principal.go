@@ -5,6 +5,7 @@ package auth
 import (
 	"context"
 	"slices"
+	"strings"
 )
 
 // A Principal is the identity a request runs as.
@@ -20,13 +21,42 @@ type Principal struct {
 	// Via says how the principal was established, for logs and audit: "admin-key",
 	// "key:ID" (an API key), "jwt" or "env" (stdio). It never holds a secret.
 	Via string
+	// Issuer is the iss of the JWT the principal came from ("" for other sources): the
+	// namespace its User (the token's sub) is unique in.
+	Issuer string
 }
 
 // Anonymous is the principal of an unauthenticated request.
 var Anonymous = Principal{}
 
+// AnonymousOwner is the [Principal.Owner] of every unauthenticated caller: they all share
+// it. No authenticated principal's owner equals it.
+const AnonymousOwner = "anonymous"
+
 // Authenticated reports whether p is someone (not [Anonymous]).
 func (p Principal) Authenticated() bool { return p.User != "" }
+
+// Owner names p as the owner of what is kept for it — Lowdefy work sessions, an upstream's
+// per-caller connections, legacy MCP sessions — and as the caller the per-caller limits
+// count: the source p authenticated with and its id there. "key:USER" for an API key
+// (declared or stored; the keys of one user share, so a rotated key keeps them),
+// "jwt:ISSUER#SUB" for a JWT, "env:USER" for stdio's environment, "admin-key:admin", and
+// [AnonymousOwner] for everyone else. A source's name holds no colon and AnonymousOwner
+// none at all, so an id of one source (a JWT whose sub is "anonymous", a key whose user is
+// some token's sub) never collides with another source's or with the anonymous owner.
+func (p Principal) Owner() string {
+	if !p.Authenticated() {
+		return AnonymousOwner
+	}
+	source, _, _ := strings.Cut(p.Via, ":")
+	switch source {
+	case "":
+		source = "user"
+	case "jwt":
+		return "jwt:" + p.Issuer + "#" + p.User
+	}
+	return source + ":" + p.User
+}
 
 type principalKey struct{}
 

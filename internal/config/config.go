@@ -1,9 +1,9 @@
 // Package config is mcpbridge's configuration: the YAML model, strict decoding that reports
 // every problem with FILE:LINE:COL and the field path, defaults, and validation.
 //
-// A configuration has a top level of listen, store, origins, variables, limits, admin and
-// servers. Each server has a kind (command, http, ...), a description, an enabled flag,
-// and tools, resources and prompts. The JSON form of a server definition (used by the admin
+// A configuration has a top level of listen, trusted_proxies, store, origins, variables,
+// limits, admin and servers. Each server has a kind (command, http, ...), a description, an
+// enabled flag, and tools, resources and prompts. The JSON form of a server definition (used by the admin
 // API and the database) is decoded by the same rules.
 package config
 
@@ -13,9 +13,11 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"net/netip"
 	"os"
 	"path/filepath"
 	"sort"
+	"strings"
 	"time"
 
 	"go.yaml.in/yaml/v3"
@@ -46,6 +48,45 @@ const (
 	DefaultAuditRetention = 30 * 24 * time.Hour
 )
 
+// The headers a trusted proxy may name the client in (Config.ProxyHeader).
+const (
+	HeaderXForwardedFor = "X-Forwarded-For"
+	HeaderForwarded     = "Forwarded"
+)
+
+// TrustedNets parses TrustedProxies: each entry is a CIDR (10.0.0.0/8) or one address
+// (a /32 or /128). The config's validation has reported the entries that are neither.
+func (c *Config) TrustedNets() []netip.Prefix {
+	var out []netip.Prefix
+	for _, s := range c.TrustedProxies {
+		if p, ok := parseProxy(s); ok {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+func parseProxy(s string) (netip.Prefix, bool) {
+	s = strings.TrimSpace(s)
+	if p, err := netip.ParsePrefix(s); err == nil {
+		return p.Masked(), true
+	}
+	if a, err := netip.ParseAddr(s); err == nil {
+		a = a.Unmap()
+		return netip.PrefixFrom(a, a.BitLen()), true
+	}
+	return netip.Prefix{}, false
+}
+
+// ClientHeader is the canonical name of the header trusted proxies name the client in:
+// ProxyHeader, X-Forwarded-For by default.
+func (c *Config) ClientHeader() string {
+	if strings.EqualFold(c.ProxyHeader, HeaderForwarded) {
+		return HeaderForwarded
+	}
+	return HeaderXForwardedFor
+}
+
 // NamePattern is what a server name must match: it becomes a URL path segment. It is
 // compiled on first use (NamePattern.Get()).
 var NamePattern = lazy.Regexp{Expr: `^[a-z0-9][a-z0-9_-]{0,62}$`}
@@ -59,15 +100,22 @@ var reserved = map[string]bool{"meta": true}
 
 // Config is a whole mcpbridge configuration.
 type Config struct {
-	Listen    string             `yaml:"listen"`
-	Store     string             `yaml:"store"`
-	Origins   []string           `yaml:"origins"`
-	Variables map[string]any     `yaml:"variables"`
-	Limits    Limits             `yaml:"limits"`
-	Audit     Audit              `yaml:"audit"`
-	Admin     Admin              `yaml:"admin"`
-	Auth      *Auth              `yaml:"auth"`
-	Servers   map[string]*Server `yaml:"servers"`
+	Listen string `yaml:"listen"`
+	// TrustedProxies are the addresses (CIDRs, or single IPs) of the reverse proxies in
+	// front of the gateway: from them, and only from them, ProxyHeader says who the client
+	// is (for per-client limits, session caps and the audit log).
+	TrustedProxies []string `yaml:"trusted_proxies"`
+	// ProxyHeader is the header a trusted proxy adds the client's address to:
+	// X-Forwarded-For (the default) or Forwarded (RFC 7239). The other one is ignored.
+	ProxyHeader string             `yaml:"proxy_header"`
+	Store       string             `yaml:"store"`
+	Origins     []string           `yaml:"origins"`
+	Variables   map[string]any     `yaml:"variables"`
+	Limits      Limits             `yaml:"limits"`
+	Audit       Audit              `yaml:"audit"`
+	Admin       Admin              `yaml:"admin"`
+	Auth        *Auth              `yaml:"auth"`
+	Servers     map[string]*Server `yaml:"servers"`
 
 	// Path is the file the configuration was read from ("" for an embedded example).
 	Path string `yaml:"-"`
@@ -308,6 +356,10 @@ type Resource struct {
 	Text        *string `yaml:"text"`
 	File        string  `yaml:"file"`
 	Blob        []byte  `yaml:"blob"`
+	// Roles, when not empty, limit the resource (or template) to principals with at least
+	// one of them: others do not see it in resources/list (resources/templates/list) and
+	// cannot read it, as for a tool's roles.
+	Roles []string `yaml:"roles"`
 }
 
 // Prompt is a prompt template.
@@ -316,6 +368,9 @@ type Prompt struct {
 	Description string           `yaml:"description"`
 	Arguments   []PromptArgument `yaml:"arguments"`
 	Messages    []PromptMessage  `yaml:"messages"`
+	// Roles, when not empty, limit the prompt to principals with at least one of them:
+	// others do not see it in prompts/list and cannot get it, as for a tool's roles.
+	Roles []string `yaml:"roles"`
 }
 
 // PromptArgument is one argument of a prompt.

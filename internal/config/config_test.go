@@ -203,3 +203,55 @@ func TestLimits(t *testing.T) {
 		t.Errorf("negative duration: %v", err)
 	}
 }
+
+// trusted_proxies takes CIDRs and single addresses; anything else, and a proxy_header other
+// than X-Forwarded-For or Forwarded, is a problem at its position.
+func TestTrustedProxies(t *testing.T) {
+	c, err := Parse("c.yaml", "/tmp", []byte("trusted_proxies: [10.0.0.0/8, 192.0.2.7, '2001:db8::/32', 10.1.2.3/16]\nproxy_header: forwarded\n"), echoKind{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var nets []string
+	for _, n := range c.TrustedNets() {
+		nets = append(nets, n.String())
+	}
+	if got := strings.Join(nets, " "); got != "10.0.0.0/8 192.0.2.7/32 2001:db8::/32 10.1.0.0/16" {
+		t.Errorf("trusted nets %s", got)
+	}
+	if c.ClientHeader() != HeaderForwarded {
+		t.Errorf("client header %q", c.ClientHeader())
+	}
+	if (&Config{}).ClientHeader() != HeaderXForwardedFor {
+		t.Error("the default client header is not X-Forwarded-For")
+	}
+	_, err = Parse("c.yaml", "/tmp", []byte("trusted_proxies: [10.0.0.0/8, proxy.internal, 10.0.0.0/33]\nproxy_header: X-Real-IP\n"), echoKind{})
+	got := fmt.Sprint(err)
+	for _, w := range []string{
+		`c.yaml:1:31: trusted_proxies[1]: expected a CIDR such as 10.0.0.0/8 or an address such as 192.0.2.10, got "proxy.internal"`,
+		`trusted_proxies[2]: expected a CIDR`,
+		`c.yaml:2:15: proxy_header: expected X-Forwarded-For or Forwarded`,
+	} {
+		if !strings.Contains(got, w) {
+			t.Errorf("problems %q lack %q", got, w)
+		}
+	}
+}
+
+// A resource or prompt with an empty role is a problem at the role.
+func TestResourcePromptRoles(t *testing.T) {
+	_, err := Parse("c.yaml", "/tmp", []byte(`servers:
+  s:
+    kind: echo
+    description: d
+    resources:
+      r: {uri: "docs://r", text: hi, roles: [admin, " "]}
+    prompts:
+      p: {roles: [""], messages: [{role: user, text: hi}]}
+`), echoKind{})
+	got := fmt.Sprint(err)
+	for _, w := range []string{"servers.s.resources.r.roles[1]: empty role", "servers.s.prompts.p.roles[0]: empty role"} {
+		if !strings.Contains(got, w) {
+			t.Errorf("problems %q lack %q", got, w)
+		}
+	}
+}

@@ -24,6 +24,14 @@ func (c *Config) validate(file string, root *yaml.Node, kinds Kinds) Problems {
 			ps = append(ps, Problem{File: file, Path: "listen", Msg: fmt.Sprintf("expected host:port such as %s: %v", DefaultListen, err)})
 		}
 	}
+	for i, tp := range c.TrustedProxies {
+		if _, ok := parseProxy(tp); !ok {
+			ps = append(ps, Problem{File: file, Path: fmt.Sprintf("trusted_proxies[%d]", i), Msg: fmt.Sprintf("expected a CIDR such as 10.0.0.0/8 or an address such as 192.0.2.10, got %q", tp)})
+		}
+	}
+	if h := c.ProxyHeader; h != "" && !strings.EqualFold(h, HeaderXForwardedFor) && !strings.EqualFold(h, HeaderForwarded) {
+		ps = append(ps, Problem{File: file, Path: "proxy_header", Msg: fmt.Sprintf("expected %s or %s (the header your proxy adds the client's address to), got %q", HeaderXForwardedFor, HeaderForwarded, h)})
+	}
 	for i, o := range c.Origins {
 		u, err := url.Parse(o)
 		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || (u.Path != "" && u.Path != "/") {
@@ -103,11 +111,7 @@ func validateServer(file, name string, s *Server, p string, kinds Kinds) Problem
 		if t.Description == "" {
 			add(tp+".description", "missing description: agents choose tools by their description")
 		}
-		for i, r := range t.Roles {
-			if strings.TrimSpace(r) == "" {
-				add(fmt.Sprintf("%s.roles[%d]", tp, i), "empty role")
-			}
-		}
+		checkRoles(tp, t.Roles, add)
 		ps = append(ps, validateSchema(file, tp+".inputSchema", t.InputSchema, true)...)
 		if t.OutputSchema != nil {
 			ps = append(ps, validateSchema(file, tp+".outputSchema", t.OutputSchema, false)...)
@@ -120,6 +124,7 @@ func validateServer(file, name string, s *Server, p string, kinds Kinds) Problem
 			add(rp, "empty resource definition; give at least uri and one of text, file or blob")
 			continue
 		}
+		checkRoles(rp, r.Roles, add)
 		ps = append(ps, validateResource(file, rp, r)...)
 	}
 	for _, pn := range s.PromptNames() {
@@ -129,6 +134,7 @@ func validateServer(file, name string, s *Server, p string, kinds Kinds) Problem
 			add(pp, "empty prompt definition; give at least messages")
 			continue
 		}
+		checkRoles(pp, pr.Roles, add)
 		args := map[string]bool{}
 		for i, a := range pr.Arguments {
 			if a.Name == "" {
@@ -173,6 +179,15 @@ func validateServer(file, name string, s *Server, p string, kinds Kinds) Problem
 	// The kind decodes its own sections; their problems are located already.
 	ps = append(ps, kinds.Decode(s)...)
 	return ps
+}
+
+// checkRoles reports the empty roles of a tool, resource or prompt at path.
+func checkRoles(path string, roles []string, add func(path, format string, args ...any)) {
+	for i, r := range roles {
+		if strings.TrimSpace(r) == "" {
+			add(fmt.Sprintf("%s.roles[%d]", path, i), "empty role; write a role name, or remove the entry")
+		}
+	}
 }
 
 var placeholder = lazy.Regexp{Expr: `\{\{\s*([A-Za-z0-9_.-]+)\s*\}\}`}

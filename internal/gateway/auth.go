@@ -234,12 +234,15 @@ func bearerPrincipal(r *http.Request) (p auth.Principal, ok bool) {
 	return p, true
 }
 
-// bearerUser is the user a request's credentials bind a legacy session to, as
-// withTokenInfo hands it to the SDK: the principal's user when it came with a bearer token,
-// else "".
+// bearerUser is the owner a request's credentials bind a legacy session to, as
+// withTokenInfo hands it to the SDK: the principal's owner (auth.Principal.Owner: its user
+// id in the namespace of how it authenticated) when it came with a bearer token, else "".
 func bearerUser(r *http.Request) string {
-	p, _ := bearerPrincipal(r)
-	return p.User
+	p, ok := bearerPrincipal(r)
+	if !ok {
+		return ""
+	}
+	return p.Owner()
 }
 
 // principalKey is where the principal rides in a go-sdk TokenInfo.
@@ -254,7 +257,7 @@ func withTokenInfo(h http.Handler, r *http.Request) http.Handler {
 	if !ok {
 		return h
 	}
-	ti := &sdkauth.TokenInfo{UserID: p.User, Extra: map[string]any{principalExtra: p}}
+	ti := &sdkauth.TokenInfo{UserID: p.Owner(), Extra: map[string]any{principalExtra: p}}
 	return sdkauth.RequireBearerToken(func(context.Context, string, *http.Request) (*sdkauth.TokenInfo, error) {
 		return ti, nil
 	}, &sdkauth.RequireBearerTokenOptions{AllowMissingExpiration: true})(h)
@@ -274,14 +277,19 @@ func principalOf(ctx context.Context, req mcp.Request) auth.Principal {
 	return auth.FromContext(ctx)
 }
 
-// principalMiddleware puts each MCP request's principal on its context, charges the rate
-// limits of requests the HTTP edge did not (see chargeMessage), and filters tools/list to
-// the tools the principal may call (tool roles); calls are checked again in callTool.
+// principalMiddleware puts each MCP request's principal (and its client, which a
+// server:// read charges and audits as the tools/call it makes) on its context, charges the
+// rate limits of requests the HTTP edge did not (see chargeMessage), and filters the lists
+// — tools, resources, resource templates, prompts — to what the principal may use (their
+// roles); calls, reads and gets are checked again when they are made.
 func (g *Gateway) principalMiddleware(e *Entry) mcp.Middleware {
 	return func(next mcp.MethodHandler) mcp.MethodHandler {
 		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 			p := principalOf(ctx, req)
 			ctx = auth.WithPrincipal(ctx, p)
+			if h := requestHeader(req); h.Get(clientHeader) != "" {
+				ctx = context.WithValue(ctx, clientCtx{}, clientID{key: h.Get(clientHeader), addr: h.Get(clientAddrHeader)})
+			}
 			if err := g.chargeMessage(ctx, e, method, req); err != nil {
 				return nil, err
 			}
@@ -289,24 +297,116 @@ func (g *Gateway) principalMiddleware(e *Entry) mcp.Middleware {
 			if method == "logging/setLevel" && err == nil && req.GetSession() != nil {
 				g.sessions.setLogging(req.GetSession().ID()) // calls may log: no lean path
 			}
-			if method != "tools/list" || err != nil {
-				return res, err
-			}
-			lr, ok := res.(*mcp.ListToolsResult)
-			if !ok || lr == nil {
+			if err != nil {
 				return res, err
 			}
 			st := e.state.Load()
-			kept := lr.Tools[:0:0]
-			for _, t := range lr.Tools {
-				if mayCall(p, st, t.Name) {
-					kept = append(kept, t)
+			switch lr := res.(type) {
+			case *mcp.ListToolsResult:
+				if lr != nil {
+					lr.Tools = keep(lr.Tools, func(t *mcp.Tool) bool { return mayCall(p, st, t.Name) })
+				}
+			case *mcp.ListResourcesResult:
+				if lr != nil {
+					lr.Resources = keep(lr.Resources, func(r *mcp.Resource) bool { return g.listable(p, st, r.URI, false) })
+				}
+			case *mcp.ListResourceTemplatesResult:
+				if lr != nil {
+					lr.ResourceTemplates = keep(lr.ResourceTemplates, func(t *mcp.ResourceTemplate) bool { return g.listable(p, st, t.URITemplate, true) })
+				}
+			case *mcp.ListPromptsResult:
+				if lr != nil {
+					lr.Prompts = keep(lr.Prompts, func(pr *mcp.Prompt) bool { return mayGetPrompt(p, st, pr.Name) })
 				}
 			}
-			lr.Tools = kept
-			return lr, nil
+			return res, nil
 		}
 	}
+}
+
+// keep returns the items of xs that ok accepts, in a new slice (never nil).
+func keep[T any](xs []T, ok func(T) bool) []T {
+	out := make([]T, 0, len(xs))
+	for _, x := range xs {
+		if ok(x) {
+			out = append(out, x)
+		}
+	}
+	return out
+}
+
+// mayRead reports whether principal p may read the resource of st whose URI (or, when
+// template, URI template) is key: it has one of the roles a configured resource asks for.
+// A server:// resource's read is then checked as the tools/call it makes
+// (readServerOutput).
+func mayRead(p auth.Principal, st *entryState, key string, template bool) bool {
+	roles := st.resourceRoles[key]
+	if template {
+		roles = st.templateRoles[key]
+	}
+	return auth.MayCallTool(p, roles)
+}
+
+// listable reports whether the resource (or template) key of st is listed to principal p:
+// p may read it (mayRead), and a configured server:// resource runs a tool p may call
+// (mayRunTarget) — what p cannot read is not offered.
+func (g *Gateway) listable(p auth.Principal, st *entryState, key string, template bool) bool {
+	if !mayRead(p, st, key, template) {
+		return false
+	}
+	reader := st.readers[key]
+	if template {
+		reader = st.templates[key]
+	}
+	if _, conf := reader.(configured); !conf {
+		return true
+	}
+	server, tool, ok := serverTarget(key)
+	return !ok || g.mayRunTarget(p, server, tool)
+}
+
+// mayGetPrompt reports whether principal p may see and get prompt name of st: it has one
+// of the roles the configured prompt asks for.
+func mayGetPrompt(p auth.Principal, st *entryState, name string) bool {
+	return auth.MayCallTool(p, st.promptRoles[name])
+}
+
+// serverTarget returns the server and tool a server://SERVER/TOOL?… URI (or URI
+// template) names; ok is false for another URI, or one whose server or tool is a template
+// variable.
+func serverTarget(uri string) (server, tool string, ok bool) {
+	rest, found := strings.CutPrefix(uri, "server://")
+	if !found {
+		return "", "", false
+	}
+	server, path, _ := strings.Cut(rest, "/")
+	if i := strings.IndexAny(path, "?{#"); i >= 0 {
+		path = path[:i]
+	}
+	tool = strings.Trim(path, "/")
+	if server == "" || tool == "" || strings.ContainsAny(server, "{}") {
+		return "", "", false
+	}
+	return server, tool, true
+}
+
+// mayRunTarget reports whether principal p may call tool of server as a tools/call on that
+// server: the server's rule and p's server list admit it, and it may call the tool (the
+// tool's roles, the backend's rules). A server or tool that does not exist says yes: the
+// read itself says what is wrong.
+func (g *Gateway) mayRunTarget(p auth.Principal, server, tool string) bool {
+	e := g.reg.get(server)
+	if e == nil {
+		return true
+	}
+	if auth.AuthorizeServer(p, e.Name, g.serverRule(e.Config())) != auth.Allow {
+		return false
+	}
+	st := e.state.Load()
+	if _, known := st.schemas[tool]; !known {
+		return true
+	}
+	return mayCall(p, st, tool)
 }
 
 // mayCall reports whether principal p may see and call tool name of st: it has one of the

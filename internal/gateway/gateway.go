@@ -88,6 +88,7 @@ type Gateway struct {
 	jwt       *auth.JWTVerifier // nil without auth.jwt
 
 	sessions  *sessionTable
+	proxies   proxies       // trusted_proxies: who a request's client is
 	stopSweep chan struct{} // ends the idle-session sweeper
 	closeOnce sync.Once
 	sseOwners sseOwners    // who opened each HTTP+SSE session
@@ -147,6 +148,7 @@ func New(ctx context.Context, cfg *config.Config, opts Options) (*Gateway, error
 	}
 	g.metrics = newMetrics(g)
 	g.sessions = newSessionTable(cfg.Limits.Sessions, cfg.Limits.SessionsPerClient)
+	g.proxies = newProxies(cfg)
 	g.stopSweep = make(chan struct{})
 	if opts.SessionTimeout > 0 {
 		go g.sessions.sweep(opts.SessionTimeout, g.stopSweep)

@@ -193,10 +193,11 @@ func (g *Gateway) serveEndpoint(w http.ResponseWriter, r *http.Request, name str
 	var release func()
 	if opens {
 		var status int
-		var msg string
-		release, status, msg = g.sessions.reserve(clientKey(r.RemoteAddr))
+		var limit, msg string
+		// Counted per principal when the caller is authenticated, else per client address
+		// (a trusted proxy's client's).
+		release, limit, status, msg = g.sessions.reserve(callerOf(r.Context(), r.Header))
 		if status != 0 {
-			limit := map[int]string{http.StatusTooManyRequests: "sessions_per_client", http.StatusServiceUnavailable: "sessions"}[status]
 			g.metrics.refused(limit)
 			w.Header().Set("Retry-After", "5")
 			writeRPCError(w, status, id, codeBusy, msg)

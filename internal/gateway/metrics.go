@@ -32,7 +32,7 @@ func newMetrics(g *Gateway) *metrics {
 	}, []string{"server", "code"})
 	m.refusals = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "mcpbridge_limit_refusals_total",
-		Help: "Requests and connections refused by a limit (sessions, sessions_per_client, concurrent_calls, concurrent_calls_per_principal, rate.per_principal, rate.per_server, connections, connections_per_client).",
+		Help: "Requests and connections refused by a limit (sessions, sessions_per_client, sessions_share, concurrent_calls, concurrent_calls_per_principal, rate.per_principal, rate.per_server, connections, connections_per_client).",
 	}, []string{"limit"})
 	sessions := prometheus.NewGaugeFunc(prometheus.GaugeOpts{
 		Name: "mcpbridge_open_sessions",

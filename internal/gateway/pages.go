@@ -82,10 +82,17 @@ func (g *Gateway) serveMeta(w http.ResponseWriter, r *http.Request, name string)
 	if c := e.Catalog(); c != nil {
 		tools := g.callableTools(r, e, c.Tools)
 		p.ToolCount, p.ToolGroups = len(tools), web.GroupTools(tools)
+		// The resources and prompts the caller may read and get, as their lists show them.
+		who, st := auth.FromContext(r.Context()), e.state.Load()
 		for _, res := range c.Resources {
-			p.Resources = append(p.Resources, web.Resource{URI: res.URI, Name: res.Name, Description: res.Description, MimeType: res.MIMEType})
+			if g.listable(who, st, res.URI, false) {
+				p.Resources = append(p.Resources, web.Resource{URI: res.URI, Name: res.Name, Description: res.Description, MimeType: res.MIMEType})
+			}
 		}
 		for _, pr := range c.Prompts {
+			if !mayGetPrompt(who, st, pr.Name) {
+				continue
+			}
 			pv := web.Prompt{Name: pr.Name, Description: pr.Description}
 			for _, a := range pr.Arguments {
 				pv.Arguments = append(pv.Arguments, web.PromptArg{Name: a.Name, Description: a.Description, Required: a.Required})

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
-	"net"
 	"net/http"
 	"strings"
 	"sync"
@@ -37,14 +36,12 @@ type clientCtx struct{}
 type clientID struct{ key, addr string }
 
 // withCaller strips the internal headers a client may have sent and records who the
-// client is (its address key, and its address) on the request and its context.
-func withCaller(h http.Handler) http.Handler {
+// client is (its address key, and its address) on the request and its context: the
+// connection's peer, or the client a trusted proxy names (proxies.client).
+func (g *Gateway) withCaller(h http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		r.Header.Del(admittedHeader)
-		addr, _, err := net.SplitHostPort(r.RemoteAddr)
-		if err != nil {
-			addr = r.RemoteAddr
-		}
+		addr := g.proxies.client(r)
 		cl := clientID{key: clientKey(addr), addr: addr}
 		r.Header.Set(clientHeader, cl.key)
 		r.Header.Set(clientAddrHeader, cl.addr)
@@ -62,11 +59,12 @@ func clientAddr(ctx context.Context, h http.Header) string {
 	return cl.addr
 }
 
-// callerKey identifies a caller for the per-caller limits: the principal's user id, else
-// the client's address key (an IPv4 address or an IPv6 /64).
+// callerKey identifies a caller for the per-caller limits: the principal's owner (its user
+// id in the namespace of how it authenticated), else the client's address key (an IPv4
+// address or an IPv6 /64).
 func callerKey(p auth.Principal, client string) string {
 	if p.Authenticated() {
-		return "user:" + p.User
+		return "user:" + p.Owner()
 	}
 	if client == "" {
 		client = "local"

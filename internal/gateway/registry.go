@@ -60,6 +60,11 @@ type entryState struct {
 	readers   map[string]backend.ResourceReader
 	templates map[string]backend.ResourceReader
 	prompts   map[string]backend.PromptGetter
+	// The roles the configured resources (by URI), templates (by URI template) and prompts
+	// (by name) require; absent: none beyond the server's rule.
+	resourceRoles map[string][]string
+	templateRoles map[string][]string
+	promptRoles   map[string][]string
 	// unavailable says why the server cannot be served now ("" when it can).
 	unavailable string
 }
@@ -172,11 +177,16 @@ func (g *Gateway) newEntry(name, title, instructions string) *Entry {
 			// The source that offers the prompt or template completes it; else the backend.
 			var owner any = st.backend
 			if ref := req.Params.Ref; ref != nil {
+				p := auth.FromContext(ctx)
 				switch ref.Type {
 				case "ref/prompt":
-					owner = st.prompts[ref.Name]
+					if owner = st.prompts[ref.Name]; !mayGetPrompt(p, st, ref.Name) {
+						owner = nil // what the principal may not get, it may not complete
+					}
 				case "ref/resource":
-					owner = st.templates[ref.URI]
+					if owner = st.templates[ref.URI]; !mayRead(p, st, ref.URI, true) {
+						owner = nil
+					}
 				}
 			}
 			if c, ok := owner.(backend.Completer); ok {
@@ -285,10 +295,11 @@ func (g *Gateway) deps(s *config.Server) backend.Deps {
 func (g *Gateway) stateFor(s *config.Server, b backend.Backend, l *live, cat *backend.Catalog) (*entryState, error) {
 	st := &entryState{
 		cfg: s, backend: b, live: l, catalog: &backend.Catalog{},
-		schemas:   map[string]*jsonschema.Resolved{},
-		readers:   map[string]backend.ResourceReader{},
-		templates: map[string]backend.ResourceReader{},
-		prompts:   map[string]backend.PromptGetter{},
+		schemas:       map[string]*jsonschema.Resolved{},
+		readers:       map[string]backend.ResourceReader{},
+		templates:     map[string]backend.ResourceReader{},
+		prompts:       map[string]backend.PromptGetter{},
+		resourceRoles: map[string][]string{}, templateRoles: map[string][]string{}, promptRoles: map[string][]string{},
 	}
 	filter := s.Filter()
 	for _, t := range cat.Tools {
@@ -324,6 +335,9 @@ func (g *Gateway) stateFor(s *config.Server, b backend.Backend, l *live, cat *ba
 		if r.URITemplate != "" {
 			st.catalog.Templates = append(st.catalog.Templates, &mcp.ResourceTemplate{URITemplate: r.URITemplate, Name: cmp.Or(r.Name, name), Title: r.Title, Description: r.Description, MIMEType: r.MimeType})
 			st.templates[r.URITemplate] = conf
+			if len(r.Roles) > 0 {
+				st.templateRoles[r.URITemplate] = r.Roles
+			}
 			continue
 		}
 		res := &mcp.Resource{URI: r.URI, Name: cmp.Or(r.Name, name), Title: r.Title, Description: r.Description, MIMEType: r.MimeType}
@@ -336,6 +350,11 @@ func (g *Gateway) stateFor(s *config.Server, b backend.Backend, l *live, cat *ba
 			st.catalog.Resources = append(st.catalog.Resources, res)
 		}
 		st.readers[r.URI] = conf
+		if len(r.Roles) > 0 {
+			st.resourceRoles[r.URI] = r.Roles
+		} else {
+			delete(st.resourceRoles, r.URI)
+		}
 	}
 	for _, name := range s.PromptNames() {
 		p := s.Prompts[name]
@@ -347,6 +366,9 @@ func (g *Gateway) stateFor(s *config.Server, b backend.Backend, l *live, cat *ba
 			st.catalog.Prompts = append(st.catalog.Prompts, mp)
 		}
 		st.prompts[name] = conf
+		if len(p.Roles) > 0 {
+			st.promptRoles[name] = p.Roles
+		}
 	}
 	return st, nil
 }
@@ -698,7 +720,9 @@ func (g *Gateway) promptHandler(e *Entry, name string) mcp.PromptHandler {
 			defer st.live.exit()
 		}
 		pg := st.prompts[name]
-		if pg == nil {
+		if p := auth.FromContext(ctx); pg == nil || !mayGetPrompt(p, st, name) {
+			// A prompt the principal may not get is answered as one that does not exist:
+			// prompts/list does not show it either.
 			return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("unknown prompt %q", name)}
 		}
 		return pg.GetPrompt(ctx, &backend.PromptRequest{

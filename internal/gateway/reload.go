@@ -13,8 +13,8 @@ import (
 // definition changed are opened anew and replace the old ones (connected clients get
 // list_changed notifications, calls in flight finish on the old backend), new servers are
 // added, removed ones retired; unchanged servers keep running untouched. Top-level settings
-// (listen, store, limits, audit, origins, admin, variables) take effect at the next start; Reload
-// returns the names of those that changed so the caller can say so.
+// (listen, trusted_proxies, store, limits, audit, origins, admin, variables) take effect at
+// the next start; Reload returns the names of those that changed so the caller can say so.
 func (g *Gateway) Reload(ctx context.Context, next *config.Config) (needRestart []string) {
 	for _, name := range next.ServerNames() {
 		s := next.Servers[name]
@@ -76,6 +76,9 @@ func (g *Gateway) Reload(ctx context.Context, next *config.Config) (needRestart 
 	}
 	if !slices.Equal(cur.Origins, next.Origins) {
 		needRestart = append(needRestart, "origins")
+	}
+	if !slices.Equal(cur.TrustedProxies, next.TrustedProxies) || cur.ProxyHeader != next.ProxyHeader {
+		needRestart = append(needRestart, "trusted_proxies")
 	}
 	if !slices.Equal(cur.Admin.Keys, next.Admin.Keys) {
 		needRestart = append(needRestart, "admin")

@@ -3,6 +3,7 @@ package gateway
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"mime"
@@ -37,11 +38,13 @@ func (g *Gateway) resourceHandler(e *Entry, uri string) mcp.ResourceHandler {
 		if entered {
 			defer st.live.exit()
 		}
-		r := st.readers[uri]
-		if r == nil {
+		r, p := st.readers[uri], auth.FromContext(ctx)
+		if r == nil || !mayRead(p, st, uri, false) {
+			// A resource the principal may not read is answered as one that does not
+			// exist: resources/list does not show it either.
 			return nil, mcp.ResourceNotFoundError(uri)
 		}
-		return r.ReadResource(ctx, auth.FromContext(ctx), uri)
+		return r.ReadResource(ctx, p, uri)
 	}
 }
 
@@ -53,11 +56,11 @@ func (g *Gateway) templateHandler(e *Entry, template string) mcp.ResourceHandler
 			return nil, mcp.ResourceNotFoundError(req.Params.URI)
 		}
 		defer st.live.exit()
-		r := st.templates[template]
-		if r == nil {
+		r, p := st.templates[template], auth.FromContext(ctx)
+		if r == nil || !mayRead(p, st, template, true) {
 			return nil, mcp.ResourceNotFoundError(req.Params.URI)
 		}
-		return r.ReadResource(ctx, auth.FromContext(ctx), req.Params.URI)
+		return r.ReadResource(ctx, p, req.Params.URI)
 	}
 }
 
@@ -68,8 +71,9 @@ type configured struct {
 	s *config.Server
 }
 
-// ReadResource reads one configured resource, lazily.
-func (c configured) ReadResource(ctx context.Context, _ auth.Principal, uri string) (*mcp.ReadResourceResult, error) {
+// ReadResource reads one configured resource, lazily, for principal p (who is also the
+// principal on ctx): a resource whose roles p lacks is not found.
+func (c configured) ReadResource(ctx context.Context, p auth.Principal, uri string) (*mcp.ReadResourceResult, error) {
 	var r *config.Resource
 	for _, x := range c.s.Resources {
 		if x.URI == uri {
@@ -77,7 +81,10 @@ func (c configured) ReadResource(ctx context.Context, _ auth.Principal, uri stri
 		}
 	}
 	if r == nil {
-		return c.readTemplate(ctx, uri)
+		return c.readTemplate(ctx, p, uri)
+	}
+	if !auth.MayCallTool(p, r.Roles) {
+		return nil, mcp.ResourceNotFoundError(uri)
 	}
 	rc, err := c.g.readResource(ctx, c.s, r)
 	if err != nil {
@@ -93,10 +100,10 @@ func (c configured) ReadResource(ctx context.Context, _ auth.Principal, uri stri
 // readTemplate reads uri through the configured template it matches: a server:// template
 // runs the tool with the URI's query, a file template reads the file named by the URI's
 // variables (each one path segment).
-func (c configured) readTemplate(ctx context.Context, uri string) (*mcp.ReadResourceResult, error) {
+func (c configured) readTemplate(ctx context.Context, p auth.Principal, uri string) (*mcp.ReadResourceResult, error) {
 	for _, name := range c.s.ResourceNames() {
 		r := c.s.Resources[name]
-		if r.URITemplate == "" {
+		if r.URITemplate == "" || !auth.MayCallTool(p, r.Roles) {
 			continue
 		}
 		tpl, err := uritemplate.New(r.URITemplate)
@@ -113,7 +120,7 @@ func (c configured) readTemplate(ctx context.Context, uri string) (*mcp.ReadReso
 			if err != nil {
 				return nil, mcp.ResourceNotFoundError(uri)
 			}
-			if rc, err = c.g.readServerOutput(ctx, uri, u); err != nil {
+			if rc, err = c.g.readServerOutput(ctx, c.s.Name, uri, u); err != nil {
 				return nil, err
 			}
 		} else {
@@ -201,7 +208,7 @@ func (c configured) GetPrompt(ctx context.Context, r *backend.PromptRequest) (*m
 		var content mcp.Content
 		switch {
 		case m.Resource != "":
-			rr, err := c.ReadResource(ctx, auth.Principal{}, m.Resource)
+			rr, err := c.ReadResource(ctx, r.Principal, m.Resource)
 			if err != nil {
 				return nil, err
 			}
@@ -259,23 +266,45 @@ func (g *Gateway) readResource(ctx context.Context, s *config.Server, r *config.
 		b, _ := json.MarshalIndent(v, "", "  ")
 		return &mcp.ResourceContents{Text: string(b), MIMEType: "application/json"}, nil
 	case u != nil && u.Scheme == "server":
-		return g.readServerOutput(ctx, r.URI, u)
+		return g.readServerOutput(ctx, s.Name, r.URI, u)
 	}
 	return nil, mcp.ResourceNotFoundError(r.URI)
 }
 
-// readServerOutput runs server://SERVER/TOOL?arg=value and returns the tool's output.
-func (g *Gateway) readServerOutput(ctx context.Context, uri string, u *url.URL) (*mcp.ResourceContents, error) {
+// readServerOutput runs server://SERVER/TOOL?arg=value for the reader — the principal and
+// client on ctx — and returns the tool's output. The read of a resource of server via takes
+// the path of a tools/call of TOOL on SERVER by the same caller: SERVER's rule and the
+// principal's server list, SERVER's rate limit (charged here when SERVER is not via, whose
+// read request was charged already), then runTool — the tool's roles, argument validation,
+// the caller's and the server's call slots, the call timeout, metrics — and report, the
+// log line and the audit row.
+func (g *Gateway) readServerOutput(ctx context.Context, via, uri string, u *url.URL) (*mcp.ResourceContents, error) {
 	e := g.reg.get(u.Host)
 	tool := strings.Trim(u.Path, "/")
 	if e == nil {
 		return nil, resourceError(uri, "server %q does not exist", u.Host)
 	}
-	st, entered := e.enter()
-	if !entered {
-		return nil, resourceError(uri, "server %q is disabled or unavailable", u.Host)
+	p := auth.FromContext(ctx)
+	switch auth.AuthorizeServer(p, e.Name, g.serverRule(e.Config())) {
+	case auth.Allow:
+	case auth.Unauthenticated:
+		g.log.InfoContext(ctx, "server resource refused: the target server needs credentials", "server", via, "target", e.Name, "tool", tool, "request_id", requestID(ctx))
+		return nil, refusedRead(uri, "server %q needs credentials: read it with an API key or access token that server admits", e.Name)
+	default:
+		g.log.InfoContext(ctx, "server resource refused: not for this principal", "server", via, "target", e.Name, "tool", tool, "user", p.User, "via", p.Via, "request_id", requestID(ctx))
+		return nil, refusedRead(uri, "these credentials may not use server %q", e.Name)
 	}
-	defer st.live.exit()
+	if !e.Config().IsEnabled() {
+		return nil, resourceError(uri, "server %q is disabled (enabled: false in its definition)", e.Name)
+	}
+	if reason := e.Unavailable(); reason != "" {
+		return nil, resourceError(uri, "server %q is unavailable", e.Name)
+	}
+	if e.Name != via {
+		if err := g.chargeMessage(ctx, e, "tools/call", nil); err != nil {
+			return nil, readError(uri, err)
+		}
+	}
 	args := map[string]any{}
 	for k, vs := range u.Query() {
 		if len(vs) == 1 {
@@ -285,29 +314,35 @@ func (g *Gateway) readServerOutput(ctx context.Context, uri string, u *url.URL) 
 		}
 	}
 	raw, _ := json.Marshal(args)
-	schema, ok := st.schemas[tool]
-	if !ok {
-		return nil, resourceError(uri, "server %s has no tool %q", u.Host, tool)
-	}
-	valid, msg := validateArgs(schema, raw)
-	if msg != "" {
-		return nil, resourceError(uri, "%s", msg)
-	}
-	release, err := e.calls.acquire(ctx, e.Name, g.cfg.Limits.CallQueueWait)
+	// No header: the call takes the caller's slot (the edge took none for a read), and its
+	// caller and client come from ctx (principalMiddleware, withCaller).
+	req := &mcp.CallToolRequest{Params: &mcp.CallToolParamsRaw{Name: tool, Arguments: raw}}
+	res, rec, err := g.runTool(ctx, e, tool, req)
+	g.report(ctx, e, tool, req, rec, res, err)
 	if err != nil {
-		return nil, err
-	}
-	defer release()
-	res, err := st.backend.CallTool(ctx, &backend.Call{Name: tool, Arguments: valid, Principal: auth.FromContext(ctx), Session: backend.NoSession{}})
-	if err != nil {
-		g.log.ErrorContext(ctx, "server resource", "uri", uri, "error", err)
-		return nil, resourceError(uri, "the tool failed inside the gateway")
+		return nil, readError(uri, err)
 	}
 	text := resultText(res)
 	if res.IsError {
 		return nil, resourceError(uri, "%s", text)
 	}
 	return &mcp.ResourceContents{Text: text}, nil
+}
+
+// readError is the error of a server:// read whose tool call failed with err: the call's
+// JSON-RPC error (code and data kept: a limit stays a limit) with the URI in its message.
+func readError(uri string, err error) error {
+	var je *jsonrpc.Error
+	if errors.As(err, &je) {
+		return &jsonrpc.Error{Code: je.Code, Message: fmt.Sprintf("reading %s: %s", uri, je.Message), Data: je.Data}
+	}
+	return resourceError(uri, "the tool failed inside the gateway")
+}
+
+// refusedRead is the error of a server:// read the reader may not make: invalid params
+// (the URI names what the caller may not use), with what to do.
+func refusedRead(uri, format string, args ...any) error {
+	return &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("reading %s: ", uri) + fmt.Sprintf(format, args...)}
 }
 
 func resultText(res *mcp.CallToolResult) string {

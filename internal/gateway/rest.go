@@ -121,14 +121,11 @@ func (g *Gateway) restCallTool(w http.ResponseWriter, r *http.Request, e *Entry,
 	restJSON(w, http.StatusOK, res)
 }
 
+// restResources lists the resources and templates the caller may read.
 func (g *Gateway) restResources(w http.ResponseWriter, r *http.Request, e *Entry, st *entryState) {
-	resources, templates := st.catalog.Resources, st.catalog.Templates
-	if resources == nil {
-		resources = []*mcp.Resource{}
-	}
-	if templates == nil {
-		templates = []*mcp.ResourceTemplate{}
-	}
+	p := auth.FromContext(r.Context())
+	resources := keep(st.catalog.Resources, func(x *mcp.Resource) bool { return g.listable(p, st, x.URI, false) })
+	templates := keep(st.catalog.Templates, func(t *mcp.ResourceTemplate) bool { return g.listable(p, st, t.URITemplate, true) })
 	restJSON(w, http.StatusOK, map[string]any{"resources": resources, "resourceTemplates": templates})
 }
 
@@ -143,20 +140,23 @@ func (g *Gateway) restReadResource(w http.ResponseWriter, r *http.Request, e *En
 		restError(w, http.StatusBadRequest, `the body needs "uri", the resource to read: {"uri": "..."}`)
 		return
 	}
+	key, template := body.URI, false
 	reader := st.readers[body.URI]
 	if reader == nil {
 		for tmpl, rd := range st.templates {
 			if t, err := uritemplate.New(tmpl); err == nil && t.Match(body.URI) != nil {
-				reader = rd
+				key, template, reader = tmpl, true, rd
 				break
 			}
 		}
 	}
-	if reader == nil {
+	p := auth.FromContext(r.Context())
+	if reader == nil || !mayRead(p, st, key, template) {
+		// A resource the caller may not read answers as one that does not exist.
 		restError(w, http.StatusNotFound, fmt.Sprintf("no resource %q on server %q; GET /api/mcp/%s/resources lists them", body.URI, e.Name, e.Name))
 		return
 	}
-	res, err := reader.ReadResource(r.Context(), auth.FromContext(r.Context()), body.URI)
+	res, err := reader.ReadResource(r.Context(), p, body.URI)
 	if err != nil {
 		restRPCError(w, err, fmt.Sprintf("GET /api/mcp/%s/resources lists the resources", e.Name))
 		return
@@ -164,11 +164,10 @@ func (g *Gateway) restReadResource(w http.ResponseWriter, r *http.Request, e *En
 	restJSON(w, http.StatusOK, res)
 }
 
+// restPrompts lists the prompts the caller may get.
 func (g *Gateway) restPrompts(w http.ResponseWriter, r *http.Request, e *Entry, st *entryState) {
-	prompts := st.catalog.Prompts
-	if prompts == nil {
-		prompts = []*mcp.Prompt{}
-	}
+	p := auth.FromContext(r.Context())
+	prompts := keep(st.catalog.Prompts, func(x *mcp.Prompt) bool { return mayGetPrompt(p, st, x.Name) })
 	restJSON(w, http.StatusOK, map[string]any{"prompts": prompts})
 }
 

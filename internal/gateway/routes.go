@@ -28,7 +28,7 @@ func (g *Gateway) middleware() []func(http.Handler) http.Handler {
 		g.checkHost,     // Host on loopback connections (DNS rebinding)
 		g.checkOrigin,   // browser Origin allow-list
 		g.authenticate,  // credentials → auth.Principal on the context
-		withCaller,      // the client's address key, for anonymous callers' limits
+		g.withCaller,    // the client's address (a trusted proxy's header), for limits and audit
 		g.limitRequest,  // request body cap
 	}
 }

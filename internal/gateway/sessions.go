@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/http"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -11,16 +12,17 @@ import (
 )
 
 // sessionTable counts legacy-era sessions — Streamable HTTP sessions (Mcp-Session-Id) and
-// HTTP+SSE streams — in all and per client, across servers, and remembers the protocol
-// version each Streamable HTTP session negotiated. Both kinds live in this process's memory
-// until they end or sit idle for limits.session_idle, so both are capped
-// (limits.sessions, limits.sessions_per_client).
+// HTTP+SSE streams — in all and per caller (callerKey: an authenticated principal, else a
+// client address), across servers, and remembers the protocol version each Streamable HTTP
+// session negotiated. Both kinds live in this process's memory until they end or sit idle
+// for limits.session_idle, so both are capped (limits.sessions, limits.sessions_per_client),
+// and the last quarter of the total goes to callers that hold few (see reserve).
 type sessionTable struct {
 	total, perClient int
 
 	mu       sync.Mutex
 	open     int            // sessions open, or being opened under a reservation
-	byClient map[string]int // the same, per client
+	byClient map[string]int // the same, per caller
 	byID     map[string]*sessionInfo
 	// logging holds the sessions whose client set a log level, also before bind: a client
 	// may send logging/setLevel as soon as it has read the initialize answer.
@@ -45,19 +47,45 @@ func newSessionTable(total, perClient int) *sessionTable {
 	return &sessionTable{total: total, perClient: perClient, byClient: map[string]int{}, byID: map[string]*sessionInfo{}, logging: map[string]time.Time{}}
 }
 
-// reserve takes a slot for a session that client is about to open. It returns a release
-// function, to be called once when the session ends or was never opened, or, when a cap is
-// reached, the HTTP status to refuse with and a message: 429 for the client's cap, 503 for
-// the total.
-func (t *sessionTable) reserve(client string) (release func(), status int, msg string) {
+// highWater is how many open sessions make the table nearly full (three quarters of total,
+// rounded up): from there on, a new session goes only to a caller that holds fewer than
+// share sessions.
+func (t *sessionTable) highWater() int { return (3*t.total + 3) / 4 }
+
+// share is what a caller may hold and still open a session once the table is nearly full: a
+// quarter of sessions_per_client, at least 1.
+func (t *sessionTable) share() int { return max(1, t.perClient/4) }
+
+// reserve takes a slot for a session that caller (callerKey) is about to open. It returns a
+// release function, to be called once when the session ends or was never opened, or, when
+// a limit refuses it, the limit's name, the HTTP status to refuse with and a message:
+//
+//   - sessions_per_client (429): the caller holds sessions_per_client sessions;
+//   - sessions_share (429): three quarters or more of limits.sessions are open and the
+//     caller already holds a quarter of sessions_per_client (at least 1), so the rest is
+//     kept for callers that hold fewer — a few addresses cannot take every session;
+//   - sessions (503): limits.sessions are open.
+func (t *sessionTable) reserve(caller string) (release func(), limit string, status int, msg string) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	switch {
-	case t.byClient[client] >= t.perClient:
-		return nil, http.StatusTooManyRequests, fmt.Sprintf("too many sessions from your address (%d open; limits.sessions_per_client is %d): end sessions you no longer use (DELETE with their Mcp-Session-Id) or send MCP-Protocol-Version: %s for stateless requests", t.byClient[client], t.perClient, modernVersion)
-	case t.open >= t.total:
-		return nil, http.StatusServiceUnavailable, fmt.Sprintf("the gateway holds as many sessions as it allows (limits.sessions is %d); retry shortly, or send MCP-Protocol-Version: %s for stateless requests", t.total, modernVersion)
+	whose := "from your address"
+	if strings.HasPrefix(caller, "user:") {
+		whose = "for your credentials"
 	}
+	held := t.byClient[caller]
+	switch {
+	case held >= t.perClient:
+		return nil, "sessions_per_client", http.StatusTooManyRequests, fmt.Sprintf("too many sessions %s (%d open; limits.sessions_per_client is %d): end sessions you no longer use (DELETE with their Mcp-Session-Id) or send MCP-Protocol-Version: %s for stateless requests", whose, held, t.perClient, modernVersion)
+	case t.open >= t.highWater() && held >= t.share():
+		fewer := fmt.Sprintf("fewer than %d", t.share())
+		if t.share() == 1 {
+			fewer = "none"
+		}
+		return nil, "sessions_share", http.StatusTooManyRequests, fmt.Sprintf("the gateway is nearly full (%d of %d sessions open; limits.sessions) and keeps the rest for callers that hold %s; you hold %d %s: end sessions you no longer use (DELETE with their Mcp-Session-Id), retry later, or send MCP-Protocol-Version: %s for stateless requests", t.open, t.total, fewer, held, whose, modernVersion)
+	case t.open >= t.total:
+		return nil, "sessions", http.StatusServiceUnavailable, fmt.Sprintf("the gateway holds as many sessions as it allows (limits.sessions is %d); retry shortly, or send MCP-Protocol-Version: %s for stateless requests", t.total, modernVersion)
+	}
+	client := caller
 	t.open++
 	t.byClient[client]++
 	var once sync.Once
@@ -70,7 +98,7 @@ func (t *sessionTable) reserve(client string) (release func(), status int, msg s
 				delete(t.byClient, client)
 			}
 		})
-	}, 0, ""
+	}, "", 0, ""
 }
 
 // bind records a Streamable HTTP session opened under a reservation. The reservation is

@@ -13,10 +13,12 @@ import (
 )
 
 // Issue 12.7: one client opening sessions without end. Past sessions_per_client it gets 429
-// with Retry-After, past sessions everyone gets 503; other clients still get in; a DELETE and
-// idle expiry give slots back; legacy SSE streams count as sessions.
+// with Retry-After; from three quarters of sessions on, a client that holds one gets 429 too
+// (issue 20.7: the rest is for clients that hold fewer), past sessions everyone gets 503;
+// other clients still get in; a DELETE and idle expiry give slots back; legacy SSE streams
+// count as sessions.
 func TestAttackSessionFlood(t *testing.T) {
-	lb := serveLoopback(t, limitsSection("{sessions: 12, sessions_per_client: 5, drain_period: 1s}")+echoServers, gateway.Options{}, nil)
+	lb := serveLoopback(t, limitsSection("{sessions: 16, sessions_per_client: 5, drain_period: 1s}")+echoServers, gateway.Options{}, nil)
 	url := lb.base + "/mcp/demo"
 	attacker := clientFrom("127.0.0.1")
 	before := heapInUse()
@@ -75,14 +77,23 @@ func TestAttackSessionFlood(t *testing.T) {
 	if resp, b := rawPost(t, third, url, nil, initBody("2025-11-25")); resp.StatusCode != 429 {
 		t.Errorf("initialize beside five SSE streams: %d %s", resp.StatusCode, b)
 	}
-	// 5 + 1 + 5 = 11 of 12: one more from a fourth address, then the gateway is full for all.
+	// 5 + 1 + 5 = 11 of 16: one more from a fourth address makes 12, three quarters; from
+	// then on only addresses that hold no session get one, until the gateway is full for all.
 	fourth := clientFrom("127.0.0.4")
 	if resp, b := rawPost(t, fourth, url, nil, initBody("2025-11-25")); resp.StatusCode != 200 {
 		t.Fatalf("12th session: %d %s", resp.StatusCode, b)
 	}
-	resp, b := rawPost(t, fourth, lb.base+"/mcp/other", nil, initBody("2025-11-25"))
+	if resp, b := rawPost(t, fourth, lb.base+"/mcp/other", nil, initBody("2025-11-25")); resp.StatusCode != http.StatusTooManyRequests || !strings.Contains(string(b), "nearly full") {
+		t.Errorf("a 2nd session of the fourth address past three quarters: %d %s, want 429", resp.StatusCode, b)
+	}
+	for _, ip := range []string{"127.0.0.6", "127.0.0.7", "127.0.0.8", "127.0.0.9"} {
+		if resp, b := rawPost(t, clientFrom(ip), url, nil, initBody("2025-11-25")); resp.StatusCode != 200 {
+			t.Fatalf("a session of new address %s: %d %s", ip, resp.StatusCode, b)
+		}
+	}
+	resp, b := rawPost(t, clientFrom("127.0.0.10"), lb.base+"/mcp/other", nil, initBody("2025-11-25"))
 	if resp.StatusCode != http.StatusServiceUnavailable || resp.Header.Get("Retry-After") == "" {
-		t.Errorf("13th session: %d Retry-After=%q %s", resp.StatusCode, resp.Header.Get("Retry-After"), b)
+		t.Errorf("17th session: %d Retry-After=%q %s", resp.StatusCode, resp.Header.Get("Retry-After"), b)
 	}
 	// Modern-era requests need no session and are still served.
 	mcs := connectFrom(t, "127.0.0.5", url, "2026-07-28")
@@ -97,9 +108,16 @@ func TestAttackSessionFlood(t *testing.T) {
 		if resp, err := attacker.Do(req); err != nil || resp.StatusCode != 204 {
 			t.Fatalf("DELETE: %v %v", resp, err)
 		}
-		if resp, b := rawPost(t, attacker, url, nil, initBody("2025-11-25")); resp.StatusCode != 200 {
-			t.Errorf("initialize after DELETE: %d %s", resp.StatusCode, b)
-		}
+		// The slot goes to an address that holds none; the attacker, holding four, is still
+		// past its share.
+		eleventh := clientFrom("127.0.0.11")
+		waitFor(t, 10*time.Second, "the deleted session's slot", func() bool {
+			resp, b := rawPost(t, eleventh, url, nil, initBody("2025-11-25"))
+			if resp.StatusCode != 200 && resp.StatusCode != http.StatusServiceUnavailable {
+				t.Fatalf("initialize after DELETE: %d %s", resp.StatusCode, b)
+			}
+			return resp.StatusCode == 200
+		})
 	}
 }
 

@@ -9,6 +9,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/mcpbridge/mcpbridge/internal/auth"
 	"github.com/mcpbridge/mcpbridge/internal/backend"
 	"github.com/mcpbridge/mcpbridge/internal/config"
 )
@@ -79,6 +80,9 @@ func (g *Gateway) subscribe(e *Entry) func(context.Context, *mcp.SubscribeReques
 	return func(ctx context.Context, req *mcp.SubscribeRequest) error {
 		uri := req.Params.URI
 		st := e.state.Load()
+		if st.readers[uri] != nil && !mayRead(auth.FromContext(ctx), st, uri, false) {
+			return mcp.ResourceNotFoundError(uri) // as resources/read answers it
+		}
 		if sb := subscriber(st, uri); sb != nil {
 			return g.watch.subscribeBackend(ctx, e.Name, sb, uri)
 		}

@@ -48,8 +48,8 @@ import (
 )
 
 // AnonymousOwner owns the work sessions of callers without a user id (authentication off):
-// they all share one owner.
-const AnonymousOwner = "anonymous"
+// they all share one owner, which no authenticated caller's owner equals.
+const AnonymousOwner = auth.AnonymousOwner
 
 // pageRenderer renders the current page for the agent: agentRender (internal/lowdefy/render)
 // in service; tests may use another.
@@ -203,13 +203,9 @@ func (b *Backend) CallTool(ctx context.Context, c *backend.Call) (*mcp.CallToolR
 	return backend.ErrorResult("unknown tool %q: this server offers session_create, session_list, session_close, navigate, interact, get_state and get_pages", c.Name), nil
 }
 
-// owner is the store owner of the caller's sessions.
-func owner(p auth.Principal) string {
-	if p.User == "" {
-		return AnonymousOwner
-	}
-	return p.User
-}
+// owner is the store owner of the caller's sessions: the principal's owner, namespaced by
+// how it authenticated (auth.Principal.Owner).
+func owner(p auth.Principal) string { return p.Owner() }
 
 // userOf is the Lowdefy user (_user, and what auth.pages rules are checked against) of a
 // principal: nil for an anonymous caller.

@@ -249,7 +249,7 @@ func TestLogATicket(t *testing.T) {
 	alice2.call("get_state", map[string]any{"sessionId": sid}, true)
 
 	// The audit trail is kept with the session: every step, in order.
-	ws, err := st.WorkSessions.Load(context.Background(), sid, "alice")
+	ws, err := st.WorkSessions.Load(context.Background(), sid, "key:alice") // alice's API key (auth.Principal.Owner)
 	if err != nil {
 		t.Fatal(err)
 	}

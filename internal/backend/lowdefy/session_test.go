@@ -119,7 +119,7 @@ func TestSessionAuditTrail(t *testing.T) {
 	}
 	f.call(b, f.ada, "interact", map[string]any{"sessionId": sid, "actions": []any{
 		map[string]any{"type": "setValue", "blockId": "no_such_block", "value": "x"}}}, false)
-	ws, err := f.st.WorkSessions.Load(context.Background(), sid, f.ada.User)
+	ws, err := f.st.WorkSessions.Load(context.Background(), sid, f.ada.Owner())
 	if err != nil {
 		t.Fatal(err)
 	}

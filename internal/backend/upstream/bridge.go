@@ -67,7 +67,7 @@ func (u *upstream) callParked(ctx context.Context, call *backend.Call, name stri
 	upCtx, cancel := context.WithTimeout(c.life, u.src.Timeout)
 	upCtx = withNotes(upCtx, n)
 	p := &parked{
-		id: randomHex(16), user: call.Principal.User, u: u, c: c, upCtx: upCtx, cancel: cancel, cs: cs,
+		id: randomHex(16), user: call.Principal.Owner(), u: u, c: c, upCtx: upCtx, cancel: cancel, cs: cs,
 		events: make(chan parkEvent, 16), waiting: map[string]chan parkReply{},
 	}
 	p.f = c.begin(ctx, call.Session)
@@ -202,7 +202,7 @@ func (b *Backend) unpark(id string) *parked {
 // resume takes up a parked call with the answers of the client's retry.
 func (b *Backend) resume(ctx context.Context, call *backend.Call, u *upstream, id string) (*mcp.CallToolResult, error) {
 	p := b.unpark(id)
-	if p == nil || p.user != call.Principal.User || p.u != u {
+	if p == nil || p.user != call.Principal.Owner() || p.u != u {
 		if p != nil {
 			b.park(p) // not this caller's: leave it for its owner
 		}

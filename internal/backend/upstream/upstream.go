@@ -419,7 +419,7 @@ func (u *upstream) connFor(call *backend.Call) (*conn, error) {
 	}
 	key := call.Session.ID()
 	if key == "" {
-		key = statelessKey + call.Principal.User
+		key = statelessKey + call.Principal.Owner()
 	}
 	u.mu.Lock()
 	defer u.mu.Unlock()
