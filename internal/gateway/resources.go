@@ -41,7 +41,7 @@ func (g *Gateway) resourceHandler(e *Entry, uri string) mcp.ResourceHandler {
 		if r == nil {
 			return nil, mcp.ResourceNotFoundError(uri)
 		}
-		return r.ReadResource(ctx, auth.FromContext(ctx), uri)
+		return g.scrubRead(r.ReadResource(ctx, auth.FromContext(ctx), uri))
 	}
 }
 
@@ -57,7 +57,7 @@ func (g *Gateway) templateHandler(e *Entry, template string) mcp.ResourceHandler
 		if r == nil {
 			return nil, mcp.ResourceNotFoundError(req.Params.URI)
 		}
-		return r.ReadResource(ctx, auth.FromContext(ctx), req.Params.URI)
+		return g.scrubRead(r.ReadResource(ctx, auth.FromContext(ctx), req.Params.URI))
 	}
 }
 
