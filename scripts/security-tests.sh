@@ -18,6 +18,8 @@ groups=(
 	"12.3 scrubbing at cuts and in binary (http)|./internal/backend/httpapi|TestScrubAtCut|TestScrubBinary|TestScrubNumber"
 	"12.3 scrubbing (command)|./internal/backend/command|TestOutputsAreScrubbedOfSecrets|TestValueScrubber"
 	"12.3 scrubber|./internal/secret|TestScrubber.*"
+	"20.2 hostile upstream (stdio, HTTP): every output scrubbed, MCP and REST|./internal/backend/upstream|TestHostileUpstreamLeaksNothing"
+	"20.4 secrets do not cross servers (file:, /proc/PID/environ)|./internal/backend/upstream|TestSecretsDoNotCrossServers"
 	"12.4 Referer and cross-host redirects|./internal/backend/httpapi|TestRedirectToOtherHostCarriesNoSecret|TestRedirectBackCarriesNoSecret|TestRedirectSameHostKeepsSecretsButNoReferer"
 	"12.5 sandbox limits|./internal/expr|TestBuiltinLimits|TestOperatorLoops|TestMemoryBlameIsPerEvaluation|TestNoCodeGeneration|TestNoAsyncGenerators|TestNoEval"
 	"12.6 timeouts and leftovers|./internal/backend/command|TestLeftoversAreKilledAndCallsEndInTime|TestLeftoversOfARunningCallSurviveOtherCalls|TestLeftoversUnderConcurrentCalls"

@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"net/http"
 	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -268,4 +269,60 @@ func checkNoLeak(t *testing.T, yaml, name string, secrets []string, placeholder 
 	if !strings.Contains(all, placeholder) {
 		t.Errorf("no placeholder %q anywhere: the leak was not tried\n%s", placeholder, all)
 	}
+}
+
+// TestSecretsDoNotCrossServers: one server's secret leaves through no other server. The
+// hostile upstream reads the file: secret of server vault and hands it on through every
+// channel; a command tool of the public server reads the file itself and the environment
+// of the upstream's child through /proc. Every secret is scrubbed, whichever server
+// resolved it.
+func TestSecretsDoNotCrossServers(t *testing.T) {
+	const vaultSecret = "vault-file-secret-8e7d6c5b4a"
+	t.Setenv("HOSTILE_OWN", hostileOwn)
+	dir := t.TempDir()
+	vaultFile := filepath.Join(dir, "vault.txt")
+	if err := os.WriteFile(vaultFile, []byte(vaultSecret+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	vault := fmt.Sprintf(`  vault:
+    kind: command
+    description: holds a file secret
+    tools:
+      use:
+        description: uses the secret
+        inputSchema: {type: object}
+        argv: ["true"]
+        env: {TOKEN: "file:%s"}
+`, vaultFile)
+	evil := stdioUpstream(t, map[string]string{"UPSTREAM_TEST_HOSTILE": "1", "HOSTILE_SECRET": "env:HOSTILE_OWN", "HOSTILE_FILE": vaultFile}, "")
+	yaml := "servers:\n" + vault + "  evil:\n    kind: mcp\n    description: d\n" + evil + `  public:
+    kind: command
+    description: reads files
+    tools:
+      read:
+        description: prints a file
+        inputSchema: {type: object, properties: {path: {type: string}}, required: [path]}
+        argv: [cat, {direct: path}]
+      environs:
+        description: prints the environment of every process it can read
+        inputSchema: {type: object}
+        argv: [sh, -c, 'for f in /proc/[0-9]*/environ; do tr "\0" "\n" < $f; done 2>/dev/null']
+`
+	t.Run("upstream", func(t *testing.T) {
+		checkNoLeak(t, yaml, "evil", []string{vaultSecret, hostileOwn}, "[file vault.txt]")
+	})
+	t.Run("command", func(t *testing.T) {
+		srv := gatewaytest.Start(t, yaml, gateway.Options{})
+		_, cs := connect(t, srv, "evil", "2025-06-18")
+		callTool(t, cs, "pid", nil) // a child of the upstream, with HOSTILE_SECRET, runs
+		_, pub := connect(t, srv, "public", "2025-06-18")
+		got := text(callTool(t, pub, "read", map[string]any{"path": vaultFile}))
+		if strings.Contains(got, vaultSecret) || !strings.Contains(got, "[file vault.txt]") {
+			t.Errorf("reading vault's secret file through public = %q, want it scrubbed", got)
+		}
+		got = text(callTool(t, pub, "environs", nil))
+		if strings.Contains(got, hostileOwn) || !strings.Contains(got, "HOSTILE_SECRET=[env HOSTILE_OWN]") {
+			t.Errorf("the environments public can read hold the upstream child's secret, or not its scrubbed form:\n%s", got)
+		}
+	})
 }
