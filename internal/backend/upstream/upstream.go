@@ -216,6 +216,9 @@ func newUpstream(b *Backend, spec *source, deps backend.Deps, res func(where, v 
 	if src.MaxSessions == 0 {
 		src.MaxSessions = DefaultMaxSessions
 	}
+	if src.MaxResponseBytes <= 0 {
+		src.MaxResponseBytes = DefaultMaxResponseBytes
+	}
 	at := func(f string) string {
 		if src.path == "" {
 			return f
@@ -330,7 +333,7 @@ func (u *upstream) dial(ctx context.Context, c *conn, n *notes) (*mcp.ClientSess
 		cmd.Env = u.env
 		cmd.Dir = u.dir
 		tail := &tailWriter{max: 4 << 10, log: u.log, scrub: u.b.scrubString}
-		proc, t, err := startProcess(cmd, tail, n)
+		proc, t, err := startProcess(cmd, tail, n, u.src.MaxResponseBytes)
 		if err != nil {
 			return nil, nil, fmt.Errorf("starting %s: %w", u.argv[0], err)
 		}
@@ -351,9 +354,9 @@ func (u *upstream) dial(ctx context.Context, c *conn, n *notes) (*mcp.ClientSess
 		u.afterConnect(ctx, cs)
 		return cs, proc, nil
 	}
-	sse := &sseTransport{t: &mcp.SSEClientTransport{Endpoint: u.src.URL, HTTPClient: u.client}, life: withNotes(c.life, n)}
+	sse := &sseTransport{t: &mcp.SSEClientTransport{Endpoint: u.src.URL, HTTPClient: u.client, MaxEventSize: u.src.MaxResponseBytes}, life: withNotes(c.life, n)}
 	if !u.sse.Load() {
-		cs, err := client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: u.src.URL, HTTPClient: u.client, MaxRetries: 2}, opts)
+		cs, err := client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: u.src.URL, HTTPClient: u.client, MaxRetries: 2, MaxEventSize: u.src.MaxResponseBytes}, opts)
 		if err == nil {
 			u.afterConnect(ctx, cs)
 			return cs, nil, nil
