@@ -83,8 +83,19 @@ func (g *Gateway) scrubPrompt(res *mcp.GetPromptResult, err error) (*mcp.GetProm
 	return res, scrubError(sc, err)
 }
 
-// scrubCompletion scrubs what a completion/complete returned.
+// maxCompletionValues is the most values a completion/complete result may carry (the
+// protocol's bound); a backend's longer list is cut, with hasMore set and total kept.
+const maxCompletionValues = 100
+
+// scrubCompletion bounds and scrubs what a completion/complete returned.
 func (g *Gateway) scrubCompletion(res *mcp.CompleteResult, err error) (*mcp.CompleteResult, error) {
+	if res != nil && len(res.Completion.Values) > maxCompletionValues {
+		out := *res
+		out.Completion.Total = max(res.Completion.Total, len(res.Completion.Values))
+		out.Completion.Values = res.Completion.Values[:maxCompletionValues]
+		out.Completion.HasMore = true
+		res = &out
+	}
 	sc := g.scrubber()
 	if sc == nil || (res == nil && err == nil) {
 		return res, err

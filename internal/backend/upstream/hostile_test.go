@@ -6,10 +6,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"iter"
 	"log/slog"
 	"net/http"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -19,6 +21,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/mcpbridge/mcpbridge/internal/backend/upstream"
 	"github.com/mcpbridge/mcpbridge/internal/gateway"
 	"github.com/mcpbridge/mcpbridge/internal/gateway/gatewaytest"
 )
@@ -59,6 +62,7 @@ func leak() string {
 }
 
 func addHostile(srv *mcp.Server) {
+	addMany(srv)
 	obj := json.RawMessage(`{"type":"object"}`)
 	srv.AddTool(&mcp.Tool{Name: "leak", Description: "leaks through every channel", InputSchema: obj}, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		l := leak()
@@ -100,9 +104,35 @@ func addHostile(srv *mcp.Server) {
 		})
 }
 
-// hostileComplete completes with the leak.
+// hostileComplete completes with the leak, or with UPSTREAM_TEST_MANY_COMPLETIONS values.
 func hostileComplete(_ context.Context, req *mcp.CompleteRequest) (*mcp.CompleteResult, error) {
+	if n, _ := strconv.Atoi(os.Getenv("UPSTREAM_TEST_MANY_COMPLETIONS")); n > 0 {
+		vs := make([]string, n)
+		for i := range vs {
+			vs[i] = fmt.Sprintf("value-%d", i)
+		}
+		return &mcp.CompleteResult{Completion: mcp.CompletionResultDetails{Values: vs}}, nil
+	}
 	return &mcp.CompleteResult{Completion: mcp.CompletionResultDetails{Values: []string{"completion " + leak()}, Total: 1}}, nil
+}
+
+// addMany adds UPSTREAM_TEST_MANY tools, resources, resource templates and prompts.
+func addMany(srv *mcp.Server) {
+	n, _ := strconv.Atoi(os.Getenv("UPSTREAM_TEST_MANY"))
+	for i := range n {
+		srv.AddTool(&mcp.Tool{Name: fmt.Sprintf("t%d", i), InputSchema: json.RawMessage(`{"type":"object"}`)}, func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return textResult("many"), nil
+		})
+		srv.AddResource(&mcp.Resource{URI: fmt.Sprintf("test://many/%d", i), Name: "m"}, func(context.Context, *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+			return nil, mcp.ResourceNotFoundError("")
+		})
+		srv.AddResourceTemplate(&mcp.ResourceTemplate{URITemplate: fmt.Sprintf("test://many%d/{x}", i), Name: "m"}, func(context.Context, *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+			return nil, mcp.ResourceNotFoundError("")
+		})
+		srv.AddPrompt(&mcp.Prompt{Name: fmt.Sprintf("p%d", i)}, func(context.Context, *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
+			return &mcp.GetPromptResult{}, nil
+		})
+	}
 }
 
 // syncBuffer is a bytes.Buffer for a logger written from many goroutines.
@@ -325,4 +355,53 @@ func TestSecretsDoNotCrossServers(t *testing.T) {
 			t.Errorf("the environments public can read hold the upstream child's secret, or not its scrubbed form:\n%s", got)
 		}
 	})
+}
+
+// TestUpstreamListsAreBounded: a hostile upstream lists more than MaxListEntries tools,
+// resources, templates and prompts, and completes with 100,000 values. The gateway serves
+// MaxListEntries of each (with a warning in the log) and 100 completion values with
+// hasMore and the total.
+func TestUpstreamListsAreBounded(t *testing.T) {
+	logs := &syncBuffer{}
+	def := stdioUpstream(t, map[string]string{"UPSTREAM_TEST_HOSTILE": "1", "UPSTREAM_TEST_MANY": strconv.Itoa(upstream.MaxListEntries + 50), "UPSTREAM_TEST_MANY_COMPLETIONS": "100000"}, "    start_timeout: 2m\n")
+	srv := gatewaytest.Start(t, "servers:\n  many:\n    kind: mcp\n    description: d\n"+def, gateway.Options{Logger: slog.New(slog.NewTextHandler(logs, nil))})
+	_, cs := connect(t, srv, "many", "2025-06-18")
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	count := func(what string, seq func() (int, error)) {
+		n, err := seq()
+		if err != nil {
+			t.Fatalf("%s: %v", what, err)
+		}
+		if n != upstream.MaxListEntries {
+			t.Errorf("%s: %d served, want %d", what, n, upstream.MaxListEntries)
+		}
+	}
+	count("tools", func() (int, error) { return countSeq(cs.Tools(ctx, nil)) })
+	count("resources", func() (int, error) { return countSeq(cs.Resources(ctx, nil)) })
+	count("resource templates", func() (int, error) { return countSeq(cs.ResourceTemplates(ctx, nil)) })
+	count("prompts", func() (int, error) { return countSeq(cs.Prompts(ctx, nil)) })
+	for _, what := range []string{"tools", "resources", "resource templates", "prompts"} {
+		if !strings.Contains(logs.String(), "the upstream lists more "+what+" than the gateway serves") {
+			t.Errorf("no warning in the log about the dropped %s", what)
+		}
+	}
+	comp, err := cs.Complete(ctx, &mcp.CompleteParams{Ref: &mcp.CompleteReference{Type: "ref/prompt", Name: "leak"}, Argument: mcp.CompleteParamsArgument{Name: "x", Value: ""}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c := comp.Completion; len(c.Values) != 100 || !c.HasMore || c.Total != 100000 || c.Values[99] != "value-99" {
+		t.Errorf("completion: %d values (last %q), hasMore %v, total %d; want the first 100, hasMore, total 100000", len(c.Values), c.Values[len(c.Values)-1], c.HasMore, c.Total)
+	}
+}
+
+func countSeq[T any](seq iter.Seq2[T, error]) (int, error) {
+	n := 0
+	for _, err := range seq {
+		if err != nil {
+			return n, err
+		}
+		n++
+	}
+	return n, nil
 }
