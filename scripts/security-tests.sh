@@ -20,6 +20,7 @@ groups=(
 	"12.3 scrubber|./internal/secret|TestScrubber.*"
 	"20.2 hostile upstream (stdio, HTTP): every output scrubbed, MCP and REST|./internal/backend/upstream|TestHostileUpstreamLeaksNothing"
 	"20.3 unbounded upstream answers (4 GiB over HTTP, long stdio lines)|./internal/backend/upstream|TestHugeUpstreamAnswerIsCapped|TestHugeStdioLineIsCapped"
+	"20.3 a 4 GiB HTTP API answer|./internal/backend/httpapi|TestHugeAPIAnswerIsBounded"
 	"20.6 upstream list sizes and 100,000 completion values|./internal/backend/upstream|TestUpstreamListsAreBounded"
 	"20.4 secrets do not cross servers (file:, /proc/PID/environ)|./internal/backend/upstream|TestSecretsDoNotCrossServers"
 	"12.4 Referer and cross-host redirects|./internal/backend/httpapi|TestRedirectToOtherHostCarriesNoSecret|TestRedirectBackCarriesNoSecret|TestRedirectSameHostKeepsSecretsButNoReferer"
