@@ -333,10 +333,10 @@ func TestSecretsDoNotCrossServers(t *testing.T) {
         description: prints a file
         inputSchema: {type: object, properties: {path: {type: string}}, required: [path]}
         argv: [cat, {direct: path}]
-      environs:
-        description: prints the environment of every process it can read
-        inputSchema: {type: object}
-        argv: [sh, -c, 'for f in /proc/[0-9]*/environ; do tr "\0" "\n" < $f; done 2>/dev/null']
+      environ:
+        description: prints the environment of a process
+        inputSchema: {type: object, properties: {pid: {type: string}}, required: [pid]}
+        argv: [sh, -c, 'tr "\0" "\n" < /proc/$0/environ', {direct: pid}]
 `
 	t.Run("upstream", func(t *testing.T) {
 		checkNoLeak(t, yaml, "evil", []string{vaultSecret, hostileOwn}, "[file vault.txt]")
@@ -344,15 +344,15 @@ func TestSecretsDoNotCrossServers(t *testing.T) {
 	t.Run("command", func(t *testing.T) {
 		srv := gatewaytest.Start(t, yaml, gateway.Options{})
 		_, cs := connect(t, srv, "evil", "2025-06-18")
-		callTool(t, cs, "pid", nil) // a child of the upstream, with HOSTILE_SECRET, runs
+		pid := text(callTool(t, cs, "pid", nil)) // the upstream's child, with HOSTILE_SECRET
 		_, pub := connect(t, srv, "public", "2025-06-18")
 		got := text(callTool(t, pub, "read", map[string]any{"path": vaultFile}))
 		if strings.Contains(got, vaultSecret) || !strings.Contains(got, "[file vault.txt]") {
 			t.Errorf("reading vault's secret file through public = %q, want it scrubbed", got)
 		}
-		got = text(callTool(t, pub, "environs", nil))
+		got = text(callTool(t, pub, "environ", map[string]any{"pid": pid}))
 		if strings.Contains(got, hostileOwn) || !strings.Contains(got, "HOSTILE_SECRET=[env HOSTILE_OWN]") {
-			t.Errorf("the environments public can read hold the upstream child's secret, or not its scrubbed form:\n%s", got)
+			t.Errorf("/proc/%s/environ of the upstream's child, read through public, holds its secret or not its scrubbed form:\n%s", pid, got)
 		}
 	})
 }
