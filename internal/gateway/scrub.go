@@ -220,8 +220,7 @@ func scrubJSON[T any](sc *secret.Scrubber, v T) (T, bool) {
 }
 
 // scrubError scrubs an error's text: a *jsonrpc.Error keeps its code (its data is scrubbed
-// too), another error becomes a plain one with the scrubbed text when the text held a
-// secret.
+// too); another error whose text held a secret says the scrubbed text and unwraps to it.
 func scrubError(sc *secret.Scrubber, err error) error {
 	if err == nil || sc == nil {
 		return err
@@ -242,10 +241,20 @@ func scrubError(sc *secret.Scrubber, err error) error {
 		return &jsonrpc.Error{Code: je.Code, Message: msg, Data: data}
 	}
 	if s := sc.String(err.Error()); s != err.Error() {
-		return errors.New(s)
+		return scrubbedError{msg: s, err: err}
 	}
 	return err
 }
+
+// scrubbedError is an error whose text held a secret: it says the scrubbed text and still
+// unwraps to the error (errors.Is(err, store.ErrUnavailable) keeps working).
+type scrubbedError struct {
+	msg string
+	err error
+}
+
+func (e scrubbedError) Error() string { return e.msg }
+func (e scrubbedError) Unwrap() error { return e.err }
 
 // scrubSession is a backend's handle on a client session whose notifications and requests
 // are scrubbed on their way to the client.
