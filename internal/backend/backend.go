@@ -20,6 +20,7 @@ import (
 	"github.com/mcpbridge/mcpbridge/internal/auth"
 	"github.com/mcpbridge/mcpbridge/internal/config"
 	"github.com/mcpbridge/mcpbridge/internal/safehttp"
+	"github.com/mcpbridge/mcpbridge/internal/secret"
 	"github.com/mcpbridge/mcpbridge/internal/store"
 )
 
@@ -233,6 +234,22 @@ type Deps struct {
 // SecretResolver resolves a secret reference to its value. where names the field in errors.
 type SecretResolver interface {
 	Resolve(where, ref string) (string, error)
+}
+
+// ResolveSecret resolves a secret reference (secret:NAME, env:NAME, file:PATH) and returns
+// its value and the label that names it in placeholders ("secret NAME"). It goes through
+// d.Secrets when set — the gateway's resolver, which adds the value to the secrets it scrubs
+// from the outputs of every server, not only this one — else through internal/secret
+// against d.Dir. where names the config field in errors.
+func (d Deps) ResolveSecret(where, ref string) (value, label string, err error) {
+	if d.Secrets != nil {
+		v, err := d.Secrets.Resolve(where, ref)
+		if err != nil {
+			return "", "", err
+		}
+		return v, secret.Label(ref), nil
+	}
+	return secret.Resolve(d.Dir, where, ref)
 }
 
 // Clock returns d.Now, or time.Now when unset.

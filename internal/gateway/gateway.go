@@ -15,6 +15,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"os"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -24,6 +25,7 @@ import (
 
 	"github.com/mcpbridge/mcpbridge/internal/auth"
 	"github.com/mcpbridge/mcpbridge/internal/config"
+	"github.com/mcpbridge/mcpbridge/internal/secret"
 	"github.com/mcpbridge/mcpbridge/internal/store"
 )
 
@@ -104,6 +106,10 @@ type Gateway struct {
 	draining atomic.Bool
 	inflight atomic.Int64 // MCP POSTs being served
 
+	// secrets are every secret the gateway holds, whichever server resolved them: every
+	// output of a backend and every log line is scrubbed of them (scrub.go).
+	secrets *secret.Set
+
 	events mcp.EventStore // legacy SSE events kept for Last-Event-ID resumption (events.go)
 	// calls is cancelled with errShuttingDown when the drain period is over: running tool
 	// calls are stopped and answered with a JSON-RPC error.
@@ -132,9 +138,15 @@ func New(ctx context.Context, cfg *config.Config, opts Options) (*Gateway, error
 	if opts.Version == "" {
 		opts.Version = "dev"
 	}
-	g := &Gateway{cfg: cfg, opts: opts, log: opts.Logger, origins: map[string]bool{}, events: newEventStore()}
+	secrets := new(secret.Set)
+	secrets.AddEnviron(os.Environ(), map[string]string{"MCPBRIDGE_ADMIN_KEY": "admin key"})
+	for _, k := range opts.AdminKeys {
+		secrets.Add(k, "admin key")
+	}
+	logs := scrubHandler{h: opts.Logger.Handler(), set: secrets}
+	g := &Gateway{cfg: cfg, opts: opts, log: slog.New(logs), secrets: secrets, origins: map[string]bool{}, events: newEventStore()}
 	g.calls, g.stopCalls = context.WithCancelCause(context.Background())
-	g.sdkLog = slog.New(minLevel{opts.Logger.Handler(), slog.LevelWarn})
+	g.sdkLog = slog.New(minLevel{logs, slog.LevelWarn})
 	g.storeFiles = storeFiles(cfg, opts)
 	g.originHosts = map[string]bool{}
 	for _, o := range cfg.Origins {

@@ -190,7 +190,7 @@ func (g *Gateway) newEntry(name, title, instructions string) *Entry {
 				}
 			}
 			if c, ok := owner.(backend.Completer); ok {
-				return c.Complete(ctx, req.Params)
+				return g.scrubCompletion(c.Complete(ctx, req.Params))
 			}
 			return &mcp.CompleteResult{Completion: mcp.CompletionResultDetails{Values: []string{}}}, nil
 		},
@@ -281,7 +281,7 @@ func (g *Gateway) deps(s *config.Server) backend.Deps {
 		Variables:    g.cfg.Variables,
 		Logger:       g.log.With("server", s.Name),
 		WorkSessions: g.opts.WorkSessions,
-		Secrets:      secretResolver{dir: g.cfg.Dir},
+		Secrets:      secretResolver{dir: g.cfg.Dir, set: g.secrets},
 		HTTPClient:   safehttp.NewClient, // clients of a policy share one pool
 	}
 	if b, ok := g.opts.Blobs.(store.Blobs); ok {
@@ -650,11 +650,11 @@ func (g *Gateway) callTool(ctx context.Context, e *Entry, name string, req *mcp.
 		stop := time.AfterFunc(timeout, func() { cancel(errCallTimeout) })
 		defer stop.Stop()
 	}
-	res, err := st.backend.CallTool(ctx, &backend.Call{
-		Name: name, Arguments: args, Principal: auth.FromContext(ctx), Session: newCallSession(req),
+	res, err := g.scrubCall(st.backend.CallTool(ctx, &backend.Call{
+		Name: name, Arguments: args, Principal: auth.FromContext(ctx), Session: g.scrubbedSession(newCallSession(req)),
 		InputResponses: req.Params.InputResponses, RequestState: req.Params.RequestState,
 		Client: req,
-	})
+	}))
 	if errors.Is(context.Cause(ctx), errShuttingDown) {
 		return nil, "shutdown", &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: fmt.Sprintf("the gateway is shutting down and stopped %s before it finished; retry the call", name)}
 	}
@@ -725,11 +725,11 @@ func (g *Gateway) promptHandler(e *Entry, name string) mcp.PromptHandler {
 			// prompts/list does not show it either.
 			return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("unknown prompt %q", name)}
 		}
-		return pg.GetPrompt(ctx, &backend.PromptRequest{
-			Name: name, Arguments: req.Params.Arguments, Principal: auth.FromContext(ctx), Session: newPromptSession(req),
+		return g.scrubPrompt(pg.GetPrompt(ctx, &backend.PromptRequest{
+			Name: name, Arguments: req.Params.Arguments, Principal: auth.FromContext(ctx), Session: g.scrubbedSession(newPromptSession(req)),
 			InputResponses: req.Params.InputResponses, RequestState: req.Params.RequestState,
 			Client: req,
-		})
+		}))
 	}
 }
 

@@ -44,7 +44,7 @@ func (g *Gateway) resourceHandler(e *Entry, uri string) mcp.ResourceHandler {
 			// exist: resources/list does not show it either.
 			return nil, mcp.ResourceNotFoundError(uri)
 		}
-		return r.ReadResource(ctx, p, uri)
+		return g.scrubRead(r.ReadResource(ctx, p, uri))
 	}
 }
 
@@ -60,7 +60,7 @@ func (g *Gateway) templateHandler(e *Entry, template string) mcp.ResourceHandler
 		if r == nil || !mayRead(p, st, template, true) {
 			return nil, mcp.ResourceNotFoundError(req.Params.URI)
 		}
-		return r.ReadResource(ctx, p, req.Params.URI)
+		return g.scrubRead(r.ReadResource(ctx, p, req.Params.URI))
 	}
 }
 

@@ -156,7 +156,7 @@ func (g *Gateway) restReadResource(w http.ResponseWriter, r *http.Request, e *En
 		restError(w, http.StatusNotFound, fmt.Sprintf("no resource %q on server %q; GET /api/mcp/%s/resources lists them", body.URI, e.Name, e.Name))
 		return
 	}
-	res, err := reader.ReadResource(r.Context(), p, body.URI)
+	res, err := g.scrubRead(reader.ReadResource(r.Context(), p, body.URI))
 	if err != nil {
 		restRPCError(w, err, fmt.Sprintf("GET /api/mcp/%s/resources lists the resources", e.Name))
 		return

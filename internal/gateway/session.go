@@ -63,10 +63,14 @@ func (s *callSession) ListRoots(ctx context.Context) (*mcp.ListRootsResult, erro
 	return s.ss.ListRoots(ctx, &mcp.ListRootsParams{})
 }
 
-// secretResolver resolves secret references against the config's directory.
-type secretResolver struct{ dir string }
+// secretResolver resolves secret references against the config's directory, adding every
+// value to the gateway's secrets, which are scrubbed from every server's outputs.
+type secretResolver struct {
+	dir string
+	set *secret.Set
+}
 
 func (r secretResolver) Resolve(where, ref string) (string, error) {
-	v, _, err := secret.Resolve(r.dir, where, ref)
+	v, _, err := secret.ResolveInto(r.set, r.dir, where, ref)
 	return v, err
 }

@@ -110,7 +110,7 @@ func (sp *spec) Open(_ context.Context, deps backend.Deps) (backend.Backend, err
 	secrets := heldSecrets()
 	for _, name := range slices.Sorted(maps.Keys(b.tools)) {
 		t := b.tools[name]
-		env, err := resolveEnv(deps.Dir, name, t.env, secrets)
+		env, err := resolveEnv(deps, name, t.env, secrets)
 		if err != nil {
 			return nil, err
 		}
@@ -179,13 +179,14 @@ func (b *Backend) CallTool(ctx context.Context, c *backend.Call) (*mcp.CallToolR
 }
 
 // resolveEnv returns env with its secret references (secret:NAME, env:NAME, file:PATH
-// written as constants) replaced by their values, read once when the backend opens. It adds
-// the values to secrets (value -> label), to be scrubbed from outputs.
-func resolveEnv(dir, tool string, env map[string]Arg, secrets map[string]string) (map[string]Arg, error) {
+// written as constants) replaced by their values, read once when the backend opens through
+// deps (so the gateway scrubs them from every server's outputs). It adds the values to
+// secrets (value -> label), to be scrubbed from this backend's outputs.
+func resolveEnv(deps backend.Deps, tool string, env map[string]Arg, secrets map[string]string) (map[string]Arg, error) {
 	out := make(map[string]Arg, len(env))
 	for k, a := range env {
 		if ref, ok := a.Constant.(string); ok && a.Source == ArgConstant && secret.IsRef(ref) {
-			v, label, err := secret.Resolve(dir, fmt.Sprintf("tool %s: env %s", tool, k), ref)
+			v, label, err := deps.ResolveSecret(fmt.Sprintf("tool %s: env %s", tool, k), ref)
 			if err != nil {
 				return nil, err
 			}

@@ -108,7 +108,7 @@ type mapping struct {
 // template per tool (the definition was checked and its expressions compiled by decode).
 func (sp *spec) Open(_ context.Context, deps backend.Deps) (backend.Backend, error) {
 	s := sp.server
-	sec := &secrets{dir: deps.Dir}
+	sec := &secrets{deps: deps}
 	serverHeaders, serverSecret, err := resolveHeaders(sec, "headers", sp.conf.Headers)
 	if err != nil {
 		return nil, err

@@ -7,6 +7,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/mcpbridge/mcpbridge/internal/backend"
 	"github.com/mcpbridge/mcpbridge/internal/secret"
 )
 
@@ -17,7 +18,7 @@ const SecretEnvPrefix = secret.EnvPrefix
 // secrets resolves secret references and remembers every resolved value, so that they can be
 // scrubbed from anything returned to a client or written to a log.
 type secrets struct {
-	dir    string
+	deps   backend.Deps      // resolves through the gateway, which scrubs the values everywhere
 	values map[string]string // resolved value -> reference label ("secret USERS_API_KEY")
 }
 
@@ -31,7 +32,7 @@ func (s *secrets) resolve(where, v string) (string, error) {
 	if !secret.IsRef(v) {
 		return v, nil
 	}
-	val, label, err := secret.Resolve(s.dir, where, v)
+	val, label, err := s.deps.ResolveSecret(where, v)
 	if err != nil {
 		return "", err
 	}

@@ -33,6 +33,10 @@ const (
 	DefaultIdleTimeout = 5 * time.Minute
 	// DefaultMaxSessions bounds the per-session upstream connections of one upstream.
 	DefaultMaxSessions = 64
+	// DefaultMaxResponseBytes bounds one message from an upstream (a JSON response body, a
+	// server-sent event, a line on a child's stdout): a longer one fails the request and
+	// ends the connection.
+	DefaultMaxResponseBytes = 16 << 20
 	// Separator joins an upstream's prefix and the name of one of its tools or prompts:
 	// github__create_issue.
 	Separator = "__"
@@ -50,7 +54,7 @@ func init() {
 		ServerFields: []string{
 			"command", "url", "transport", "env", "headers", "workdir", "protocol_version",
 			"isolation", "idle_timeout", "timeout", "start_timeout", "max_sessions",
-			"descriptions", "prefix", "upstreams",
+			"max_response_bytes", "descriptions", "prefix", "upstreams",
 		},
 		Decode: decode,
 	})
@@ -72,7 +76,9 @@ type source struct {
 	Timeout         time.Duration     `yaml:"timeout"`
 	StartTimeout    time.Duration     `yaml:"start_timeout"`
 	MaxSessions     int               `yaml:"max_sessions"`
-	Descriptions    map[string]string `yaml:"descriptions"`
+	// MaxResponseBytes bounds one message from the upstream (DefaultMaxResponseBytes).
+	MaxResponseBytes int               `yaml:"max_response_bytes"`
+	Descriptions     map[string]string `yaml:"descriptions"`
 
 	// path is the field path of the source relative to the server ("" for the single
 	// form, "upstreams[1]" in a list), for located problems.
@@ -85,21 +91,22 @@ type source struct {
 // of one source, plus prefix), or upstreams: a list of named sources. isolation, timeouts
 // and max_sessions given beside upstreams are defaults for each of them.
 type serverSection struct {
-	Command         []string          `yaml:"command"`
-	URL             string            `yaml:"url"`
-	Transport       string            `yaml:"transport"`
-	Env             map[string]string `yaml:"env"`
-	Headers         map[string]string `yaml:"headers"`
-	Workdir         string            `yaml:"workdir"`
-	ProtocolVersion string            `yaml:"protocol_version"`
-	Isolation       string            `yaml:"isolation"`
-	IdleTimeout     time.Duration     `yaml:"idle_timeout"`
-	Timeout         time.Duration     `yaml:"timeout"`
-	StartTimeout    time.Duration     `yaml:"start_timeout"`
-	MaxSessions     int               `yaml:"max_sessions"`
-	Descriptions    map[string]string `yaml:"descriptions"`
-	Prefix          prefixField       `yaml:"prefix"`
-	Upstreams       []source          `yaml:"upstreams"`
+	Command          []string          `yaml:"command"`
+	URL              string            `yaml:"url"`
+	Transport        string            `yaml:"transport"`
+	Env              map[string]string `yaml:"env"`
+	Headers          map[string]string `yaml:"headers"`
+	Workdir          string            `yaml:"workdir"`
+	ProtocolVersion  string            `yaml:"protocol_version"`
+	Isolation        string            `yaml:"isolation"`
+	IdleTimeout      time.Duration     `yaml:"idle_timeout"`
+	Timeout          time.Duration     `yaml:"timeout"`
+	StartTimeout     time.Duration     `yaml:"start_timeout"`
+	MaxSessions      int               `yaml:"max_sessions"`
+	MaxResponseBytes int               `yaml:"max_response_bytes"`
+	Descriptions     map[string]string `yaml:"descriptions"`
+	Prefix           prefixField       `yaml:"prefix"`
+	Upstreams        []source          `yaml:"upstreams"`
 }
 
 // prefixField is prefix: true (the server's name), false, or a prefix of one's choosing.
@@ -156,7 +163,7 @@ func decode(s *config.Server) (backend.Spec, config.Problems) {
 	}
 	defaults := source{
 		Isolation: conf.Isolation, IdleTimeout: conf.IdleTimeout, Timeout: conf.Timeout,
-		StartTimeout: conf.StartTimeout, MaxSessions: conf.MaxSessions,
+		StartTimeout: conf.StartTimeout, MaxSessions: conf.MaxSessions, MaxResponseBytes: conf.MaxResponseBytes,
 	}
 	if len(conf.Upstreams) > 0 || sec.Has("upstreams") {
 		for _, f := range []string{"command", "url", "transport", "env", "headers", "workdir", "protocol_version", "descriptions", "prefix"} {
@@ -225,6 +232,9 @@ func inherit(u *source, d source) {
 	if u.MaxSessions == 0 {
 		u.MaxSessions = d.MaxSessions
 	}
+	if u.MaxResponseBytes == 0 {
+		u.MaxResponseBytes = d.MaxResponseBytes
+	}
 }
 
 // checkSource checks one source; paths are relative to the server section.
@@ -232,6 +242,9 @@ func checkSource(sec config.Section, u *source) config.Problems {
 	var ps config.Problems
 	p := func(f string) string { return config.JoinPath(u.path, f) }
 	add := func(path, format string, args ...any) { ps = append(ps, sec.Problem(path, format, args...)) }
+	if u.MaxResponseBytes < 0 {
+		add(p("max_response_bytes"), "must be a positive number of bytes (default %d, 16 MiB)", DefaultMaxResponseBytes)
+	}
 	switch {
 	case len(u.Command) == 0 && u.URL == "":
 		add(u.path, "give command (a program that speaks MCP on stdio, e.g. [npx, -y, @modelcontextprotocol/server-everything]) or url (a Streamable HTTP or SSE endpoint)")

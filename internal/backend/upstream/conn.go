@@ -206,6 +206,8 @@ func (c *conn) watch(cs *mcp.ClientSession, proc *process, ended chan struct{}) 
 	broken := err != nil && !isEOF(err)
 	var reason string
 	switch {
+	case broken && errors.Is(err, mcp.ErrMessageTooLarge):
+		reason = fmt.Sprintf("it sent a message larger than %d bytes, the server's max_response_bytes, and was stopped (%v)", c.u.src.MaxResponseBytes, err)
 	case broken && proc != nil:
 		reason = fmt.Sprintf("it sent a malformed message (%v) and was stopped", err)
 	case broken:

@@ -28,7 +28,7 @@ type process struct {
 
 // startProcess starts cmd with its stdin and stdout on pipes and returns the process and
 // the MCP transport over those pipes.
-func startProcess(cmd *exec.Cmd, stderr *tailWriter, n *notes) (*process, mcp.Transport, error) {
+func startProcess(cmd *exec.Cmd, stderr *tailWriter, n *notes, maxLine int) (*process, mcp.Transport, error) {
 	inR, inW, err := os.Pipe()
 	if err != nil {
 		return nil, nil, err
@@ -55,7 +55,7 @@ func startProcess(cmd *exec.Cmd, stderr *tailWriter, n *notes) (*process, mcp.Tr
 		_ = cmd.Wait()
 		close(p.done)
 	}()
-	return p, &mcp.IOTransport{Reader: &lineCounter{r: outR, n: n}, Writer: inW}, nil
+	return p, &mcp.IOTransport{Reader: &lineCounter{r: outR, n: n}, Writer: inW, MaxLineLength: maxLine}, nil
 }
 
 // stop ends the child the way the MCP stdio transport says: close its stdin, wait, send

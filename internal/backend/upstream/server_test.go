@@ -27,6 +27,8 @@ import (
 //     requests become server-to-client requests
 //   - UPSTREAM_TEST_START_DELAY=2s: wait before serving
 //   - UPSTREAM_TEST_EXPECT_AUTH=value: the tool auth says whether Authorization was value
+//   - UPSTREAM_TEST_HOSTILE=1: also serve the hostile tools, resources, prompt and
+//     completions of hostile_test.go, which hand on every secret within reach
 func runTestServer(mode string) {
 	if d, err := time.ParseDuration(os.Getenv("UPSTREAM_TEST_START_DELAY")); err == nil {
 		time.Sleep(d)
@@ -42,11 +44,18 @@ func runTestServer(mode string) {
 			Logging:   &mcp.LoggingCapabilities{},
 		},
 	}
+	hostile := os.Getenv("UPSTREAM_TEST_HOSTILE") != ""
+	if hostile {
+		opts.CompletionHandler = hostileComplete
+	}
 	if os.Getenv("UPSTREAM_TEST_LEGACY") != "" {
 		opts.SupportedProtocolVersions = []string{"2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"}
 	}
 	srv := mcp.NewServer(&mcp.Implementation{Name: "upstream-test", Version: "1"}, opts)
 	addTools(srv)
+	if hostile {
+		addHostile(srv)
+	}
 	srv.AddResource(&mcp.Resource{URI: "test://static", Name: "static", MIMEType: "text/plain"},
 		func(_ context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
 			return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: req.Params.URI, MIMEType: "text/plain", Text: "static text"}}}, nil
@@ -103,6 +112,9 @@ func runTestServer(mode string) {
 					legacy.ServeHTTP(w, r)
 				}
 			})
+		}
+		if hostile {
+			h = recordAuthorization(h)
 		}
 		fmt.Printf("LISTEN %s\n", ln.Addr())
 		_ = http.Serve(ln, h)

@@ -46,6 +46,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"iter"
 	"log/slog"
 	"net/http"
 	"net/url"
@@ -216,6 +217,9 @@ func newUpstream(b *Backend, spec *source, deps backend.Deps, res func(where, v 
 	if src.MaxSessions == 0 {
 		src.MaxSessions = DefaultMaxSessions
 	}
+	if src.MaxResponseBytes <= 0 {
+		src.MaxResponseBytes = DefaultMaxResponseBytes
+	}
 	at := func(f string) string {
 		if src.path == "" {
 			return f
@@ -330,7 +334,7 @@ func (u *upstream) dial(ctx context.Context, c *conn, n *notes) (*mcp.ClientSess
 		cmd.Env = u.env
 		cmd.Dir = u.dir
 		tail := &tailWriter{max: 4 << 10, log: u.log, scrub: u.b.scrubString}
-		proc, t, err := startProcess(cmd, tail, n)
+		proc, t, err := startProcess(cmd, tail, n, u.src.MaxResponseBytes)
 		if err != nil {
 			return nil, nil, fmt.Errorf("starting %s: %w", u.argv[0], err)
 		}
@@ -351,9 +355,9 @@ func (u *upstream) dial(ctx context.Context, c *conn, n *notes) (*mcp.ClientSess
 		u.afterConnect(ctx, cs)
 		return cs, proc, nil
 	}
-	sse := &sseTransport{t: &mcp.SSEClientTransport{Endpoint: u.src.URL, HTTPClient: u.client}, life: withNotes(c.life, n)}
+	sse := &sseTransport{t: &mcp.SSEClientTransport{Endpoint: u.src.URL, HTTPClient: u.client, MaxEventSize: u.src.MaxResponseBytes}, life: withNotes(c.life, n)}
 	if !u.sse.Load() {
-		cs, err := client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: u.src.URL, HTTPClient: u.client, MaxRetries: 2}, opts)
+		cs, err := client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: u.src.URL, HTTPClient: u.client, MaxRetries: 2, MaxEventSize: u.src.MaxResponseBytes}, opts)
 		if err == nil {
 			u.afterConnect(ctx, cs)
 			return cs, nil, nil
@@ -562,33 +566,21 @@ func (u *upstream) list(ctx context.Context, from *conn) error {
 		caps = res.Capabilities
 	}
 	if caps.Tools != nil {
-		for t, err := range cs.Tools(ctx, nil) {
-			if err != nil {
-				return fmt.Errorf("tools/list: %w", err)
-			}
-			cat.tools = append(cat.tools, t)
+		if cat.tools, err = bounded(u, "tools", cs.Tools(ctx, nil)); err != nil {
+			return fmt.Errorf("tools/list: %w", err)
 		}
 	}
 	if caps.Resources != nil {
-		for r, err := range cs.Resources(ctx, nil) {
-			if err != nil {
-				return fmt.Errorf("resources/list: %w", err)
-			}
-			cat.resources = append(cat.resources, r)
+		if cat.resources, err = bounded(u, "resources", cs.Resources(ctx, nil)); err != nil {
+			return fmt.Errorf("resources/list: %w", err)
 		}
-		for t, err := range cs.ResourceTemplates(ctx, nil) {
-			if err != nil {
-				return fmt.Errorf("resources/templates/list: %w", err)
-			}
-			cat.templates = append(cat.templates, t)
+		if cat.templates, err = bounded(u, "resource templates", cs.ResourceTemplates(ctx, nil)); err != nil {
+			return fmt.Errorf("resources/templates/list: %w", err)
 		}
 	}
 	if caps.Prompts != nil {
-		for p, err := range cs.Prompts(ctx, nil) {
-			if err != nil {
-				return fmt.Errorf("prompts/list: %w", err)
-			}
-			cat.prompts = append(cat.prompts, p)
+		if cat.prompts, err = bounded(u, "prompts", cs.Prompts(ctx, nil)); err != nil {
+			return fmt.Errorf("prompts/list: %w", err)
 		}
 	}
 	cat.complete = caps.Completions != nil
@@ -596,6 +588,27 @@ func (u *upstream) list(ctx context.Context, from *conn) error {
 	u.cat = cat
 	u.catMu.Unlock()
 	return nil
+}
+
+// MaxListEntries bounds each list an upstream hands on (tools, resources, resource
+// templates, prompts): the entries past it are not read (no further page is asked for)
+// and a warning is logged.
+const MaxListEntries = 10000
+
+// bounded collects the entries of an upstream's list, at most MaxListEntries of them.
+func bounded[T any](u *upstream, what string, all iter.Seq2[T, error]) ([]T, error) {
+	var out []T
+	for x, err := range all {
+		if err != nil {
+			return nil, err
+		}
+		if len(out) == MaxListEntries {
+			u.log.Warn("the upstream lists more "+what+" than the gateway serves; the rest are dropped", "served", MaxListEntries)
+			break
+		}
+		out = append(out, x)
+	}
+	return out, nil
 }
 
 // signal tells the gateway that the catalog changed.

@@ -127,7 +127,7 @@ func scanEventsLimited(r io.Reader, maxEventSize int) iter.Seq2[Event, error] {
 			}
 			line, err := readEventLine(reader, budget)
 			if errors.Is(err, errEventTooLarge) {
-				yield(Event{}, fmt.Errorf("%w: SSE event exceeded %d bytes without terminating", errMalformedEvent, maxEventSize))
+				yield(Event{}, fmt.Errorf("%w: %w: SSE event exceeded %d bytes without terminating", errMalformedEvent, ErrMessageTooLarge, maxEventSize))
 				return
 			}
 			if err != nil && !errors.Is(err, io.EOF) {

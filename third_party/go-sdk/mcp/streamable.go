@@ -2085,7 +2085,7 @@ func (t *StreamableClientTransport) Connect(ctx context.Context) (Connection, er
 		failed:               make(chan struct{}),
 		disableStandaloneSSE: t.DisableStandaloneSSE,
 		oauthHandler:         t.OAuthHandler,
-		maxEventSize:         t.MaxEventSize,
+		maxEventSize:         resolveMaxEventSize(t.MaxEventSize),
 	}
 	return conn, nil
 }
@@ -2486,11 +2486,40 @@ func protocolVersionFromMessage(msg jsonrpc.Message) string {
 	return v
 }
 
+// resolveMaxEventSize resolves [StreamableClientTransport.MaxEventSize]: 0 selects
+// [DefaultMaxEventSize], a negative value means no cap (-1 for scanEventsLimited).
+func resolveMaxEventSize(n int) int {
+	switch {
+	case n == 0:
+		return DefaultMaxEventSize
+	case n < 0:
+		return -1
+	}
+	return n
+}
+
+// ErrMessageTooLarge is reported (wrapped) when a server's message — a JSON response
+// body or a server-sent event — exceeds the client transport's MaxEventSize.
+var ErrMessageTooLarge = errors.New("message exceeds the size limit")
+
+// readLimited reads all of r, failing with [ErrMessageTooLarge] once more than max bytes
+// arrive (max < 0: no limit).
+func readLimited(r io.Reader, max int) ([]byte, error) {
+	if max < 0 {
+		return io.ReadAll(r)
+	}
+	body, err := io.ReadAll(io.LimitReader(r, int64(max)+1))
+	if err == nil && len(body) > max {
+		return nil, fmt.Errorf("%w: more than %d bytes", ErrMessageTooLarge, max)
+	}
+	return body, err
+}
+
 func (c *streamableClientConn) handleJSON(requestSummary string, resp *http.Response) {
-	body, err := io.ReadAll(resp.Body)
+	body, err := readLimited(resp.Body, c.maxEventSize)
 	resp.Body.Close()
 	if err != nil {
-		c.fail(fmt.Errorf("%s: failed to read body: %v", requestSummary, err))
+		c.fail(fmt.Errorf("%s: failed to read body: %w", requestSummary, err))
 		return
 	}
 	msg, err := jsonrpc.DecodeMessage(body)
@@ -2589,7 +2618,7 @@ func (c *streamableClientConn) checkResponse(ctx context.Context, requestSummary
 	// JSON-RPC error, wrapping it with ErrRejected to prevent the connection from closing.
 	// Setting MCPGODEBUG=noprotocolerrorbody=1 restores the previous behavior.
 	if noprotocolerrorbody != "1" && (resp.StatusCode < 200 || resp.StatusCode >= 300) {
-		body, _ := io.ReadAll(resp.Body)
+		body, _ := readLimited(resp.Body, c.maxEventSize)
 		msg, _ := jsonrpc.DecodeMessage(body)
 		if response, ok := msg.(*jsonrpc.Response); ok && response.Error != nil {
 			return fmt.Errorf("%s: %w: %w: %v", requestSummary, response.Error, jsonrpc2.ErrRejected, http.StatusText(resp.StatusCode))

@@ -561,7 +561,7 @@ func newIOConnLimited(rwc io.ReadWriteCloser, maxLineLength int) *ioConn {
 
 // errFrameTooLarge means that a single inbound JSON-RPC frame exceeded the configured byte
 // limit before the value was completely received.
-var errFrameTooLarge = errors.New("inbound JSON-RPC frame exceeded the configured maximum line length")
+var errFrameTooLarge = fmt.Errorf("%w: inbound JSON-RPC frame exceeded the configured maximum line length", ErrMessageTooLarge)
 
 // frameLimitReader bounds the number of bytes [json.Decoder] may buffer while
 // decoding a single JSON value. Read returns [errFrameTooLarge] once the budget is exhausted.
