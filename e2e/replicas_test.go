@@ -73,8 +73,8 @@ func TestReplicasOnPostgres(t *testing.T) {
 		if err == nil {
 			break
 		}
-		if time.Since(start) > 2*time.Second {
-			t.Fatalf("replica 1 does not serve the new server 2s after it was created on replica 0: %v", err)
+		if time.Since(start) > 30*time.Second { // a wide margin: the time is logged below
+			t.Fatalf("replica 1 does not serve the new server 30 s after it was created on replica 0: %v", err)
 		}
 		time.Sleep(20 * time.Millisecond)
 	}

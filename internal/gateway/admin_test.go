@@ -174,7 +174,7 @@ func TestReplicasShareServersOnPostgres(t *testing.T) {
 		if resp.StatusCode == 200 {
 			break
 		}
-		if time.Since(start) > 2*time.Second {
+		if time.Since(start) > 30*time.Second { // a wide margin: the time is logged below
 			t.Fatalf("replica b does not serve the new server after %s", time.Since(start))
 		}
 		time.Sleep(10 * time.Millisecond)
@@ -188,14 +188,14 @@ func TestReplicasShareServersOnPostgres(t *testing.T) {
 	if code, _ := admin(t, "DELETE", b+"/admin/api/servers/shared", adminKey, ""); code != 204 {
 		t.Fatal("delete on b")
 	}
-	deadline := time.Now().Add(2 * time.Second)
+	deadline := time.Now().Add(30 * time.Second) // a wide margin
 	for {
 		resp, _ := post(t, a+"/mcp/shared", nil, `{"jsonrpc":"2.0","id":1,"method":"ping"}`)
 		if resp.StatusCode == 404 {
 			break
 		}
 		if time.Now().After(deadline) {
-			t.Fatal("replica a still serves the deleted server")
+			t.Fatal("replica a still serves the deleted server 30 s after the delete")
 		}
 		time.Sleep(10 * time.Millisecond)
 	}

@@ -67,8 +67,12 @@ func TestAttackConcurrentCalls(t *testing.T) {
 			}
 		}()
 	}
-	// The gateway answers others meanwhile.
-	time.Sleep(100 * time.Millisecond)
+	// The gateway answers others meanwhile: once the burst runs (polled, not slept for).
+	for deadline := time.Now().Add(time.Minute); started() == 0; time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("no call of the burst started within a minute")
+		}
+	}
 	other := connectFrom(t, "127.0.0.2", lb.base+"/mcp/other", "2026-07-28")
 	q0 := time.Now()
 	if r := call(t, other, "echo", map[string]any{"message": "hi"}); text(t, r) != "hi\n" {

@@ -60,11 +60,12 @@ func TestCancelStopsCommand(t *testing.T) {
 			if err := <-errc; !errors.Is(err, context.Canceled) {
 				t.Errorf("CallTool after cancel: %v, want context.Canceled", err)
 			}
-			deadline := time.Now().Add(time.Second)
+			// A wide margin: the child goes at once; only one left running fails.
+			deadline := time.Now().Add(30 * time.Second)
 			for _, pid := range pids {
 				for alive(pid) {
 					if time.Now().After(deadline) {
-						t.Fatalf("process %d still running 1s after the client cancelled (pids %v)", pid, pids)
+						t.Fatalf("process %d still running 30 s after the client cancelled (pids %v)", pid, pids)
 					}
 					time.Sleep(10 * time.Millisecond)
 				}

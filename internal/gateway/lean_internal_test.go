@@ -239,21 +239,33 @@ func TestLeanLegacyMatchesSDK(t *testing.T) {
 }
 
 // Calls answered by the lean path keep a legacy session alive: the idle time counts from
-// the end of the last request, whichever path answered it.
+// the end of the last request, whichever path answered it. The calls come every quarter
+// second, eight times as often as the session idle time, for longer than that time; then the
+// test waits for the sweeper to expire the session (polled, no fixed wait) and checks the
+// session is gone for the client too.
 func TestLeanLegacyKeepsSessionAlive(t *testing.T) {
-	g, url := leanServe(t, Options{Version: "test", SessionTimeout: 600 * time.Millisecond})
+	const idle = 2 * time.Second
+	g, url := leanServe(t, Options{Version: "test", SessionTimeout: idle})
 	sid := openLegacy(t, url)
 	before := g.leanServed.Load()
-	for i := range 8 {
-		time.Sleep(200 * time.Millisecond)
+	const calls = 12 // 12 gaps of 250ms: 3 s, longer than idle
+	for i := range calls {
+		time.Sleep(idle / 8) // the time that passes between calls, not a synchronisation
 		legacyPost(t, url, sid, `{"jsonrpc":"2.0","id":`+strconv.Itoa(i+1)+`,"method":"tools/call","params":{"name":"echo","arguments":{"m":"x"}}}`)
 	}
-	if g.leanServed.Load() != before+8 {
-		t.Fatalf("lean path answered %d of 8 calls", g.leanServed.Load()-before)
+	if g.leanServed.Load() != before+calls {
+		t.Fatalf("lean path answered %d of %d calls", g.leanServed.Load()-before, calls)
 	}
-	time.Sleep(1500 * time.Millisecond)
+	for deadline := time.Now().Add(time.Minute); ; time.Sleep(20 * time.Millisecond) {
+		if _, ok := g.sessions.lookup(sid); !ok {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the session was not expired within a minute of its last call (session_idle %v)", idle)
+		}
+	}
 	resp, _ := leanSend(t, url, "2025-11-25", map[string]string{"Mcp-Session-Id": sid}, `{"jsonrpc":"2.0","id":99,"method":"ping"}`)
 	if resp.StatusCode != http.StatusNotFound {
-		t.Errorf("a session idle for 1.5 s with session_idle 600ms answered %d, want 404", resp.StatusCode)
+		t.Errorf("an expired session answered %d, want 404", resp.StatusCode)
 	}
 }

@@ -3,6 +3,7 @@ package gateway_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net"
 	"net/http"
 	"os"
@@ -23,15 +24,20 @@ import (
 
 // Shutdown lets an in-flight call finish, refuses new calls while draining, and returns.
 func TestGracefulShutdown(t *testing.T) {
-	cfg, err := config.Parse("s.yaml", t.TempDir(), []byte(`
-limits: {drain_period: 5s}
+	// The tool says it started (a file) and waits for the test to let it finish (another), so
+	// the call is in flight when the shutdown starts and still runs while the gateway drains,
+	// however slow the machine.
+	dir := t.TempDir()
+	started, release := filepath.Join(dir, "started"), filepath.Join(dir, "release")
+	cfg, err := config.Parse("s.yaml", t.TempDir(), []byte(fmt.Sprintf(`
+limits: {drain_period: 1m}
 servers:
   s:
     kind: command
     description: slow
     tools:
-      slow: {description: sleeps a second then answers, inputSchema: {type: object}, argv: [sh, -c, "sleep 1; echo done"]}
-`), backend.Kinds())
+      slow: {description: waits to be released then answers, inputSchema: {type: object}, argv: [sh, -c, "touch %s; while [ ! -e %s ]; do sleep 0.02; done; echo done"]}
+`, started, release)), backend.Kinds())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -56,22 +62,38 @@ servers:
 		}
 		result <- r
 	}()
-	time.Sleep(300 * time.Millisecond)
+	for deadline := time.Now().Add(time.Minute); ; time.Sleep(10 * time.Millisecond) {
+		if _, err := os.Stat(started); err == nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the tool did not start within a minute")
+		}
+	}
 	cancel() // as on SIGTERM
-	time.Sleep(100 * time.Millisecond)
-	resp, err := http.Post(url, "application/json", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"ping"}`))
-	if err == nil {
-		if resp.StatusCode != http.StatusServiceUnavailable {
-			t.Errorf("new request while draining: %d", resp.StatusCode)
+	// A new request is refused once the drain has begun: poll until it is, then check how.
+	for deadline := time.Now().Add(time.Minute); ; time.Sleep(10 * time.Millisecond) {
+		resp, err := http.Post(url, "application/json", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"ping"}`))
+		if err != nil {
+			break // the listener is closed
 		}
 		resp.Body.Close()
+		if resp.StatusCode == http.StatusServiceUnavailable {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("new requests still answered %d a minute after the shutdown began", resp.StatusCode)
+		}
+	}
+	if err := os.WriteFile(release, nil, 0o644); err != nil {
+		t.Fatal(err)
 	}
 	select {
 	case r := <-result:
 		if r == nil || r.IsError || text(t, r) != "done\n" {
 			t.Errorf("in-flight call result: %+v", r)
 		}
-	case <-time.After(5 * time.Second):
+	case <-time.After(time.Minute):
 		t.Fatal("in-flight call did not finish")
 	}
 	select {
@@ -79,7 +101,7 @@ servers:
 		if err != nil {
 			t.Errorf("Serve: %v", err)
 		}
-	case <-time.After(5 * time.Second):
+	case <-time.After(time.Minute):
 		t.Fatal("Serve did not return")
 	}
 }

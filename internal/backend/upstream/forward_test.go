@@ -159,16 +159,23 @@ func testForwarding(t *testing.T, url, era string) {
 
 	// Cancelling a call cancels the upstream request.
 	before := callTool(t, cs, "cancelled", nil)
+	startedBefore := text(callTool(t, cs, "slow_started", nil))
 	cctx, cancel := context.WithCancel(ctx)
 	done := make(chan error, 1)
 	go func() {
-		_, err := cs.CallTool(cctx, &mcp.CallToolParams{Name: "slow", Arguments: map[string]any{"ms": 20000}})
+		_, err := cs.CallTool(cctx, &mcp.CallToolParams{Name: "slow", Arguments: map[string]any{"ms": 600000}})
 		done <- err
 	}()
-	time.Sleep(300 * time.Millisecond)
+	// Cancel once the upstream runs the call (polled), so the cancellation has a request
+	// to reach.
+	for deadline := time.Now().Add(time.Minute); text(callTool(t, cs, "slow_started", nil)) == startedBefore; time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the upstream did not start the slow call within a minute")
+		}
+	}
 	cancel()
 	<-done
-	deadline := time.Now().Add(5 * time.Second)
+	deadline := time.Now().Add(time.Minute)
 	for {
 		after := callTool(t, cs, "cancelled", nil)
 		if text(after) != text(before) {

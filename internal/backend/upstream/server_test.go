@@ -126,6 +126,7 @@ func runTestServer(mode string) {
 
 var (
 	cancelled atomic.Int64 // slow calls that saw their cancellation
+	slowCalls atomic.Int64 // slow calls that started
 	counters  sync.Map     // *mcp.ServerSession -> *atomic.Int64
 )
 
@@ -239,6 +240,7 @@ func addTools(srv *mcp.Server) {
 		return &mcp.CallToolResult{InputRequests: mcp.InputRequestMap{"r": &mcp.ListRootsParams{}}}, nil
 	})
 	tool("slow", "waits", `"ms":{"type":"integer"}`, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		slowCalls.Add(1)
 		select {
 		case <-time.After(time.Duration(args(req).num("ms")) * time.Millisecond):
 			return textResult("slept"), nil
@@ -249,6 +251,9 @@ func addTools(srv *mcp.Server) {
 	})
 	tool("cancelled", "how many slow calls were cancelled", ``, func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		return textResult("%d", cancelled.Load()), nil
+	})
+	tool("slow_started", "how many slow calls started", ``, func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		return textResult("%d", slowCalls.Load()), nil
 	})
 	tool("hang", "never answers", ``, func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		select {}
