@@ -381,6 +381,27 @@ func Check(s *config.Server, deps Deps) config.Problems {
 	return nil
 }
 
+// A ToolLister is a Spec whose tools are not just the tools of its definition (a Lowdefy
+// app's come from the app, an upstream's from the upstream): ToolNames returns the names of
+// the tools the server will offer, before tools_include and tools_exclude, or known false
+// when only the running server can tell (an upstream lists its tools when it starts).
+// `mcpbridge check` counts them.
+type ToolLister interface {
+	ToolNames(deps Deps) (names []string, known bool)
+}
+
+// ToolNames returns the names of the tools server s will offer, after its tools_include
+// and tools_exclude (see ToolLister); known is false when only the running server can
+// tell.
+func ToolNames(s *config.Server, deps Deps) (names []string, known bool) {
+	names, known = s.ToolNames(), true
+	if l, ok := s.Spec.(ToolLister); ok {
+		names, known = l.ToolNames(deps)
+	}
+	f := s.Filter()
+	return slices.DeleteFunc(names, func(n string) bool { return !f.Keep(n) }), known
+}
+
 // Open creates the backend of a server definition decoded by its kind.
 func Open(ctx context.Context, s *config.Server, deps Deps) (Backend, error) {
 	spec, ok := s.Spec.(Spec)

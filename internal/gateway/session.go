@@ -6,7 +6,6 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcpbridge/mcpbridge/internal/backend"
-	"github.com/mcpbridge/mcpbridge/internal/secret"
 )
 
 // callSession is the backend's handle on the MCP session of one tool call.
@@ -63,10 +62,3 @@ func (s *callSession) ListRoots(ctx context.Context) (*mcp.ListRootsResult, erro
 	return s.ss.ListRoots(ctx, &mcp.ListRootsParams{})
 }
 
-// secretResolver resolves secret references against the config's directory.
-type secretResolver struct{ dir string }
-
-func (r secretResolver) Resolve(where, ref string) (string, error) {
-	v, _, err := secret.Resolve(r.dir, where, ref)
-	return v, err
-}

@@ -109,10 +109,31 @@ func (sp *spec) Check(deps backend.Deps) config.Problems {
 			ps = append(ps, sec.Problem("app", "the app's generated tools: %v", err))
 		}
 	}
-	if _, err := sp.secrets(deps); err != nil {
-		ps = append(ps, sec.Problem("secrets", "%v", err))
+	for _, name := range sortedKeys(sp.conf.Secrets) {
+		ps = append(ps, backend.CheckRef(deps, sec, "secrets."+name, sp.conf.Secrets[name])...)
 	}
 	return ps
+}
+
+// ToolNames returns the tools of the server's toolset: the work-session tools and the tools
+// generated from the app (known false when the app does not load; Check says why).
+func (sp *spec) ToolNames(deps backend.Deps) ([]string, bool) {
+	names := sessionToolNames(sp.conf.Toolset)
+	if sp.conf.Toolset == ToolsetSession {
+		return names, true
+	}
+	a, err := loadApp(sp.appDir(deps.Dir))
+	if err != nil {
+		return names, false
+	}
+	g, err := generate(a, names)
+	if err != nil {
+		return names, false
+	}
+	for _, t := range g.tools {
+		names = append(names, t.tool.Name)
+	}
+	return names, true
 }
 
 // appDir is the app folder, resolved against the config's folder.
@@ -128,11 +149,7 @@ func (sp *spec) secrets(deps backend.Deps) (map[string]string, error) {
 	out := make(map[string]string, len(sp.conf.Secrets))
 	var errs []error
 	for _, name := range sortedKeys(sp.conf.Secrets) {
-		if deps.Secrets == nil {
-			errs = append(errs, fmt.Errorf("secrets.%s: no secret resolver", name))
-			continue
-		}
-		v, err := deps.Secrets.Resolve(config.JoinPath(sp.server.Section.Path, "secrets."+name), sp.conf.Secrets[name])
+		v, err := deps.Resolve(config.JoinPath(sp.server.Section.Path, "secrets."+name), sp.conf.Secrets[name])
 		if err != nil {
 			errs = append(errs, err)
 			continue
