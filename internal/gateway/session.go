@@ -61,4 +61,3 @@ func (s *callSession) Elicit(ctx context.Context, p *mcp.ElicitParams) (*mcp.Eli
 func (s *callSession) ListRoots(ctx context.Context) (*mcp.ListRootsResult, error) {
 	return s.ss.ListRoots(ctx, &mcp.ListRootsParams{})
 }
-

@@ -363,7 +363,6 @@ func (sp *spec) Check(deps backend.Deps) config.Problems {
 	return ps
 }
 
-
 // ToolNames says the upstream's tools are known only when it starts.
 func (sp *spec) ToolNames(backend.Deps) ([]string, bool) { return nil, false }
 
