@@ -102,7 +102,8 @@ func decode(s *config.Server) (backend.Spec, config.Problems) {
 func (sp *spec) Check(deps backend.Deps) config.Problems {
 	var ps config.Problems
 	sec := sp.server.Section
-	if a, err := loadApp(sp.appDir(deps.Dir)); err != nil {
+	a, err := loadApp(sp.appDir(deps.Dir))
+	if err != nil {
 		ps = append(ps, sec.Problem("app", "%v", err))
 	} else if sp.conf.Toolset != ToolsetSession {
 		if _, err := generate(a, sessionToolNames(sp.conf.Toolset)); err != nil {
@@ -111,6 +112,11 @@ func (sp *spec) Check(deps backend.Deps) config.Problems {
 	}
 	for _, name := range sortedKeys(sp.conf.Secrets) {
 		ps = append(ps, backend.CheckRef(deps, sec, "secrets."+name, sp.conf.Secrets[name])...)
+	}
+	if a != nil {
+		for _, m := range unprovidedSecrets(a, sp.conf.Secrets) {
+			ps = append(ps, sec.Warning("app", "the app reads _secret %s (%s), which the server does not provide; Lowdefy runs without it but requests that need it fail: add %s: secret:%s under secrets:", m.name, m.where, m.name, m.name))
+		}
 	}
 	return ps
 }
@@ -134,6 +140,30 @@ func (sp *spec) ToolNames(deps backend.Deps) ([]string, bool) {
 		names = append(names, t.tool.Name)
 	}
 	return names, true
+}
+
+// lowdefySecretEnv prefixes the environment variables Lowdefy's own server (and mcpbridge
+// app) reads an app's secrets from: LOWDEFY_SECRET_NAME is `_secret: NAME`.
+const lowdefySecretEnv = "LOWDEFY_SECRET_"
+
+// unprovided is a secret an app reads that its server does not provide.
+type unprovided struct{ name, where string }
+
+// unprovidedSecrets returns the secrets app a reads (app.SecretRefs) that provided lacks,
+// one per name, with the places that read it.
+func unprovidedSecrets(a *app.App, provided map[string]string) []unprovided {
+	var out []unprovided
+	for _, r := range a.SecretRefs() {
+		if _, ok := provided[r.Name]; ok {
+			continue
+		}
+		if n := len(out); n > 0 && out[n-1].name == r.Name {
+			out[n-1].where += ", " + r.Where
+			continue
+		}
+		out = append(out, unprovided{name: r.Name, where: r.Where})
+	}
+	return out
 }
 
 // appDir is the app folder, resolved against the config's folder.
