@@ -20,7 +20,6 @@ import (
 	"github.com/mcpbridge/mcpbridge/internal/auth"
 	"github.com/mcpbridge/mcpbridge/internal/config"
 	"github.com/mcpbridge/mcpbridge/internal/safehttp"
-	"github.com/mcpbridge/mcpbridge/internal/secret"
 	"github.com/mcpbridge/mcpbridge/internal/store"
 )
 
@@ -236,22 +235,6 @@ type SecretResolver interface {
 	Resolve(where, ref string) (string, error)
 }
 
-// ResolveSecret resolves a secret reference (secret:NAME, env:NAME, file:PATH) and returns
-// its value and the label that names it in placeholders ("secret NAME"). It goes through
-// d.Secrets when set — the gateway's resolver, which adds the value to the secrets it scrubs
-// from the outputs of every server, not only this one — else through internal/secret
-// against d.Dir. where names the config field in errors.
-func (d Deps) ResolveSecret(where, ref string) (value, label string, err error) {
-	if d.Secrets != nil {
-		v, err := d.Secrets.Resolve(where, ref)
-		if err != nil {
-			return "", "", err
-		}
-		return v, secret.Label(ref), nil
-	}
-	return secret.Resolve(d.Dir, where, ref)
-}
-
 // Clock returns d.Now, or time.Now when unset.
 func (d Deps) Clock() func() time.Time {
 	if d.Now != nil {
@@ -396,6 +379,27 @@ func Check(s *config.Server, deps Deps) config.Problems {
 		return c.Check(deps)
 	}
 	return nil
+}
+
+// A ToolLister is a Spec whose tools are not just the tools of its definition (a Lowdefy
+// app's come from the app, an upstream's from the upstream): ToolNames returns the names of
+// the tools the server will offer, before tools_include and tools_exclude, or known false
+// when only the running server can tell (an upstream lists its tools when it starts).
+// `mcpbridge check` counts them.
+type ToolLister interface {
+	ToolNames(deps Deps) (names []string, known bool)
+}
+
+// ToolNames returns the names of the tools server s will offer, after its tools_include
+// and tools_exclude (see ToolLister); known is false when only the running server can
+// tell.
+func ToolNames(s *config.Server, deps Deps) (names []string, known bool) {
+	names, known = s.ToolNames(), true
+	if l, ok := s.Spec.(ToolLister); ok {
+		names, known = l.ToolNames(deps)
+	}
+	f := s.Filter()
+	return slices.DeleteFunc(names, func(n string) bool { return !f.Keep(n) }), known
 }
 
 // Open creates the backend of a server definition decoded by its kind.

@@ -4,10 +4,12 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"os"
 	"strings"
 
 	"github.com/mcpbridge/mcpbridge/internal/lowdefy/app"
 	"github.com/mcpbridge/mcpbridge/internal/lowdefy/operators"
+	"github.com/mcpbridge/mcpbridge/internal/lowdefy/server"
 )
 
 func runApp(ctx context.Context, e *env, args []string) error {
@@ -100,5 +102,18 @@ func runAppCheck(e *env, args []string) error {
 		return exitError{1}
 	}
 	fmt.Fprint(e.stdout, strings.TrimRight(summary, "\n")+"\n")
+	// Lowdefy runs with a secret that is not provided, and every request needing it fails:
+	// say which LOWDEFY_SECRET_* variables the app reads that this environment lacks.
+	if a, err := loadAppDir(pos[0]); err == nil {
+		env := server.SecretsFromEnv(os.Environ())
+		warned := map[string]bool{}
+		for _, r := range a.SecretRefs() {
+			if _, ok := env[r.Name]; ok || warned[r.Name] {
+				continue
+			}
+			warned[r.Name] = true
+			fmt.Fprintf(e.stderr, "warning: the app reads _secret %s (%s), which is not set: set %s%s (Lowdefy runs without it, but requests that need it fail)\n", r.Name, r.Where, lowdefySecretEnv, r.Name)
+		}
+	}
 	return nil
 }

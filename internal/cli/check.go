@@ -9,6 +9,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -16,6 +17,7 @@ import (
 	"github.com/mcpbridge/mcpbridge/internal/backend/httpapi"
 	"github.com/mcpbridge/mcpbridge/internal/config"
 	"github.com/mcpbridge/mcpbridge/internal/openapi"
+	"github.com/mcpbridge/mcpbridge/internal/secret"
 )
 
 type nopReadCloser struct{ io.Reader }
@@ -26,9 +28,20 @@ type nopWriteCloser struct{ io.Writer }
 
 func (nopWriteCloser) Close() error { return nil }
 
+// checkUsage is the usage line of `mcpbridge check`.
+const checkUsage = `[--strict] --config FILE
+
+Validates a config and exits 1 with one FILE:LINE:COL line per problem. Warnings (a
+program not on PATH, a secret reference that is not set in this environment) are printed
+too but do not fail the check, so it runs in CI without the production secrets; --strict
+makes them fail it. serve and stdio still refuse to start without a secret.
+
+Flags:`
+
 func runCheck(ctx context.Context, e *env, args []string) error {
-	fs := newFlags(e, "check", "--config FILE")
+	fs := newFlags(e, "check", checkUsage)
 	cfgPath := fs.String("config", "", "config file to validate")
+	strict := fs.Bool("strict", false, "fail (exit 1) on warnings too, such as a secret that is not set")
 	pos, err := parse(fs, args)
 	if err != nil {
 		return err
@@ -51,26 +64,78 @@ func runCheck(ctx context.Context, e *env, args []string) error {
 		fmt.Fprintf(e.stderr, "%s: %v\n", *cfgPath, err)
 		return exitError{1}
 	}
-	for _, w := range cfg.Warnings {
-		fmt.Fprintln(e.stderr, w)
-	}
-	// What only the running system can tell: the secrets each server names are set.
-	var ps config.Problems
+	// What only the running system can tell: the secrets each server names are set, its app
+	// loads. Checked with the Deps every path builds, with a resolver that makes a secret
+	// this environment lacks a warning.
+	ps := append(config.Problems(nil), cfg.Warnings...)
+	ps = append(ps, checkAdminKeys(cfg)...)
+	tools, later := 0, []string{}
 	for _, name := range cfg.ServerNames() {
-		ps = append(ps, backend.Check(cfg.Servers[name], backend.Deps{Dir: cfg.Dir, Variables: cfg.Variables})...)
+		s := cfg.Servers[name]
+		deps := backend.NewDeps(cfg, s, backend.Services{Check: true})
+		ps = append(ps, backend.Check(s, deps)...)
+		if !s.IsEnabled() {
+			continue
+		}
+		names, known := backend.ToolNames(s, deps)
+		tools += len(names)
+		if !known {
+			later = append(later, name)
+		}
 	}
-	if len(ps) > 0 {
-		for _, p := range ps {
-			fmt.Fprintln(e.stderr, p)
+	ps.Sorted()
+	failed := false
+	for _, p := range ps {
+		fmt.Fprintln(e.stderr, p)
+		failed = failed || !p.Warning || *strict
+	}
+	if failed {
+		if *strict && !slices.ContainsFunc(ps, func(p config.Problem) bool { return !p.Warning }) {
+			fmt.Fprintf(e.stderr, "%s: %s (--strict)\n", *cfgPath, plural(len(ps), "warning"))
 		}
 		return exitError{1}
 	}
-	tools := 0
-	for _, s := range cfg.Servers {
-		tools += len(s.Tools)
+	summary := fmt.Sprintf("%s, %s", plural(len(cfg.Servers), "server"), plural(tools, "tool"))
+	switch len(later) {
+	case 0:
+	case 1:
+		summary += ", and the tools server " + later[0] + " lists when it starts"
+	default:
+		summary += ", and the tools servers " + strings.Join(later, ", ") + " list when they start"
 	}
-	fmt.Fprintf(e.stdout, "%s: ok (%d servers, %d tools)\n", *cfgPath, len(cfg.Servers), tools)
+	fmt.Fprintf(e.stdout, "%s: ok (%s)\n", *cfgPath, summary)
 	return nil
+}
+
+// plural returns "1 server", "2 servers".
+func plural(n int, noun string) string {
+	if n == 1 {
+		return fmt.Sprintf("%d %s", n, noun)
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
+}
+
+// checkAdminKeys reports the admin.keys references that are not set in this environment
+// (warnings) or cannot be resolved (problems), as serve resolves them.
+func checkAdminKeys(cfg *config.Config) config.Problems {
+	var ps config.Problems
+	for i, ref := range cfg.Admin.Keys {
+		p := config.Problem{File: cfg.Path, Path: fmt.Sprintf("admin.keys[%d]", i)}
+		_, err := backend.CheckSecrets{Dir: cfg.Dir}.Resolve("", ref)
+		var m *backend.MissingSecret
+		switch {
+		case !secret.IsRef(ref):
+			p.Msg = "write a reference (secret:NAME, env:NAME or file:PATH), not the key itself"
+		case errors.As(err, &m):
+			p.Msg, p.Warning = strings.TrimPrefix(err.Error(), ": ")+" (serve refuses to start without it)", true
+		case err != nil:
+			p.Msg = strings.TrimPrefix(err.Error(), ": ")
+		default:
+			continue
+		}
+		ps = append(ps, p)
+	}
+	return ps
 }
 
 func runCID(ctx context.Context, e *env, args []string) error {

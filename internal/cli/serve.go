@@ -228,6 +228,10 @@ func runStdio(ctx context.Context, e *env, args []string) error {
 	if g.Entry(name) == nil {
 		return fmt.Errorf("stored server %q cannot be served; `mcpbridge serve` logs why", name)
 	}
+	if why := g.Entry(name).Unavailable(); why != "" {
+		// Serving one server that cannot open (a secret not set) would only fail each call.
+		return fmt.Errorf("server %q cannot be served: %s", name, why)
+	}
 	return serveStdio(ctx, e, cfg, g, st.Keys, name)
 }
 

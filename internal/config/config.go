@@ -431,9 +431,9 @@ func Parse(file, dir string, data []byte, kinds Kinds) (*Config, error) {
 	c.applyDefaults()
 	ps, warnings := splitWarnings(append(d.Problems, c.validate(file, &root, kinds)...))
 	if len(ps) > 0 {
-		return nil, append(ps, warnings...).sorted()
+		return nil, append(ps, warnings...).Sorted()
 	}
-	c.Warnings = warnings.sorted()
+	c.Warnings = warnings.Sorted()
 	return c, nil
 }
 
@@ -461,7 +461,7 @@ func ParseServer(label, name string, data []byte, kinds Kinds) (*Server, error) 
 	}
 	ps, _ = splitWarnings(ps)
 	if len(ps) > 0 {
-		return nil, ps.sorted()
+		return nil, ps.Sorted()
 	}
 	return s, nil
 }

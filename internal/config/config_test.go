@@ -113,11 +113,12 @@ func TestParseServerSection(t *testing.T) {
 // names without a property.
 func TestSchemaProblems(t *testing.T) {
 	for _, c := range []struct{ schema, want string }{
-		{`{type: object, properties: {a: {type: strng}}}`, `servers.a.tools.t.inputSchema.properties.a: not a valid JSON Schema 2020-12: type "strng" is not one of array, boolean, integer, null, number, object, string`},
-		{`{type: object, required: a}`, `servers.a.tools.t.inputSchema: not a valid JSON Schema 2020-12: required must be a list of property names, got "a"`},
-		{`{type: object, properties: {a: {type: string}}, required: [a, b]}`, `servers.a.tools.t.inputSchema.required[1]: required names "b", which is not in properties`},
+		{`{type: object, properties: {a: {type: strng}}}`, `servers.a.tools.t.inputSchema.properties.a.type: "strng" is not a JSON Schema type; use one of string, number, integer, boolean, object, array, null`},
+		{`{type: object, required: a}`, `servers.a.tools.t.inputSchema.required: must be a list of property names, such as [name, email], got the string "a"`},
+		{`{type: object, properties: {a: {type: string}}, required: [a, b]}`, `servers.a.tools.t.inputSchema.required[1]: names "b", which is not in properties`},
+		{`{type: object, properties: {a: {type: number, minimum: ten}}}`, `servers.a.tools.t.inputSchema.properties.a.minimum: must be a number, got the string "ten"`},
 		{`{type: object, properties: {text: {type: string, description: Lines to sort, separated by newlines}}}`, `servers.a.tools.t.inputSchema.properties.text: the schema has a key "separated by newlines" with no value: a comma inside {...} ends a value in YAML; quote the text`},
-		{`{type: object, properties: {a: {type: object, properties: {x: {type: [string, nope]}}}}}`, `servers.a.tools.t.inputSchema.properties.a.properties.x: not a valid JSON Schema 2020-12: type ["string","nope"] is not one of`},
+		{`{type: object, properties: {a: {type: object, properties: {x: {type: [string, nope]}}}}}`, `servers.a.tools.t.inputSchema.properties.a.properties.x.type[1]: the string "nope" is not a JSON Schema type`},
 	} {
 		_, err := Parse("c.yaml", "/tmp", []byte("servers:\n  a:\n    kind: echo\n    tools:\n      t: {description: x, word: w, inputSchema: "+c.schema+"}\n"), echoKind{})
 		if err == nil || !strings.Contains(err.Error(), c.want) {
@@ -127,6 +128,39 @@ func TestSchemaProblems(t *testing.T) {
 	_, err := Parse("c.yaml", "/tmp", []byte("servers:\n  a:\n    kind: ecko\n"), echoKind{})
 	if err == nil || !strings.Contains(err.Error(), `unknown kind "ecko" (did you mean "echo"?)`) {
 		t.Errorf("kind typo: %v", err)
+	}
+}
+
+// Every problem of a schema is reported in one run, in source order, each in words a
+// person acts on (it used to be one per run, in no stable order, as validator text).
+func TestSchemaProblemsAll(t *testing.T) {
+	doc := `servers:
+  a:
+    kind: echo
+    tools:
+      t:
+        description: x
+        word: w
+        inputSchema:
+          type: object
+          properties:
+            a: {type: strng}
+            b: {type: number, minimum: "ten"}
+            c: {type: string, maxLength: -1, pattern: "a("}
+          required: [a, foo]
+`
+	want := []string{
+		`c.yaml:11:23: servers.a.tools.t.inputSchema.properties.a.type: "strng" is not a JSON Schema type; use one of string, number, integer, boolean, object, array, null`,
+		`c.yaml:12:40: servers.a.tools.t.inputSchema.properties.b.minimum: must be a number, got the string "ten"`,
+		`c.yaml:13:42: servers.a.tools.t.inputSchema.properties.c.maxLength: must be a whole number of 0 or more, got the number -1`,
+		`c.yaml:13:55: servers.a.tools.t.inputSchema.properties.c.pattern: "a(" is not a valid regular expression: missing closing ): ` + "`a(`",
+		`c.yaml:14:25: servers.a.tools.t.inputSchema.required[1]: names "foo", which is not in properties; describe it under properties or remove it`,
+	}
+	for range 3 { // the same every run
+		_, err := Parse("c.yaml", "/tmp", []byte(doc), echoKind{})
+		if err == nil || err.Error() != strings.Join(want, "\n") {
+			t.Fatalf("problems:\n%v\nwant:\n%s", err, strings.Join(want, "\n"))
+		}
 	}
 }
 

@@ -381,9 +381,10 @@ func normalize(x any) any {
 	return x
 }
 
-// sorted returns the problems in source order: by file, then line and column; problems
-// without a position keep their order after the located ones of their file.
-func (ps Problems) sorted() Problems {
+// Sorted sorts the problems in source order and returns them: by file, then line and
+// column; problems without a position keep their order after the located ones of their
+// file.
+func (ps Problems) Sorted() Problems {
 	sort.SliceStable(ps, func(i, j int) bool {
 		a, b := ps[i], ps[j]
 		if a.File != b.File {

@@ -5,7 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/url"
-	"sort"
+	"regexp"
+	"slices"
 	"strings"
 	"sync"
 
@@ -37,86 +38,191 @@ var metaSchema = sync.OnceValues(func() (*jsonschema.Resolved, error) {
 	}})
 })
 
-// metaProblem checks a JSON-like schema against the JSON Schema 2020-12 meta-schema and
-// returns the field path inside the schema (relative, "" for the root) and a message, or
-// "", "" when it is valid. It reports the deepest subschema (under properties, items, ...)
-// that is invalid, so the path says where to look.
-func metaProblem(s map[string]any) (path, msg string) {
-	rs, err := metaSchema()
-	if err != nil {
-		return "", "internal: the JSON Schema meta-schema does not load: " + err.Error()
+// schemaTypes are the JSON Schema types, in the order messages list them.
+const schemaTypes = "string, number, integer, boolean, object, array, null"
+
+// Keywords by the kind of value the meta-schema wants.
+var (
+	numberKeywords   = []string{"minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf"}
+	countKeywords    = []string{"minLength", "maxLength", "minItems", "maxItems", "minProperties", "maxProperties", "minContains", "maxContains"}
+	stringKeywords   = []string{"title", "description", "format", "pattern", "$comment", "$id", "$ref", "$schema", "$anchor", "$dynamicRef", "$dynamicAnchor", "contentMediaType", "contentEncoding"}
+	boolKeywords     = []string{"uniqueItems", "readOnly", "writeOnly", "deprecated"}
+	schemaKeywords   = []string{"items", "additionalProperties", "not", "contains", "if", "then", "else", "propertyNames", "unevaluatedItems", "unevaluatedProperties", "contentSchema"}
+	mapKeywords      = []string{"properties", "$defs", "patternProperties", "dependentSchemas"}
+	listKeywords     = []string{"allOf", "anyOf", "oneOf", "prefixItems"}
+	anyListKeywords  = []string{"enum", "examples"}
+	metaKeywordOrder = slicesConcat(numberKeywords, countKeywords, stringKeywords, boolKeywords, []string{"type", "required", "dependentRequired"}, anyListKeywords, mapKeywords, schemaKeywords, listKeywords)
+)
+
+func slicesConcat(lists ...[]string) []string {
+	var out []string
+	for _, l := range lists {
+		out = append(out, l...)
 	}
-	if rs.Validate(s) == nil {
-		return "", ""
-	}
-	// Look for an invalid subschema first: its path is more useful.
-	for _, key := range []string{"properties", "$defs", "patternProperties"} {
-		m, _ := s[key].(map[string]any)
-		names := make([]string, 0, len(m))
-		for k := range m {
-			names = append(names, k)
-		}
-		sort.Strings(names)
-		for _, k := range names {
-			if sub, ok := m[k].(map[string]any); ok {
-				if p, msg := metaProblem(sub); msg != "" {
-					return JoinPath(key+"."+k, p), msg
-				}
-			}
-		}
-	}
-	for _, key := range []string{"items", "additionalProperties", "not", "contains"} {
-		if sub, ok := s[key].(map[string]any); ok {
-			if p, msg := metaProblem(sub); msg != "" {
-				return JoinPath(key, p), msg
-			}
-		}
-	}
-	for _, key := range []string{"anyOf", "oneOf", "allOf", "prefixItems"} {
-		list, _ := s[key].([]any)
-		for i, x := range list {
-			if sub, ok := x.(map[string]any); ok {
-				if p, msg := metaProblem(sub); msg != "" {
-					return JoinPath(fmt.Sprintf("%s[%d]", key, i), p), msg
-				}
-			}
-		}
-	}
-	return "", "not a valid JSON Schema 2020-12: " + shallowMetaError(s)
+	return out
 }
 
-// shallowMetaError words what is wrong with the keywords of s itself.
-func shallowMetaError(s map[string]any) string {
-	var bad []string
-	for k, v := range s {
-		switch k {
-		case "type":
-			if !validTypeKeyword(v) {
-				bad = append(bad, fmt.Sprintf("type %s is not one of array, boolean, integer, null, number, object, string", jsonText(v)))
+// metaProblems checks a JSON-like schema against the JSON Schema 2020-12 meta-schema and
+// calls add with the field path inside the schema (relative, "" for the root) and a
+// message for every problem, in words a person acts on. When the meta-schema refuses the
+// schema for a reason the words do not cover, it adds the validator's own text once.
+func metaProblems(s map[string]any, add func(path, msg string)) {
+	rs, err := metaSchema()
+	if err != nil {
+		add("", "internal: the JSON Schema meta-schema does not load: "+err.Error())
+		return
+	}
+	verr := rs.Validate(s)
+	if verr == nil {
+		return
+	}
+	n := 0
+	walkSchema(s, "", func(path, msg string) { n++; add(path, msg) })
+	if n == 0 {
+		lines := strings.Split(strings.TrimSpace(verr.Error()), "\n")
+		add("", "not a valid JSON Schema 2020-12: "+strings.TrimSpace(lines[len(lines)-1]))
+	}
+}
+
+// walkSchema reports the problems of the keywords of schema s, at path, and of every
+// subschema under it.
+func walkSchema(s map[string]any, path string, add func(path, msg string)) {
+	for _, k := range metaKeywordOrder {
+		v, ok := s[k]
+		if !ok {
+			continue
+		}
+		at := JoinPath(path, k)
+		switch {
+		case slices.Contains(numberKeywords, k):
+			if _, ok := v.(float64); !ok {
+				add(at, "must be a number, got "+describe(v))
+			} else if k == "multipleOf" && v.(float64) <= 0 {
+				add(at, "must be a number greater than 0, got "+describe(v))
 			}
-		case "required":
+		case slices.Contains(countKeywords, k):
+			if f, ok := v.(float64); !ok || f < 0 || f != float64(int64(f)) {
+				add(at, "must be a whole number of 0 or more, got "+describe(v))
+			}
+		case slices.Contains(stringKeywords, k):
+			if str, ok := v.(string); !ok {
+				add(at, "must be a string, got "+describe(v))
+			} else if k == "pattern" {
+				if _, err := regexp.Compile(str); err != nil {
+					add(at, fmt.Sprintf("%q is not a valid regular expression: %v", str, strings.TrimPrefix(err.Error(), "error parsing regexp: ")))
+				}
+			}
+		case slices.Contains(boolKeywords, k):
+			if _, ok := v.(bool); !ok {
+				add(at, "must be true or false, got "+describe(v))
+			}
+		case k == "type":
+			typeProblems(v, at, add)
+		case k == "required":
+			list, ok := v.([]any)
+			if !ok {
+				add(at, "must be a list of property names, such as [name, email], got "+describe(v))
+				break
+			}
+			seen := map[string]bool{}
+			for i, x := range list {
+				name, ok := x.(string)
+				switch {
+				case !ok:
+					add(fmt.Sprintf("%s[%d]", at, i), "must be a property name (a string), got "+describe(x))
+				case seen[name]:
+					add(fmt.Sprintf("%s[%d]", at, i), fmt.Sprintf("names %q twice; list each property once", name))
+				}
+				seen[name] = true
+			}
+		case k == "dependentRequired":
+			m, ok := v.(map[string]any)
+			if !ok {
+				add(at, "must be a mapping of property names to lists of property names, got "+describe(v))
+				break
+			}
+			for _, name := range sortedKeys(m) {
+				if list, ok := m[name].([]any); !ok || slices.ContainsFunc(list, func(x any) bool { _, ok := x.(string); return !ok }) {
+					add(JoinPath(at, name), "must be a list of property names, got "+describe(m[name]))
+				}
+			}
+		case slices.Contains(anyListKeywords, k):
 			if _, ok := v.([]any); !ok {
-				bad = append(bad, fmt.Sprintf("required must be a list of property names, got %s", jsonText(v)))
+				add(at, "must be a list of values, such as [low, high], got "+describe(v))
 			}
-		case "properties", "$defs", "patternProperties":
-			if _, ok := v.(map[string]any); !ok {
-				bad = append(bad, fmt.Sprintf("%s must be a mapping of names to schemas, got %s", k, jsonText(v)))
+		case slices.Contains(mapKeywords, k):
+			m, ok := v.(map[string]any)
+			if !ok {
+				add(at, "must be a mapping of names to schemas, got "+describe(v))
+				break
 			}
-		case "enum":
-			if _, ok := v.([]any); !ok {
-				bad = append(bad, fmt.Sprintf("enum must be a list, got %s", jsonText(v)))
+			for _, name := range sortedKeys(m) {
+				subSchema(m[name], JoinPath(at, name), add)
+			}
+		case slices.Contains(schemaKeywords, k):
+			subSchema(v, at, add)
+		case slices.Contains(listKeywords, k):
+			list, ok := v.([]any)
+			if !ok || len(list) == 0 {
+				add(at, "must be a non-empty list of schemas, got "+describe(v))
+				break
+			}
+			for i, x := range list {
+				subSchema(x, fmt.Sprintf("%s[%d]", at, i), add)
 			}
 		}
 	}
-	if len(bad) > 0 {
-		sort.Strings(bad)
-		return strings.Join(bad, "; ")
+}
+
+// subSchema checks a value that must be a schema: a mapping, or true or false.
+func subSchema(v any, path string, add func(path, msg string)) {
+	switch x := v.(type) {
+	case map[string]any:
+		walkSchema(x, path, add)
+	case bool:
+	default:
+		add(path, "must be a schema (a mapping such as {type: string}, or true or false), got "+describe(v))
 	}
-	// Fall back to the validator's own words, last line first.
-	rs, _ := metaSchema()
-	err := rs.Validate(s)
-	lines := strings.Split(strings.TrimSpace(err.Error()), "\n")
-	return strings.TrimSpace(lines[len(lines)-1])
+}
+
+// typeProblems checks the value of a type keyword.
+func typeProblems(v any, path string, add func(path, msg string)) {
+	switch x := v.(type) {
+	case string:
+		if !validTypeKeyword(x) {
+			add(path, fmt.Sprintf("%q is not a JSON Schema type; use one of %s", x, schemaTypes))
+		}
+	case []any:
+		if len(x) == 0 {
+			add(path, "must name at least one type; use one of "+schemaTypes)
+		}
+		for i, t := range x {
+			if str, ok := t.(string); !ok || !validTypeKeyword(str) {
+				add(fmt.Sprintf("%s[%d]", path, i), fmt.Sprintf("%s is not a JSON Schema type; use one of %s", describe(t), schemaTypes))
+			}
+		}
+	default:
+		add(path, fmt.Sprintf("must be a type name or a list of them (%s), got %s", schemaTypes, describe(v)))
+	}
+}
+
+// describe words a JSON value for a message: the string "ten", the number 3, a list, ...
+func describe(v any) string {
+	switch x := v.(type) {
+	case nil:
+		return "nothing (null)"
+	case string:
+		return fmt.Sprintf("the string %q", x)
+	case float64:
+		return "the number " + jsonText(x)
+	case bool:
+		return fmt.Sprintf("%v", x)
+	case []any:
+		return "a list " + jsonText(x)
+	case map[string]any:
+		return "a mapping " + jsonText(x)
+	}
+	return jsonText(v)
 }
 
 func validTypeKeyword(v any) bool {

@@ -279,21 +279,32 @@ func SchemaProperties(s map[string]any) map[string]any {
 // validateSchema checks that a schema is valid JSON Schema 2020-12 (and, for input schemas,
 // that it describes an object).
 func validateSchema(file, path string, s map[string]any, mustBeObject bool) Problems {
-	if mustBeObject && s["type"] != "object" {
-		return Problems{{File: file, Path: path + ".type", Msg: fmt.Sprintf("an inputSchema must have type: object, got %v", s["type"])}}
+	var ps Problems
+	add := func(rel, msg string) { ps = append(ps, Problem{File: file, Path: JoinPath(path, rel), Msg: msg}) }
+	if t, ok := s["type"]; mustBeObject && t != "object" {
+		if !ok {
+			add("", "an inputSchema must have type: object (it has no type)")
+		} else {
+			add("type", fmt.Sprintf("an inputSchema must have type: object, got %s", describe(t)))
+		}
 	}
-	// The schema as a client receives it (JSON), checked against the 2020-12 meta-schema.
+	// The schema as a client receives it (JSON), checked against the 2020-12 meta-schema:
+	// every problem, each where it is.
 	var doc map[string]any
 	if b, err := json.Marshal(s); err != nil || json.Unmarshal(b, &doc) != nil {
 		return Problems{{File: file, Path: path, Msg: "the schema cannot be written as JSON"}}
 	}
-	if rel, msg := metaProblem(doc); msg != "" {
-		return Problems{{File: file, Path: JoinPath(path, rel), Msg: msg}}
+	metaProblems(doc, func(rel, msg string) {
+		if mustBeObject && rel == "type" && len(ps) > 0 {
+			return // said above
+		}
+		add(rel, msg)
+	})
+	if len(ps) == 0 {
+		if _, err := ResolveSchema(s); err != nil {
+			add("", fmt.Sprintf("invalid JSON Schema: %v", err))
+		}
 	}
-	if _, err := ResolveSchema(s); err != nil {
-		return Problems{{File: file, Path: path, Msg: fmt.Sprintf("invalid JSON Schema: %v", err)}}
-	}
-	var ps Problems
 	checkRequired(file, path, doc, &ps)
 	return ps
 }
@@ -318,7 +329,7 @@ func checkRequired(file, path string, s map[string]any, ps *Problems) {
 		for i, r := range req {
 			name, _ := r.(string)
 			if _, ok := props[name]; !ok {
-				*ps = append(*ps, Problem{File: file, Path: fmt.Sprintf("%s.required[%d]", path, i), Msg: fmt.Sprintf("required names %q, which is not in properties; describe it or remove it", name)})
+				*ps = append(*ps, Problem{File: file, Path: fmt.Sprintf("%s.required[%d]", path, i), Msg: fmt.Sprintf("names %q, which is not in properties; describe it under properties or remove it", name)})
 			}
 		}
 	}

@@ -9,6 +9,7 @@ import (
 	"mime"
 	"net"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -208,8 +209,10 @@ func (g *Gateway) validate(w http.ResponseWriter, slug string, doc []byte) bool 
 	}
 	s, err := config.ParseServer("definition", slug, doc, backend.Kinds())
 	if err == nil {
-		// Refuse what could not be opened (a missing secret), as `mcpbridge check` does.
-		if ps := backend.Check(s, g.deps(s)); len(ps) > 0 {
+		// Refuse what could not be opened (a missing secret); a warning (an app that reads a
+		// secret its server does not provide) does not stop a definition, as in check.
+		ps := slices.DeleteFunc(backend.Check(s, g.deps(s)), func(p config.Problem) bool { return p.Warning })
+		if len(ps) > 0 {
 			err = ps
 		}
 	}

@@ -23,7 +23,6 @@ import (
 	"github.com/mcpbridge/mcpbridge/internal/auth"
 	"github.com/mcpbridge/mcpbridge/internal/backend"
 	"github.com/mcpbridge/mcpbridge/internal/config"
-	"github.com/mcpbridge/mcpbridge/internal/safehttp"
 	"github.com/mcpbridge/mcpbridge/internal/store"
 )
 
@@ -274,20 +273,14 @@ func unavailableState(s *config.Server, reason string) *entryState {
 	return &entryState{cfg: s, catalog: &backend.Catalog{}, unavailable: reason}
 }
 
-// deps are the services a server's backend gets.
+// deps are the services a server's backend gets (backend.NewDeps, the one place they are
+// built).
 func (g *Gateway) deps(s *config.Server) backend.Deps {
-	d := backend.Deps{
-		Dir:          g.cfg.Dir,
-		Variables:    g.cfg.Variables,
-		Logger:       g.log.With("server", s.Name),
-		WorkSessions: g.opts.WorkSessions,
-		Secrets:      secretResolver{dir: g.cfg.Dir, set: g.secrets},
-		HTTPClient:   safehttp.NewClient, // clients of a policy share one pool
-	}
+	sv := backend.Services{Logger: g.log, WorkSessions: g.opts.WorkSessions, Secrets: g.secrets}
 	if b, ok := g.opts.Blobs.(store.Blobs); ok {
-		d.Blobs = b
+		sv.Blobs = b
 	}
-	return d
+	return backend.NewDeps(g.cfg, s, sv)
 }
 
 // stateFor computes what an entry serves from a backend's catalog (b may be nil) and the

@@ -6,7 +6,6 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcpbridge/mcpbridge/internal/backend"
-	"github.com/mcpbridge/mcpbridge/internal/secret"
 )
 
 // callSession is the backend's handle on the MCP session of one tool call.
@@ -61,16 +60,4 @@ func (s *callSession) Elicit(ctx context.Context, p *mcp.ElicitParams) (*mcp.Eli
 
 func (s *callSession) ListRoots(ctx context.Context) (*mcp.ListRootsResult, error) {
 	return s.ss.ListRoots(ctx, &mcp.ListRootsParams{})
-}
-
-// secretResolver resolves secret references against the config's directory, adding every
-// value to the gateway's secrets, which are scrubbed from every server's outputs.
-type secretResolver struct {
-	dir string
-	set *secret.Set
-}
-
-func (r secretResolver) Resolve(where, ref string) (string, error) {
-	v, _, err := secret.ResolveInto(r.set, r.dir, where, ref)
-	return v, err
 }

@@ -4,6 +4,7 @@
 package secret
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -15,6 +16,16 @@ import (
 // EnvPrefix is the prefix of the environment variable that holds a secret:NAME reference:
 // secret:USERS_API_KEY is read from MCPBRIDGE_SECRET_USERS_API_KEY.
 const EnvPrefix = "MCPBRIDGE_SECRET_"
+
+// ErrNotSet is wrapped by the error of Resolve when a reference names what is not provided:
+// an environment variable that is not set (or empty), a file that does not exist. A check
+// run without the production secrets reports these as warnings.
+var ErrNotSet = errors.New("not set")
+
+// notSet is an error that says what to set and is ErrNotSet.
+type notSet struct{ error }
+
+func (e notSet) Unwrap() []error { return []error{e.error, ErrNotSet} }
 
 var name = lazy.Regexp{Expr: `^[A-Za-z_][A-Za-z0-9_]*$`}
 
@@ -37,9 +48,9 @@ func Resolve(dir, where, ref string) (value, label string, err error) {
 		env := EnvPrefix + n
 		got, ok := os.LookupEnv(env)
 		if !ok || got == "" {
-			return "", "", fmt.Errorf("%s: secret %s is not set; set the environment variable %s", where, n, env)
+			return "", "", notSet{fmt.Errorf("%s: secret %s is not set; set the environment variable %s", where, n, env)}
 		}
-		return got, "secret " + n, nil
+		return got, Label(ref), nil
 	case strings.HasPrefix(ref, "env:"):
 		n := strings.TrimPrefix(ref, "env:")
 		if !name.Get().MatchString(n) {
@@ -47,9 +58,9 @@ func Resolve(dir, where, ref string) (value, label string, err error) {
 		}
 		got, ok := os.LookupEnv(n)
 		if !ok || got == "" {
-			return "", "", fmt.Errorf("%s: environment variable %s is not set; set it to the value (referenced as env:%s)", where, n, n)
+			return "", "", notSet{fmt.Errorf("%s: environment variable %s is not set; set it to the value (referenced as env:%s)", where, n, n)}
 		}
-		return got, "env " + n, nil
+		return got, Label(ref), nil
 	case strings.HasPrefix(ref, "file:"):
 		p := strings.TrimPrefix(ref, "file:")
 		if p == "" {
@@ -61,7 +72,11 @@ func Resolve(dir, where, ref string) (value, label string, err error) {
 		data, err := os.ReadFile(p)
 		if err != nil {
 			// The error of ReadFile names the path and the cause, never the content.
-			return "", "", fmt.Errorf("%s: reading secret file: %w", where, err)
+			err = fmt.Errorf("%s: reading secret file: %w", where, err)
+			if errors.Is(err, os.ErrNotExist) {
+				err = notSet{err}
+			}
+			return "", "", err
 		}
 		v := strings.TrimRight(string(data), "\r\n")
 		if v == "" {
@@ -70,4 +85,19 @@ func Resolve(dir, where, ref string) (value, label string, err error) {
 		return v, "file " + filepath.Base(p), nil
 	}
 	return "", "", fmt.Errorf("%s: write a reference (secret:NAME, env:NAME or file:PATH), not the value itself", where)
+}
+
+// Label returns the label that names a reference in place of its value, as Resolve returns
+// it ("secret USERS_API_KEY", "env HOME", "file api_key"); "" for a string that is not a
+// reference.
+func Label(ref string) string {
+	switch {
+	case strings.HasPrefix(ref, "secret:"):
+		return "secret " + strings.TrimPrefix(ref, "secret:")
+	case strings.HasPrefix(ref, "env:"):
+		return "env " + strings.TrimPrefix(ref, "env:")
+	case strings.HasPrefix(ref, "file:"):
+		return "file " + filepath.Base(strings.TrimPrefix(ref, "file:"))
+	}
+	return ""
 }

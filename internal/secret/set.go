@@ -1,7 +1,6 @@
 package secret
 
 import (
-	"path/filepath"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -74,20 +73,6 @@ func (s *Set) Scrubber() *Scrubber {
 		return nil
 	}
 	return s.sc.Load()
-}
-
-// Label returns the label [Resolve] gives the value of a reference ("secret NAME",
-// "env NAME", "file BASENAME"), or "" when ref is not a reference.
-func Label(ref string) string {
-	switch {
-	case strings.HasPrefix(ref, "secret:"):
-		return "secret " + strings.TrimPrefix(ref, "secret:")
-	case strings.HasPrefix(ref, "env:"):
-		return "env " + strings.TrimPrefix(ref, "env:")
-	case strings.HasPrefix(ref, "file:"):
-		return "file " + filepath.Base(strings.TrimPrefix(ref, "file:"))
-	}
-	return ""
 }
 
 // ResolveInto is [Resolve] that also adds the value to set (when not nil), so that it is

@@ -179,25 +179,63 @@ func (b *Backend) CallTool(ctx context.Context, c *backend.Call) (*mcp.CallToolR
 }
 
 // resolveEnv returns env with its secret references (secret:NAME, env:NAME, file:PATH
-// written as constants) replaced by their values, read once when the backend opens through
-// deps (so the gateway scrubs them from every server's outputs). It adds the values to
-// secrets (value -> label), to be scrubbed from this backend's outputs.
+// written as constants) replaced by their values, read once when the backend opens. It adds
+// the values to secrets (value -> label), to be scrubbed from outputs.
 func resolveEnv(deps backend.Deps, tool string, env map[string]Arg, secrets map[string]string) (map[string]Arg, error) {
 	out := make(map[string]Arg, len(env))
 	for k, a := range env {
-		if ref, ok := a.Constant.(string); ok && a.Source == ArgConstant && secret.IsRef(ref) {
-			v, label, err := deps.ResolveSecret(fmt.Sprintf("tool %s: env %s", tool, k), ref)
+		if ref, ok := secretRef(a); ok {
+			v, err := deps.Resolve(fmt.Sprintf("tool %s: env %s", tool, k), ref)
 			if err != nil {
 				return nil, err
 			}
 			a.Constant = v
 			if _, ok := secrets[v]; !ok {
-				secrets[v] = label
+				secrets[v] = secret.Label(ref)
 			}
 		}
 		out[k] = a
 	}
 	return out, nil
+}
+
+// secretRef returns the secret reference an env element holds, if it is one (a constant
+// secret:NAME, env:NAME or file:PATH).
+func secretRef(a Arg) (string, bool) {
+	ref, ok := a.Constant.(string)
+	return ref, ok && a.Source == ArgConstant && secret.IsRef(ref)
+}
+
+// Check resolves every secret reference of the env of the server (auto_discover) and of
+// its tools, so a missing one is reported by `mcpbridge check` and the admin API before the
+// server is served.
+func (sp *spec) Check(deps backend.Deps) config.Problems {
+	var ps config.Problems
+	check := func(sec config.Section, env map[string]Arg) {
+		for _, k := range sortedKeys(env) {
+			if ref, ok := secretRef(env[k]); ok {
+				ps = append(ps, backend.CheckRef(deps, sec, "env."+k, ref)...)
+			}
+		}
+	}
+	if sp.conf.AutoDiscover {
+		check(sp.server.Section, sp.conf.Env)
+	}
+	for _, name := range sp.server.ToolNames() {
+		if t := sp.server.Tools[name]; t != nil {
+			check(t.Section, sp.tools[name].Env)
+		}
+	}
+	return ps
+}
+
+// ToolNames returns the tools of the definition, and the one auto_discover adds.
+func (sp *spec) ToolNames(backend.Deps) ([]string, bool) {
+	names := sp.server.ToolNames()
+	if sp.conf.AutoDiscover {
+		names = append(names, sp.server.Name)
+	}
+	return names, true
 }
 
 // buildArgv maps the argv elements to strings. A value from a tool argument or an

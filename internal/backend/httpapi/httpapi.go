@@ -48,7 +48,6 @@ import (
 	"github.com/mcpbridge/mcpbridge/internal/config"
 	"github.com/mcpbridge/mcpbridge/internal/expr"
 	"github.com/mcpbridge/mcpbridge/internal/safehttp"
-	"github.com/mcpbridge/mcpbridge/internal/secret"
 )
 
 // Defaults of the kind.
@@ -133,12 +132,7 @@ func (sp *spec) Open(_ context.Context, deps backend.Deps) (backend.Backend, err
 func (sp *spec) Check(deps backend.Deps) config.Problems {
 	var ps config.Problems
 	check := func(sec config.Section, path, ref string) {
-		if !isRef(ref) {
-			return
-		}
-		if _, _, err := secret.Resolve(deps.Dir, "", ref); err != nil {
-			ps = append(ps, sec.Problem(path, "%s", strings.TrimPrefix(err.Error(), ": ")))
-		}
+		ps = append(ps, backend.CheckRef(deps, sec, path, ref)...)
 	}
 	for _, k := range sortedKeys(sp.conf.Headers) {
 		check(sp.server.Section, "headers."+k, sp.conf.Headers[k])

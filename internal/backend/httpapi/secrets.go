@@ -18,24 +18,25 @@ const SecretEnvPrefix = secret.EnvPrefix
 // secrets resolves secret references and remembers every resolved value, so that they can be
 // scrubbed from anything returned to a client or written to a log.
 type secrets struct {
-	deps   backend.Deps      // resolves through the gateway, which scrubs the values everywhere
+	deps   backend.Deps      // resolves through deps.Secrets
 	values map[string]string // resolved value -> reference label ("secret USERS_API_KEY")
 }
 
 // isRef reports whether s is a secret reference (secret:NAME, env:NAME or file:PATH).
 func isRef(s string) bool { return secret.IsRef(s) }
 
-// resolve returns the value a string stands for: a reference is read from the environment or
-// a file (internal/secret); any other string is returned as it is. where names the config
-// field for errors.
+// resolve returns the value a string stands for: a reference is resolved through the
+// backend's Deps; any other string is returned as it is. where names the config field for
+// errors.
 func (s *secrets) resolve(where, v string) (string, error) {
 	if !secret.IsRef(v) {
 		return v, nil
 	}
-	val, label, err := s.deps.ResolveSecret(where, v)
+	val, err := s.deps.Resolve(where, v)
 	if err != nil {
 		return "", err
 	}
+	label := secret.Label(v)
 	if s.values == nil {
 		s.values = map[string]string{}
 	}

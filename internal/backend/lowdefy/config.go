@@ -102,17 +102,68 @@ func decode(s *config.Server) (backend.Spec, config.Problems) {
 func (sp *spec) Check(deps backend.Deps) config.Problems {
 	var ps config.Problems
 	sec := sp.server.Section
-	if a, err := loadApp(sp.appDir(deps.Dir)); err != nil {
+	a, err := loadApp(sp.appDir(deps.Dir))
+	if err != nil {
 		ps = append(ps, sec.Problem("app", "%v", err))
 	} else if sp.conf.Toolset != ToolsetSession {
 		if _, err := generate(a, sessionToolNames(sp.conf.Toolset)); err != nil {
 			ps = append(ps, sec.Problem("app", "the app's generated tools: %v", err))
 		}
 	}
-	if _, err := sp.secrets(deps); err != nil {
-		ps = append(ps, sec.Problem("secrets", "%v", err))
+	for _, name := range sortedKeys(sp.conf.Secrets) {
+		ps = append(ps, backend.CheckRef(deps, sec, "secrets."+name, sp.conf.Secrets[name])...)
+	}
+	if a != nil {
+		for _, m := range unprovidedSecrets(a, sp.conf.Secrets) {
+			ps = append(ps, sec.Warning("app", "the app reads _secret %s (%s), which the server does not provide; Lowdefy runs without it but requests that need it fail: add %s: secret:%s under secrets:", m.name, m.where, m.name, m.name))
+		}
 	}
 	return ps
+}
+
+// ToolNames returns the tools of the server's toolset: the work-session tools and the tools
+// generated from the app (known false when the app does not load; Check says why).
+func (sp *spec) ToolNames(deps backend.Deps) ([]string, bool) {
+	names := sessionToolNames(sp.conf.Toolset)
+	if sp.conf.Toolset == ToolsetSession {
+		return names, true
+	}
+	a, err := loadApp(sp.appDir(deps.Dir))
+	if err != nil {
+		return names, false
+	}
+	g, err := generate(a, names)
+	if err != nil {
+		return names, false
+	}
+	for _, t := range g.tools {
+		names = append(names, t.tool.Name)
+	}
+	return names, true
+}
+
+// lowdefySecretEnv prefixes the environment variables Lowdefy's own server (and mcpbridge
+// app) reads an app's secrets from: LOWDEFY_SECRET_NAME is `_secret: NAME`.
+const lowdefySecretEnv = "LOWDEFY_SECRET_"
+
+// unprovided is a secret an app reads that its server does not provide.
+type unprovided struct{ name, where string }
+
+// unprovidedSecrets returns the secrets app a reads (app.SecretRefs) that provided lacks,
+// one per name, with the places that read it.
+func unprovidedSecrets(a *app.App, provided map[string]string) []unprovided {
+	var out []unprovided
+	for _, r := range a.SecretRefs() {
+		if _, ok := provided[r.Name]; ok {
+			continue
+		}
+		if n := len(out); n > 0 && out[n-1].name == r.Name {
+			out[n-1].where += ", " + r.Where
+			continue
+		}
+		out = append(out, unprovided{name: r.Name, where: r.Where})
+	}
+	return out
 }
 
 // appDir is the app folder, resolved against the config's folder.
@@ -128,11 +179,7 @@ func (sp *spec) secrets(deps backend.Deps) (map[string]string, error) {
 	out := make(map[string]string, len(sp.conf.Secrets))
 	var errs []error
 	for _, name := range sortedKeys(sp.conf.Secrets) {
-		if deps.Secrets == nil {
-			errs = append(errs, fmt.Errorf("secrets.%s: no secret resolver", name))
-			continue
-		}
-		v, err := deps.Secrets.Resolve(config.JoinPath(sp.server.Section.Path, "secrets."+name), sp.conf.Secrets[name])
+		v, err := deps.Resolve(config.JoinPath(sp.server.Section.Path, "secrets."+name), sp.conf.Secrets[name])
 		if err != nil {
 			errs = append(errs, err)
 			continue

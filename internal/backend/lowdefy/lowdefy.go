@@ -101,6 +101,11 @@ func (sp *spec) Open(ctx context.Context, deps backend.Deps) (backend.Backend, e
 	for _, w := range a.Warnings {
 		log.Warn("lowdefy app warning", "problem", w.String())
 	}
+	for _, m := range unprovidedSecrets(a, sp.conf.Secrets) {
+		// Lowdefy runs with it (the operator gives null); every request that needs it fails.
+		log.Warn("the lowdefy app reads a secret the server does not provide; requests that need it will fail",
+			"secret", m.name, "read_by", m.where, "fix", fmt.Sprintf("add %s: secret:%s under the server's secrets: (under mcpbridge app, set %s%s)", m.name, m.name, lowdefySecretEnv, m.name))
+	}
 	hc := deps.Client(sp.policy(), safehttp.Options{})
 	gen := &generated{byName: map[string]*genTool{}, byURI: map[string]*genResource{}}
 	if sp.conf.Toolset != ToolsetSession {

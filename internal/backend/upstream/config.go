@@ -363,12 +363,7 @@ func (sp *spec) Check(deps backend.Deps) config.Problems {
 	var ps config.Problems
 	sec := sp.server.Section
 	check := func(path, ref string) {
-		if !secret.IsRef(ref) {
-			return
-		}
-		if _, err := resolve(deps, "", ref); err != nil {
-			ps = append(ps, sec.Problem(path, "%s", strings.TrimPrefix(err.Error(), ": ")))
-		}
+		ps = append(ps, backend.CheckRef(deps, sec, path, ref)...)
 	}
 	for _, u := range sp.sources {
 		for _, k := range sortedKeys(u.Env) {
@@ -381,18 +376,8 @@ func (sp *spec) Check(deps backend.Deps) config.Problems {
 	return ps
 }
 
-// resolve returns the value of a secret reference through deps.Secrets (or internal/secret
-// when unset), and a plain value as it is.
-func resolve(deps backend.Deps, where, v string) (string, error) {
-	if !secret.IsRef(v) {
-		return v, nil
-	}
-	if deps.Secrets != nil {
-		return deps.Secrets.Resolve(where, v)
-	}
-	val, _, err := secret.Resolve(deps.Dir, where, v)
-	return val, err
-}
+// ToolNames says the upstream's tools are known only when it starts.
+func (sp *spec) ToolNames(backend.Deps) ([]string, bool) { return nil, false }
 
 func sortedKeys(m map[string]string) []string {
 	ks := make([]string, 0, len(m))

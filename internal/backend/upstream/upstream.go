@@ -147,9 +147,9 @@ func (sp *spec) Open(ctx context.Context, deps backend.Deps) (backend.Backend, e
 	}
 	var secrets []secret.Secret
 	res := func(where, v string) (string, error) {
-		val, err := resolve(deps, where, v)
+		val, err := deps.Resolve(where, v)
 		if err == nil && secret.IsRef(v) {
-			secrets = append(secrets, secret.Secret{Value: val, Label: strings.Replace(v, ":", " ", 1)})
+			secrets = append(secrets, secret.Secret{Value: val, Label: secret.Label(v)})
 		}
 		return val, err
 	}
