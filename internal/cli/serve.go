@@ -141,7 +141,7 @@ func runServe(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	g, err := gateway.New(ctx, cfg, gateway.Options{Logger: log, Version: version(), Blobs: st.Blobs, WorkSessions: st.WorkSessions, ConfigLabel: abs,
+	g, err := gateway.New(ctx, cfg, gateway.Options{Logger: log, Version: version(), Blobs: st.Blobs, WorkSessions: st.WorkSessions, ConfigLabel: abs, RequireSecrets: true,
 		Definitions: st.Definitions, AdminKeys: adminKeys, Audit: st.Audit, StoreFile: sqliteFile(stURL), Keys: st.Keys})
 	if err != nil {
 		return err
@@ -217,9 +217,9 @@ func runStdio(ctx context.Context, e *env, args []string) error {
 		return fmt.Errorf("server %q is disabled (enabled: false)", name)
 	}
 	g, err := gateway.New(ctx, cfg, gateway.Options{Logger: log, Version: version(), Blobs: st.Blobs, WorkSessions: st.WorkSessions,
-		Definitions: defs, Audit: st.Audit, StoreFile: sqliteFile(stURL)})
+		Definitions: defs, Audit: st.Audit, StoreFile: sqliteFile(stURL), RequireSecrets: true})
 	if err != nil {
-		return err
+		return fmt.Errorf("server %q cannot be served: %w", name, err)
 	}
 	defer g.Close() // writes the audit rows still queued
 	sctx, stopSweep := context.WithCancel(ctx)

@@ -10,6 +10,7 @@ package gateway
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"net"
@@ -31,6 +32,10 @@ import (
 
 // Options configure a Gateway. The zero value is usable.
 type Options struct {
+	// RequireSecrets makes New fail when a server of cfg cannot open because a secret
+	// reference it names is not provided (serve and stdio); otherwise, and for stored
+	// servers always, such a server is served as unavailable like any other that cannot open.
+	RequireSecrets bool
 	// Logger receives the gateway's logs; nil discards them.
 	Logger *slog.Logger
 	// Version is reported as the servers' implementation version.
@@ -123,7 +128,8 @@ var errShuttingDown = errors.New("gateway: shutting down")
 
 // New opens the backends of every server in cfg and returns a gateway ready to serve them.
 // A server whose backend cannot be opened is logged and served as unavailable (HTTP 503
-// with the reason).
+// with the reason), unless opts.RequireSecrets and the reason is a secret this environment
+// does not provide: New then fails, naming it.
 func New(ctx context.Context, cfg *config.Config, opts Options) (*Gateway, error) {
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)
@@ -173,9 +179,15 @@ func New(ctx context.Context, cfg *config.Config, opts Options) (*Gateway, error
 	for _, name := range cfg.ServerNames() {
 		s := cfg.Servers[name]
 		st, err := g.openState(ctx, s)
+		if opts.RequireSecrets && errors.Is(err, secret.ErrNotSet) {
+			// A secret the config names and this environment lacks is the operator's to
+			// provide before the gateway starts (check only warns about it, for CI).
+			g.Close()
+			return nil, fmt.Errorf("%w (or set enabled: false on server %q to start without it)", err, name)
+		}
 		if err != nil {
-			// One server that cannot open does not stop the others: it is served as
-			// unavailable, with the reason, until its definition changes.
+			// One server that cannot open for another reason does not stop the others: it
+			// is served as unavailable, with the reason, until its definition changes.
 			g.log.Error("server cannot be opened; serving it as unavailable", "server", name, "error", err)
 			st = unavailableState(s, err.Error())
 		}
