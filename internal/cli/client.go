@@ -111,6 +111,11 @@ func connectClient(ctx context.Context, e *env, f clientFlags, server string) (*
 		st.Close()
 		return nil, nil, fmt.Errorf("no server named %q in the config or the store (have: %s)", server, have)
 	}
+	if !entry.Config().IsEnabled() {
+		g.Close()
+		st.Close()
+		return nil, nil, errDisabled(server)
+	}
 	if reason := entry.Unavailable(); reason != "" {
 		g.Close()
 		st.Close()

@@ -214,7 +214,7 @@ func runStdio(ctx context.Context, e *env, args []string) error {
 		defs = onlySlug{st.Definitions, name}
 	}
 	if s != nil && !s.IsEnabled() {
-		return fmt.Errorf("server %q is disabled (enabled: false)", name)
+		return errDisabled(name)
 	}
 	g, err := gateway.New(ctx, cfg, gateway.Options{Logger: log, Version: version(), Blobs: st.Blobs, WorkSessions: st.WorkSessions,
 		Definitions: defs, Audit: st.Audit, StoreFile: sqliteFile(stURL)})
@@ -228,7 +228,16 @@ func runStdio(ctx context.Context, e *env, args []string) error {
 	if g.Entry(name) == nil {
 		return fmt.Errorf("stored server %q cannot be served; `mcpbridge serve` logs why", name)
 	}
+	if !g.Entry(name).Config().IsEnabled() {
+		return errDisabled(name) // a stored server, disabled
+	}
 	return serveStdio(ctx, e, cfg, g, st.Keys, name)
+}
+
+// errDisabled is the answer for a server that is defined but disabled, the same whether it
+// is in the config file or the store (and the same as /mcp/{server} gives).
+func errDisabled(name string) error {
+	return fmt.Errorf("server %q is disabled (enabled: false in its definition)", name)
 }
 
 // serveStdio serves the gateway's server name over stdin and stdout until the input ends,
