@@ -134,6 +134,14 @@ func runAppServe(ctx context.Context, e *env, args []string) error {
 	if o.build {
 		return buildApp(ctx, e, cfg, name, o, log)
 	}
+	if o.http && !o.insecure {
+		// Refused before anything is opened or created.
+		if addr := cmp.Or(o.listen, config.DefaultListen); !isLoopbackListen(addr) {
+			return fmt.Errorf("an app served by mcpbridge app has no authentication, and %s can be reached from other machines: anyone who reaches it could call every tool.\n"+
+				"Listen on a loopback address (--listen 127.0.0.1:PORT), serve the app with mcpbridge serve and a kind: lowdefy server (API keys or JWTs, see docs/auth.md),\n"+
+				"or pass --insecure to serve without authentication anyway", addr)
+		}
+	}
 	gateway.TuneGC()
 	stURL := o.store
 	if stURL == "" {
@@ -182,8 +190,8 @@ func runAppServe(ctx context.Context, e *env, args []string) error {
 	if addr == "" {
 		addr = config.DefaultListen
 	}
-	if err := checkExposure(addr, cfg, o.insecure, log); err != nil {
-		return fmt.Errorf("mcpbridge app has no authentication: %w (for API keys or JWTs, serve the app with mcpbridge serve and a kind: lowdefy server)", err)
+	if o.insecure && !isLoopbackListen(addr) {
+		log.Warn("serving WITHOUT AUTHENTICATION on a non-loopback address (--insecure): anyone who can reach it can list and call every tool", "listen", addr)
 	}
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {

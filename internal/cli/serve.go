@@ -202,13 +202,7 @@ func runStdio(ctx context.Context, e *env, args []string) error {
 	} else {
 		// A server stored through the admin API.
 		if _, err := st.Definitions.Get(ctx, name); err != nil {
-			have := cfg.ServerNames()
-			if stored, err := st.Definitions.List(ctx); err == nil {
-				for _, d := range stored {
-					have = append(have, d.Slug+" (stored)")
-				}
-			}
-			return fmt.Errorf("no server named %q in the config or the store %s (have: %s)", name, stURL, strings.Join(have, ", "))
+			return fmt.Errorf("no server named %q in the config or the store %s (have: %s)", name, stURL, serverNames(ctx, cfg.ServerNames(), st.Definitions))
 		}
 		cfg.Servers = map[string]*config.Server{}
 		defs = onlySlug{st.Definitions, name}
