@@ -23,6 +23,7 @@ import (
 	"github.com/mcpbridge/mcpbridge/internal/gateway"
 	"github.com/mcpbridge/mcpbridge/internal/lazy"
 	"github.com/mcpbridge/mcpbridge/internal/lowdefy/app"
+	"github.com/mcpbridge/mcpbridge/internal/store/openstore"
 )
 
 // appStoreDir is the folder inside an app that holds the work-session store of
@@ -59,6 +60,28 @@ type appOptions struct {
 	allowPrivate bool
 	insecure     bool
 	logLevel     string
+}
+
+// stdioArgs are the arguments of the command that serves the same app over stdio, for the
+// desktop snippet of its page: "app DIR" and the flags that change what is served.
+func (o appOptions) stdioArgs() []string {
+	args := []string{"app", o.dir}
+	if o.store != "" {
+		st := o.store
+		if kind, path, err := openstore.Parse(st); err == nil && kind == "sqlite" && !filepath.IsAbs(path) {
+			if abs, err := filepath.Abs(path); err == nil {
+				st = "sqlite:" + abs // the snippet runs in another folder
+			}
+		}
+		args = append(args, "--store", st)
+	}
+	if o.toolset != "" {
+		args = append(args, "--toolset", o.toolset)
+	}
+	if o.allowPrivate {
+		args = append(args, "--allow-private")
+	}
+	return args
 }
 
 // runAppServe serves one Lowdefy app directly: `mcpbridge app DIR [flags]`.
@@ -134,6 +157,14 @@ func runAppServe(ctx context.Context, e *env, args []string) error {
 	if o.build {
 		return buildApp(ctx, e, cfg, name, o, log)
 	}
+	if o.http && !o.insecure {
+		// Refused before anything is opened or created.
+		if addr := cmp.Or(o.listen, config.DefaultListen); !isLoopbackListen(addr) {
+			return fmt.Errorf("an app served by mcpbridge app has no authentication, and %s can be reached from other machines: anyone who reaches it could call every tool.\n"+
+				"Listen on a loopback address (--listen 127.0.0.1:PORT), serve the app with mcpbridge serve and a kind: lowdefy server (API keys or JWTs, see docs/auth.md),\n"+
+				"or pass --insecure to serve without authentication anyway", addr)
+		}
+	}
 	gateway.TuneGC()
 	stURL := o.store
 	if stURL == "" {
@@ -151,7 +182,8 @@ func runAppServe(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	defer st.Close()
-	opts := gateway.Options{Logger: log, Version: version(), Blobs: st.Blobs, WorkSessions: st.WorkSessions, StoreFile: sqliteFile(stURL), ConfigLabel: o.dir}
+	opts := gateway.Options{Logger: log, Version: version(), Blobs: st.Blobs, WorkSessions: st.WorkSessions, StoreFile: sqliteFile(stURL), ConfigLabel: o.dir,
+		StdioArgs: func(string) []string { return o.stdioArgs() }}
 	if o.http {
 		opts.Audit, opts.Keys = st.Audit, st.Keys
 	}
@@ -182,8 +214,8 @@ func runAppServe(ctx context.Context, e *env, args []string) error {
 	if addr == "" {
 		addr = config.DefaultListen
 	}
-	if err := checkExposure(addr, cfg, o.insecure, log); err != nil {
-		return fmt.Errorf("mcpbridge app has no authentication: %w (for API keys or JWTs, serve the app with mcpbridge serve and a kind: lowdefy server)", err)
+	if o.insecure && !isLoopbackListen(addr) {
+		log.Warn("serving WITHOUT AUTHENTICATION on a non-loopback address (--insecure): anyone who can reach it can list and call every tool", "listen", addr)
 	}
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"io"
@@ -61,9 +62,7 @@ func auditTail(ctx context.Context, e *env, args []string) error {
 		if err != nil {
 			return err
 		}
-		rows = slices.Clone(rows)
-		slices.Reverse(rows) // the store lists newest first
-		last = printAudit(e.stdout, rows)
+		last = printAudit(e.stdout, rows) // the store lists newest first; this prints by time
 	} else if *follow {
 		// Start after the newest row: nothing old is printed.
 		rows, err := st.Audit.List(ctx, store.AuditFilter{Server: *server, Principal: *principal, Limit: 1})
@@ -105,9 +104,15 @@ func auditTail(ctx context.Context, e *env, args []string) error {
 	}
 }
 
-// printAudit prints rows in their order, one line each, and returns the highest row id (0
-// when there are none).
+// printAudit prints rows in the order of their time (then of their id), one line each, and
+// returns the highest row id (0 when there are none). The store numbers rows in the order
+// they were written, which is when calls ended: a long call started before rows numbered
+// ahead of it.
 func printAudit(w io.Writer, rows []store.Entry) int64 {
+	rows = slices.Clone(rows)
+	slices.SortStableFunc(rows, func(a, b store.Entry) int {
+		return cmp.Or(a.Time.Compare(b.Time), cmp.Compare(a.ID, b.ID))
+	})
 	var last int64
 	for _, r := range rows {
 		fmt.Fprintln(w, auditLine(r))

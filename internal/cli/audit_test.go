@@ -59,3 +59,39 @@ func TestAuditFollowPrintsAWholeBurst(t *testing.T) {
 		}
 	}
 }
+
+// `audit tail` prints rows in the order of their time, though the store numbers them in the
+// order they were written: a long call is written after shorter ones that started later.
+func TestAuditTailPrintsInTimeOrder(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "a.db")
+	st, err := sqlite.Open(t.Context(), path, sqlite.Options{Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	t0 := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	// Written in the order the calls ended: "slow" started first.
+	for _, e := range []store.Entry{
+		{Time: t0.Add(2 * time.Second), Server: "s", Tool: "second", Outcome: "ok"},
+		{Time: t0.Add(3 * time.Second), Server: "s", Tool: "third", Outcome: "ok"},
+		{Time: t0, Server: "s", Tool: "slow", Outcome: "ok", Duration: 5 * time.Second},
+	} {
+		if err := st.Audit.Record(t.Context(), e); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var out, errs syncBuffer
+	if code := Run(t.Context(), []string{"audit", "tail", "--store", "sqlite:" + path}, strings.NewReader(""), &out, &errs); code != 0 {
+		t.Fatalf("audit tail exited %d: %s", code, errs.String())
+	}
+	lines := strings.Split(strings.TrimSuffix(out.String(), "\n"), "\n")
+	var tools []string
+	for _, l := range lines {
+		_, rest, _ := strings.Cut(l, " tool=")
+		name, _, _ := strings.Cut(rest, " ")
+		tools = append(tools, name)
+	}
+	if got := strings.Join(tools, ","); got != "slow,second,third" {
+		t.Fatalf("rows printed in the order %s, want slow,second,third (by time):\n%s", got, out.String())
+	}
+}

@@ -62,24 +62,41 @@ func (f *storeFlags) add(fs *flag.FlagSet, configHelp string) {
 // open opens the store serve would use with the same --config and --store, and returns it
 // with the config and the logger (of warnings, to e.stderr) it was opened with.
 func (f *storeFlags) open(ctx context.Context, e *env) (*store.Store, *config.Config, *slog.Logger, error) {
-	return f.openStore(ctx, e, false)
+	return f.openStore(ctx, e, missingCreate)
 }
 
 // openExisting is open for commands that only read: a SQLite store that does not exist yet
 // is an error naming the file (a misspelt --store), not a new empty database.
 func (f *storeFlags) openExisting(ctx context.Context, e *env) (*store.Store, *config.Config, *slog.Logger, error) {
-	return f.openStore(ctx, e, true)
+	return f.openStore(ctx, e, missingFail)
 }
 
-func (f *storeFlags) openStore(ctx context.Context, e *env, mustExist bool) (*store.Store, *config.Config, *slog.Logger, error) {
+// openClient is open for tools and call: a SQLite store that does not exist yet holds no
+// stored servers, so an empty in-memory store stands in for it and no database file is
+// created (in the current folder or beside the config) by listing or calling tools.
+func (f *storeFlags) openClient(ctx context.Context, e *env) (*store.Store, *config.Config, *slog.Logger, error) {
+	return f.openStore(ctx, e, missingInMemory)
+}
+
+// What openStore does when a SQLite store's file does not exist.
+const (
+	missingCreate   = iota // create it, as serve does
+	missingFail            // fail, naming the file
+	missingInMemory        // use an empty in-memory store instead
+)
+
+func (f *storeFlags) openStore(ctx context.Context, e *env, missing int) (*store.Store, *config.Config, *slog.Logger, error) {
 	cfg, _, err := loadConfig(f.config, nil)
 	if err != nil {
 		return nil, nil, nil, err
 	}
 	u := storeURL(f.store, cfg)
-	if kind, path, err := openstore.Parse(u); mustExist && err == nil && kind == "sqlite" {
+	if kind, path, err := openstore.Parse(u); missing != missingCreate && err == nil && kind == "sqlite" && path != ":memory:" {
 		if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
-			return nil, nil, nil, fmt.Errorf("no store at %s: nothing has been recorded there; check --store or --config (serve creates the store where it runs)", path)
+			if missing == missingFail {
+				return nil, nil, nil, fmt.Errorf("no store at %s: nothing has been recorded there; check --store or --config (serve creates the store where it runs)", path)
+			}
+			u = "sqlite::memory:"
 		}
 	}
 	log, _ := newLogger(e.stderr, "warn")

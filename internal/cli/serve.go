@@ -202,19 +202,13 @@ func runStdio(ctx context.Context, e *env, args []string) error {
 	} else {
 		// A server stored through the admin API.
 		if _, err := st.Definitions.Get(ctx, name); err != nil {
-			have := cfg.ServerNames()
-			if stored, err := st.Definitions.List(ctx); err == nil {
-				for _, d := range stored {
-					have = append(have, d.Slug+" (stored)")
-				}
-			}
-			return fmt.Errorf("no server named %q in the config or the store %s (have: %s)", name, stURL, strings.Join(have, ", "))
+			return fmt.Errorf("no server named %q in the config or the store %s (have: %s)", name, stURL, serverNames(ctx, cfg.ServerNames(), st.Definitions))
 		}
 		cfg.Servers = map[string]*config.Server{}
 		defs = onlySlug{st.Definitions, name}
 	}
 	if s != nil && !s.IsEnabled() {
-		return fmt.Errorf("server %q is disabled (enabled: false)", name)
+		return errDisabled(name)
 	}
 	g, err := gateway.New(ctx, cfg, gateway.Options{Logger: log, Version: version(), Blobs: st.Blobs, WorkSessions: st.WorkSessions,
 		Definitions: defs, Audit: st.Audit, StoreFile: sqliteFile(stURL), RequireSecrets: true})
@@ -228,11 +222,21 @@ func runStdio(ctx context.Context, e *env, args []string) error {
 	if g.Entry(name) == nil {
 		return fmt.Errorf("stored server %q cannot be served; `mcpbridge serve` logs why", name)
 	}
+	if !g.Entry(name).Config().IsEnabled() {
+		return errDisabled(name) // a stored server, disabled
+	}
 	if why := g.Entry(name).Unavailable(); why != "" {
-		// Serving one server that cannot open (a secret not set) would only fail each call.
+		// Serving one server that cannot open (a stored one whose secret is not set, say)
+		// would only fail each call.
 		return fmt.Errorf("server %q cannot be served: %s", name, why)
 	}
 	return serveStdio(ctx, e, cfg, g, st.Keys, name)
+}
+
+// errDisabled is the answer for a server that is defined but disabled, the same whether it
+// is in the config file or the store (and the same as /mcp/{server} gives).
+func errDisabled(name string) error {
+	return fmt.Errorf("server %q is disabled (enabled: false in its definition)", name)
 }
 
 // serveStdio serves the gateway's server name over stdin and stdout until the input ends,

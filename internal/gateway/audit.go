@@ -160,17 +160,24 @@ const maxAuditArguments = 4096
 var secretName = lazy.Regexp{Expr: `(?i)password|passwd|passphrase|^pwd$|secret|token|api[_-]?key|access[_-]?key|^auth$|authori[sz]ation|bearer|jwt|credential|cookie|private[_-]?key|session[_-]?id`}
 
 // invalidArgumentsPlace is the part of an invalid-arguments message before the value it
-// quotes: the tool, the argument's place and the schema keyword it breaks.
-var invalidArgumentsPlace = lazy.Regexp{Expr: `^invalid arguments for tool [^:]+: (?:validating [^:]*: )?[A-Za-z]+`}
+// quotes: the tool, the argument's place (the innermost of the nested "validating PATH: "
+// prefixes) and the schema keyword it breaks; for "required", the names of the missing
+// properties (which come from the schema, not from the caller).
+var invalidArgumentsPlace = lazy.Regexp{Expr: `^(invalid arguments for tool [^:]+: )(?:validating [^:]*: )*?((?:validating [^:]*: )?)([A-Za-z]+)(?:(: missing properties: \[[^\]]*\])|:|$)`}
 
 // withoutArgumentValues is how the log and the audit record the reason of a call refused
 // for its arguments: a schema's message quotes the offending value, which may be a
 // secret (a password too long), and argument values are never logged or recorded unasked.
+// The argument's name is kept.
 func withoutArgumentValues(msg string) string {
-	if m := invalidArgumentsPlace.Get().FindString(msg); m != "" {
-		return m + " (the value is not recorded)"
+	m := invalidArgumentsPlace.Get().FindStringSubmatch(msg)
+	switch {
+	case m == nil:
+		return "invalid arguments (the value is not recorded)"
+	case m[4] != "":
+		return m[1] + m[3] + m[4] // the names of missing arguments: no value to hide
 	}
-	return "invalid arguments (the value is not recorded)"
+	return m[1] + m[2] + m[3] + " (the value is not recorded)"
 }
 
 // auditArguments is how a call's arguments are recorded (for servers with

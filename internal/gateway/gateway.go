@@ -50,6 +50,10 @@ type Options struct {
 	DisableLocalhostProtection bool
 	// ConfigLabel is how pages refer to the configuration (a path for setup snippets).
 	ConfigLabel string
+	// StdioArgs, when set, gives the arguments of the command that serves server over
+	// stdio, for the desktop snippet of its page (mcpbridge app serves its one app with
+	// "app DIR"); nil means "stdio --config ConfigLabel NAME".
+	StdioArgs func(server string) []string
 	// Definitions, when set, holds servers defined through the admin API; they are served
 	// beside the file's servers and followed live (Watch).
 	Definitions store.Definitions

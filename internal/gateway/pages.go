@@ -105,12 +105,16 @@ func (g *Gateway) serveMeta(w http.ResponseWriter, r *http.Request, name string)
 		// A server added through the admin API lives in the store, not the file.
 		args = append(args[:len(args)-1], "--store", "sqlite:"+g.opts.StoreFile, name)
 	}
+	if g.opts.StdioArgs != nil {
+		args = g.opts.StdioArgs(name)
+	}
+	command, note := stdioCommand()
 	desktop := map[string]any{"mcpServers": map[string]any{name: map[string]any{
-		"command": stdioCommand(),
+		"command": command,
 		"args":    args,
 	}}}
 	db, _ := json.MarshalIndent(desktop, "", "  ")
-	p.Desktop = string(db)
+	p.Desktop, p.DesktopNote = string(db), note
 	p.HTTPClient = fmt.Sprintf("claude mcp add --transport http %s %s", name, endpoint)
 	p.Inspector = fmt.Sprintf("npx -y @modelcontextprotocol/inspector@2 --cli %s --transport http --method tools/list", endpoint)
 	p.Curl = fmt.Sprintf(`curl -s %s \
@@ -125,17 +129,60 @@ func (g *Gateway) serveMeta(w http.ResponseWriter, r *http.Request, name string)
 }
 
 // stdioCommand is the command of the stdio snippets: the absolute path of the running
-// binary, so the snippet works when pasted whether or not mcpbridge is on PATH; "mcpbridge"
-// when the binary is a temporary one of `go run` (it is gone once the run ends).
-func stdioCommand() string {
+// binary, so the snippet works when pasted whether or not mcpbridge is on PATH. A binary of
+// `go run` is deleted when the run ends, so then the command is a binary to build first,
+// and note says how.
+func stdioCommand() (command, note string) {
 	exe, err := os.Executable()
-	if err != nil || strings.Contains(exe, string(filepath.Separator)+"go-build") {
-		return "mcpbridge"
+	if err != nil {
+		return "mcpbridge", "Put mcpbridge on your PATH first (its path could not be found)."
 	}
+	wd, _ := os.Getwd()
+	return snippetCommand(exe, wd)
+}
+
+// snippetCommand is stdioCommand for the running binary exe and working directory wd.
+func snippetCommand(exe, wd string) (command, note string) {
 	if abs, err := filepath.EvalSymlinks(exe); err == nil {
 		exe = abs
 	}
-	return exe
+	if !isGoRunBinary(exe) {
+		return exe, ""
+	}
+	if root := moduleRoot(wd); root != "" {
+		bin := filepath.Join(root, "mcpbridge")
+		return bin, fmt.Sprintf("This gateway runs from go run, whose binary is deleted when it stops. Build the binary this snippet runs first: cd %s && go build -o mcpbridge ./cmd/mcpbridge", root)
+	}
+	return "mcpbridge", "This gateway runs from go run, whose binary is deleted when it stops. Install mcpbridge on your PATH first (go install github.com/mcpbridge/mcpbridge/cmd/mcpbridge@latest), or put the absolute path of a built binary as the command."
+}
+
+// isGoRunBinary reports whether exe is a temporary binary of `go run` (in its go-build work
+// folder).
+func isGoRunBinary(exe string) bool {
+	for _, dir := range strings.Split(filepath.ToSlash(filepath.Dir(exe)), "/") {
+		if strings.HasPrefix(dir, "go-build") {
+			return true
+		}
+	}
+	return false
+}
+
+// moduleRoot returns the folder at or above dir whose go.mod is mcpbridge's module, or "".
+func moduleRoot(dir string) string {
+	for dir != "" {
+		if b, err := os.ReadFile(filepath.Join(dir, "go.mod")); err == nil {
+			first, _, _ := strings.Cut(string(b), "\n")
+			if strings.TrimSpace(first) == "module github.com/mcpbridge/mcpbridge" {
+				return dir
+			}
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return ""
+		}
+		dir = parent
+	}
+	return ""
 }
 
 func stdioArgs(cfgPath, name string) []string {

@@ -42,13 +42,16 @@ func (g *Gateway) sweep(ctx context.Context) {
 
 // sweepOnce deletes the audit rows older than audit.retention and the work sessions that
 // expired (or were closed) at or before now. Failures are logged; the next sweep tries again.
-func (g *Gateway) sweepOnce(ctx context.Context, now time.Time) {
-	ctx, cancel := context.WithTimeout(ctx, time.Minute)
+// A sweep cut short because the process is stopping (ctx ended) is not a failure and logs
+// nothing.
+func (g *Gateway) sweepOnce(parent context.Context, now time.Time) {
+	ctx, cancel := context.WithTimeout(parent, time.Minute)
 	defer cancel()
 	if p, ok := g.opts.Audit.(auditPruner); ok {
 		retention := g.cfg.Audit.Retention
 		n, err := p.Prune(ctx, now.Add(-retention))
 		switch {
+		case err != nil && parent.Err() != nil:
 		case err != nil:
 			g.log.Warn("pruning the audit log failed", "error", err)
 		case n > 0:
@@ -58,6 +61,7 @@ func (g *Gateway) sweepOnce(ctx context.Context, now time.Time) {
 	if ws := g.opts.WorkSessions; ws != nil {
 		n, err := ws.Expire(ctx, now)
 		switch {
+		case err != nil && parent.Err() != nil:
 		case err != nil:
 			g.log.Warn("deleting expired work sessions failed", "error", err)
 		case n > 0:

@@ -1,10 +1,14 @@
 package openapi
 
 import (
+	"bytes"
+	"compress/gzip"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net/url"
+	"strconv"
 	"strings"
 
 	"github.com/mcpbridge/mcpbridge/internal/config"
@@ -41,6 +45,10 @@ func isMethod(key string) bool {
 // server with one tool per operation. Operations that cannot be expressed are skipped with a
 // warning; only an unreadable document or an unsupported version is an error.
 func Import(spec []byte, opts Options) (*Result, error) {
+	spec, err := gunzip(spec)
+	if err != nil {
+		return nil, err
+	}
 	tree, err := parseDocument(spec)
 	if err != nil {
 		return nil, fmt.Errorf("reading OpenAPI document: %w", err)
@@ -90,7 +98,7 @@ func Import(spec []byte, opts Options) (*Result, error) {
 	res.Filtered = im.filtered
 	if len(server.Tools) == 0 {
 		if im.filtered > 0 {
-			im.warnf("--include/--exclude left out all %d operations", im.filtered)
+			return nil, fmt.Errorf("%s left out all %d operations, so there is nothing to import; some that exist: %s (a pattern matches an operationId, a tag or \"METHOD /path\", * for any characters)", describeFilter(opts), im.filtered, strings.Join(im.leftOut, ", "))
 		} else {
 			im.warnf("the document has no operations that could be imported")
 		}
@@ -133,9 +141,49 @@ func specVersion(root *jsvalue.Object) (string, error) {
 }
 
 // importer holds the state of one import.
+// maxLeftOutShown is how many operations left out by the filter an error names.
+const maxLeftOutShown = 8
+
+// maxDecompressed bounds the size of a gzip-compressed document once decompressed.
+const maxDecompressed = 64 << 20
+
+// gunzip returns spec decompressed when it is gzip-compressed (it starts with gzip's magic
+// bytes, whatever the file is called), else spec itself.
+func gunzip(spec []byte) ([]byte, error) {
+	if len(spec) < 2 || spec[0] != 0x1f || spec[1] != 0x8b {
+		return spec, nil
+	}
+	zr, err := gzip.NewReader(bytes.NewReader(spec))
+	if err != nil {
+		return nil, fmt.Errorf("reading OpenAPI document: it is gzip-compressed but cannot be read: %w", err)
+	}
+	data, err := io.ReadAll(io.LimitReader(zr, maxDecompressed+1))
+	if err != nil {
+		return nil, fmt.Errorf("reading OpenAPI document: it is gzip-compressed but cannot be decompressed: %w", err)
+	}
+	if len(data) > maxDecompressed {
+		return nil, fmt.Errorf("reading OpenAPI document: it is gzip-compressed and larger than %d MiB decompressed", maxDecompressed>>20)
+	}
+	return data, nil
+}
+
+// describeFilter names the include and exclude patterns of opts, as the command line gives
+// them.
+func describeFilter(opts Options) string {
+	var parts []string
+	for _, p := range opts.Include {
+		parts = append(parts, "--include "+strconv.Quote(p))
+	}
+	for _, p := range opts.Exclude {
+		parts = append(parts, "--exclude "+strconv.Quote(p))
+	}
+	return strings.Join(parts, " ")
+}
+
 type importer struct {
 	filter   config.ToolFilter
-	filtered int // operations left out by the filter
+	filtered int      // operations left out by the filter
+	leftOut  []string // the first few of them, named for an error
 	root     *jsvalue.Object
 	version  string
 	names    uniqueNames

@@ -82,6 +82,13 @@ func (im *importer) importPath(path string, item any, server *Server) int {
 		}
 		if !im.keep(method, path, op) {
 			im.filtered++
+			if len(im.leftOut) < maxLeftOutShown {
+				name := method + " " + path
+				if id := getStr(op, "operationId"); id != "" {
+					name = id + " (" + name + ")"
+				}
+				im.leftOut = append(im.leftOut, name)
+			}
 			continue
 		}
 		if t := im.importOperation(path, method, pi, op); t != nil {

@@ -97,13 +97,16 @@ type MetaPage struct {
 	ToolGroups []ToolGroup
 	// ToolsURL is the JSON route of the listed tools; ?name=TOOL answers one tool, which the
 	// page loads when the tool is opened.
-	ToolsURL   string
-	Resources  []Resource
-	Prompts    []Prompt
-	Desktop    string // desktop-app JSON
-	HTTPClient string // an HTTP client command line
-	Inspector  string // MCP Inspector CLI command
-	Curl       string // curl command
+	ToolsURL  string
+	Resources []Resource
+	Prompts   []Prompt
+	Desktop   string // desktop-app JSON
+	// DesktopNote, when set, is what to do before the desktop snippet runs (build the
+	// binary it names).
+	DesktopNote string
+	HTTPClient  string // an HTTP client command line
+	Inspector   string // MCP Inspector CLI command
+	Curl        string // curl command
 }
 
 func setHeaders(w http.ResponseWriter) {

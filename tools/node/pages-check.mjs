@@ -115,6 +115,31 @@ async function open(context, url, init) {
   return { page, w };
 }
 
+// splitNames lists the server and tool names in the server list that are broken across
+// lines although they would fit on one line of the page: a name (text without spaces) may
+// wrap only when it is wider than the page's content.
+async function splitNames(page) {
+  return page.evaluate(() => {
+    const main = document.querySelector('main');
+    const ms = getComputedStyle(main);
+    const room = main.clientWidth - parseFloat(ms.paddingLeft) - parseFloat(ms.paddingRight);
+    const out = [];
+    for (const el of document.querySelectorAll('table.servers td a, table.servers ul.toolnames code, table.servers td[data-label="Endpoint"] code')) {
+      const text = el.textContent;
+      if (/\s/.test(text)) continue; // a title may wrap between its words
+      const lines = new Set([...el.getClientRects()].filter((r) => r.width > 0).map((r) => Math.round(r.top))).size;
+      if (lines <= 1) continue;
+      const probe = el.cloneNode(true);
+      Object.assign(probe.style, { whiteSpace: 'nowrap', position: 'absolute', visibility: 'hidden' });
+      el.parentElement.appendChild(probe);
+      const need = probe.getBoundingClientRect().width;
+      probe.remove();
+      if (need <= room) out.push(`"${text}" on ${lines} lines (needs ${Math.round(need)}px of ${Math.round(room)}px)`);
+    }
+    return out;
+  });
+}
+
 async function serverList(context) {
   const { page, w } = await open(context, `${base}/mcp`);
   for (const name of [opts.server, opts['hostile-server']]) {
@@ -131,6 +156,8 @@ async function serverList(context) {
     await page.waitForTimeout(150);
     const sw = await sideways(page);
     check(`/mcp does not scroll sideways at ${width}px`, sw.scrollWidth <= sw.clientWidth, sw);
+    const split = await splitNames(page);
+    check(`/mcp splits no server or tool name that fits the page at ${width}px`, split.length === 0, split.slice(0, 5).join('; '));
   }
   await shot(page, 'mcp-index-390.png');
   await checkClean('/mcp', w, page);
