@@ -174,7 +174,7 @@ func (a *auditor) run() {
 	defer close(a.done)
 	linger := time.NewTimer(auditLinger)
 	linger.Stop()
-	var held []store.Entry // taken from pending, neither stored nor spilled, oldest first
+	var held []store.Entry    // taken from pending, neither stored nor spilled, oldest first
 	var backoff time.Duration // the wait before the next try of a store that failed
 	for {
 		tryStore := true
