@@ -221,7 +221,7 @@ func TestAuditSpillBoundAndRequired(t *testing.T) {
 	for i := range 2 * auditMemory {
 		a.record(store.Entry{Server: "s", Tool: "t", Duration: time.Duration(i)})
 	}
-	waitFor(t, "a refusal once the spill file is full", func() bool { return a.refusal() != "" })
+	waitFor(t, "a refusal once the spill file is full", func() bool { return strings.Contains(a.refusal(), "spill file") })
 	if why := a.refusal(); !strings.Contains(why, "spill file") || !strings.Contains(why, "full") {
 		t.Errorf("refusal %q does not say the spill file is full", why)
 	}
