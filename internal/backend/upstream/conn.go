@@ -206,6 +206,10 @@ func (c *conn) watch(cs *mcp.ClientSession, proc *process, ended chan struct{}) 
 	broken := err != nil && !isEOF(err)
 	var reason string
 	switch {
+	case broken && errors.Is(err, errMessageTooLarge):
+		reason = err.Error()
+	case broken && strings.Contains(err.Error(), "exceeded the configured maximum line length"): // the SDK's errFrameTooLarge
+		reason = fmt.Sprintf("it sent a message longer than the gateway accepts (one line of more than %d MiB) and was stopped; make the tool return less (page its results)", mcp.DefaultMaxLineLength>>20)
 	case broken && proc != nil:
 		reason = fmt.Sprintf("it sent a malformed message (%v) and was stopped", err)
 	case broken:
