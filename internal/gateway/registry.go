@@ -138,6 +138,27 @@ func (r *registry) put(e *Entry) (old *Entry) {
 	return old
 }
 
+// putAll adds entries (new names) with one copy of the registry.
+func (r *registry) putAll(es []*Entry) {
+	if len(es) == 0 {
+		return
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var cur map[string]*Entry
+	if m := r.entries.Load(); m != nil {
+		cur = *m
+	}
+	next := make(map[string]*Entry, len(cur)+len(es))
+	for k, v := range cur {
+		next[k] = v
+	}
+	for _, e := range es {
+		next[e.Name] = e
+	}
+	r.entries.Store(&next)
+}
+
 func (r *registry) remove(name string) (old *Entry) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
