@@ -24,6 +24,7 @@
 //	go run ./bench -mode upstream                                     # kind: mcp against its upstream called directly
 //	go run ./bench -mode lowdefy -duration 10s                        # mcpbridge app: navigate/interact, 50 work sessions
 //	go run ./bench -mode lowdefy -bin /tmp/old -candidate /tmp/new    # A/B of two builds, closed loop and paced (-think)
+//	go run ./bench -mode restart -servers 10000                       # time to ready of serve with stored servers
 //
 // -mode upstream (issue 10) compares tools/call through a `kind: mcp` server
 // (isolation: per-session) with the same upstream MCP server (bench/cmd/echoserver) called
@@ -82,7 +83,7 @@ import (
 )
 
 var (
-	mode     = flag.String("mode", "both", "processes (client, serve and upstream in separate processes), inprocess, both, profile (only the -profile part), upstream (kind: mcp against the upstream called directly), lowdefy (mcpbridge app on the Lowdefy tutorial: navigate and interact with 50 work sessions), or rss (idle memory of serve with ten servers)")
+	mode     = flag.String("mode", "both", "processes (client, serve and upstream in separate processes), inprocess, both, profile (only the -profile part), upstream (kind: mcp against the upstream called directly), lowdefy (mcpbridge app on the Lowdefy tutorial: navigate and interact with 50 work sessions), rss (idle memory of serve with ten servers), or restart (time to /healthz 200 with -servers stored servers)")
 	duration = flag.Duration("duration", 2*time.Second, "length of one round (ignored with -count)")
 	count    = flag.Int("count", 0, "calls per round (instead of -duration)")
 	rounds   = flag.Int("rounds", 3, "rounds per target and era; medians are reported")
@@ -90,6 +91,7 @@ var (
 	// Separate processes.
 	clientsFlag   = flag.String("clients", "1,16", "numbers of concurrent clients (-mode processes)")
 	clientKind    = flag.String("client", "raw", "load client: raw (minimal Streamable HTTP) or sdk (the go-sdk client)")
+	servers       = flag.Int("servers", 10000, "stored servers of -mode restart")
 	binFlag       = flag.String("bin", "", "serve this mcpbridge binary instead of building ./cmd/mcpbridge")
 	candidateBin  = flag.String("candidate", "", "also serve the config from this mcpbridge binary (e.g. built from a branch) and compare it with mcpbridge, round by round")
 	floorFlag     = flag.Bool("floor", true, "also measure a bare go-sdk server that makes the same GET (the SDK floor)")
@@ -296,6 +298,10 @@ func main() {
 		if err := runLowdefy(); err != nil {
 			log.Fatalf("bench: %v", err)
 		}
+	case "restart":
+		if err := printRestart(*servers); err != nil {
+			log.Fatalf("bench: restart: %v", err)
+		}
 	case "rss":
 		if err := printIdleRSS(); err != nil {
 			log.Fatalf("bench: idle RSS: %v", err)
@@ -308,7 +314,7 @@ func main() {
 			log.Fatalf("bench: %v", err)
 		}
 	default:
-		log.Fatalf("bench: -mode must be processes, inprocess, both, profile, upstream or lowdefy, not %q", *mode)
+		log.Fatalf("bench: -mode must be processes, inprocess, both, profile, upstream, lowdefy, rss or restart, not %q", *mode)
 	}
 }
 

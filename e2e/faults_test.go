@@ -3,6 +3,7 @@ package e2e
 import (
 	"bufio"
 	"context"
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -17,6 +18,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcpbridge/mcpbridge/internal/lowdefy/lowdefytest"
@@ -360,6 +362,193 @@ func TestFaultPostgresRestart(t *testing.T) {
 	}
 	if okAfter < clients {
 		t.Errorf("only %d calls succeeded after the recovery", okAfter)
+	}
+}
+
+// TestFaultPostgresOutageAudit stops PostgreSQL for ten seconds while clients keep calling a
+// tool that does not need the store (a command): every call answered — before, during and
+// after the outage — must have its audit row in the database afterwards (kept in memory and
+// the spill file meanwhile), none counted as dropped. While the database is down the admin
+// API answers 503 with Retry-After and says the store is the problem, as tool calls do.
+func TestFaultPostgresOutageAudit(t *testing.T) {
+	pg := startPGCluster(t)
+	dir := t.TempDir()
+	spill := filepath.Join(dir, "spill")
+	cfg := filepath.Join(dir, "audit.yaml")
+	os.WriteFile(cfg, []byte(`audit:
+  spill_dir: `+spill+`
+servers:
+  local:
+    kind: command
+    description: An echo
+    audit: {arguments: true}
+    tools:
+      echo:
+        description: Echo a message back
+        inputSchema: {type: object, properties: {message: {type: string}}, required: [message]}
+        argv: [echo, {direct: message}]
+        timeout: 10s
+`), 0o644)
+	const adminKey = "e2e-admin-key-0123456789abcdef"
+	g := startServe(t, serveOptions{Name: "serve", Dir: dir, Config: cfg, Store: pg.URL, Env: []string{"MCPBRIDGE_ADMIN_KEY=" + adminKey}})
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+
+	var (
+		mu       sync.Mutex
+		answered = map[string]bool{} // the message of every call answered ok
+		failed   int
+		stop     atomic.Bool
+		wg       sync.WaitGroup
+	)
+	const clients = 8
+	for i := range clients {
+		wg.Go(func() {
+			c := &rawClient{url: g.MCPURL("local"), era: modernEra, hc: &http.Client{Timeout: 20 * time.Second}}
+			if err := c.open(ctx); err != nil {
+				t.Errorf("client %d: %v", i, err)
+				return
+			}
+			for n := 0; !stop.Load(); n++ {
+				msg := fmt.Sprintf("c%d-%d", i, n)
+				_, err := c.callTool(ctx, "echo", map[string]any{"message": msg})
+				mu.Lock()
+				if err == nil {
+					answered[msg] = true
+				} else {
+					failed++
+				}
+				mu.Unlock()
+			}
+		})
+	}
+	count := func() int {
+		mu.Lock()
+		defer mu.Unlock()
+		return len(answered)
+	}
+	admin := func(method, path, body string) (*http.Response, string) {
+		req, _ := http.NewRequestWithContext(ctx, method, g.Base+path, strings.NewReader(body))
+		req.Header.Set("Authorization", "Bearer "+adminKey)
+		req.Header.Set("Content-Type", "application/json")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatalf("%s %s: %v", method, path, err)
+		}
+		defer resp.Body.Close()
+		b := new(strings.Builder)
+		bufio.NewReader(resp.Body).WriteTo(b)
+		return resp, b.String()
+	}
+
+	time.Sleep(2 * time.Second)
+	atDown := count()
+	if err := pg.stop(); err != nil {
+		t.Fatal(err)
+	}
+	down := time.Now()
+	// The admin API while the store is down: the same contract as a tool call.
+	def := `{"kind":"command","description":"new","tools":{"hi":{"description":"Hi","argv":["echo","hi"]}}}`
+	for _, r := range []struct{ method, path, body string }{
+		{"PUT", "/admin/api/servers/other", def},
+		{"GET", "/admin/api/servers", ""},
+		{"GET", "/admin/api/audit?limit=5", ""},
+	} {
+		resp, body := admin(r.method, r.path, r.body)
+		if resp.StatusCode != http.StatusServiceUnavailable || resp.Header.Get("Retry-After") != "5" ||
+			!strings.Contains(body, "store_unavailable") || !strings.Contains(body, "cannot be reached") {
+			t.Errorf("%s %s while PostgreSQL is down: %d Retry-After %q %s; want 503, Retry-After 5 and the store as the reason",
+				r.method, r.path, resp.StatusCode, resp.Header.Get("Retry-After"), body)
+		}
+	}
+	// The rows of calls answered meanwhile reach the spill file (synced).
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		b, _ := os.ReadFile(filepath.Join(spill, "audit-spill.jsonl"))
+		if strings.Count(string(b), "\n") > 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no audit row in the spill file 30s into the outage; log:\n%s", g.LogTail())
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	time.Sleep(time.Until(down.Add(10 * time.Second))) // the outage lasts ten seconds
+	atUp := count()
+	if err := pg.start(); err != nil {
+		t.Fatal(err)
+	}
+	up := time.Now()
+	for count() < atUp+clients*20 && time.Since(up) < 60*time.Second {
+		time.Sleep(50 * time.Millisecond)
+	}
+	stop.Store(true)
+	wg.Wait()
+	select {
+	case <-g.done:
+		t.Fatalf("mcpbridge exited: %v\n%s", g.waitErr, g.LogTail())
+	default:
+	}
+
+	// Every answered call has its row.
+	conn, err := pgx.Connect(ctx, pg.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	var missing []string
+	var rows int
+	deadline = time.Now().Add(60 * time.Second)
+	for {
+		recorded := map[string]bool{}
+		rs, err := conn.Query(ctx, `SELECT arguments FROM audit WHERE server = 'local' AND tool = 'echo' AND outcome = 'ok'`)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rows = 0
+		for rs.Next() {
+			var args string
+			if err := rs.Scan(&args); err != nil {
+				t.Fatal(err)
+			}
+			var a struct{ Message string }
+			json.Unmarshal([]byte(args), &a)
+			recorded[a.Message] = true
+			rows++
+		}
+		if err := rs.Err(); err != nil {
+			t.Fatal(err)
+		}
+		missing = missing[:0]
+		for m := range answered {
+			if !recorded[m] {
+				missing = append(missing, m)
+			}
+		}
+		if len(missing) == 0 || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	t.Logf("answered calls: %d (%d before the outage, %d during the 10s outage, %d after), %d failed; audit rows found: %d",
+		len(answered), atDown, atUp-atDown, len(answered)-atUp, failed, rows)
+	if len(missing) > 0 {
+		sort.Strings(missing)
+		t.Errorf("%d of %d answered calls have no audit row, e.g. %v; log:\n%s", len(missing), len(answered), missing[:min(5, len(missing))], g.LogTail())
+	}
+	if atUp-atDown < clients {
+		t.Errorf("only %d calls answered during the outage: the test did not test it", atUp-atDown)
+	}
+	resp, err := http.Get(g.Base + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	sc := bufio.NewScanner(resp.Body)
+	for sc.Scan() {
+		if strings.HasPrefix(sc.Text(), "mcpbridge_audit_dropped_total ") && sc.Text() != "mcpbridge_audit_dropped_total 0" {
+			t.Errorf("%s, want 0", sc.Text())
+		}
 	}
 }
 

@@ -74,7 +74,8 @@ func startServe(t *testing.T, o serveOptions) *gateway {
 	args = append(args, o.Args...)
 	cmd := exec.Command(bin, args...)
 	cmd.Dir = o.Dir
-	cmd.Env = append(os.Environ(), o.Env...)
+	// The state directory (audit.spill_dir's default) is the test's, never the user's.
+	cmd.Env = append(append(os.Environ(), "XDG_STATE_HOME="+filepath.Join(o.Dir, "state")), o.Env...)
 	cmd.Stdout, cmd.Stderr = logFile, logFile
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	if err := cmd.Start(); err != nil {

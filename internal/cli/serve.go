@@ -131,6 +131,7 @@ func runServe(ctx context.Context, e *env, args []string) error {
 	if err := checkExposure(addr, cfg, *insecure, log); err != nil {
 		return err
 	}
+	defaultSpillDir(cfg, log)
 	stURL := storeURL(*storeFlag, cfg)
 	st, err := openStore(ctx, stURL, log)
 	if err != nil {
@@ -189,6 +190,7 @@ func runStdio(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
+	defaultSpillDir(cfg, log)
 	stURL := storeURL(*storeFlag, cfg)
 	st, err := openStore(ctx, stURL, log)
 	if err != nil {
@@ -353,4 +355,16 @@ func isLoopbackListen(addr string) bool {
 	}
 	ip := net.ParseIP(strings.Trim(host, "[]"))
 	return ip != nil && ip.IsLoopback()
+}
+
+// defaultSpillDir sets audit.spill_dir, when the config leaves it empty, to the user's state
+// directory (config.DefaultSpillDir), and warns when there is none.
+func defaultSpillDir(cfg *config.Config, log *slog.Logger) {
+	if cfg.Audit.SpillDir != "" {
+		return
+	}
+	cfg.Audit.SpillDir = config.DefaultSpillDir()
+	if cfg.Audit.SpillDir == "" {
+		log.Warn("no state directory ($XDG_STATE_HOME or a home directory) for the audit spill file: audit rows the store does not take are kept in memory only; set audit.spill_dir")
+	}
 }

@@ -46,6 +46,7 @@ const (
 	DefaultIdleTimeout          = 60 * time.Second
 
 	DefaultAuditRetention = 30 * 24 * time.Hour
+	DefaultAuditSpillMax  = 1 << 30
 )
 
 // The headers a trusted proxy may name the client in (Config.ProxyHeader).
@@ -215,6 +216,28 @@ type Audit struct {
 	// Retention is how long rows are kept: serve deletes older ones every few minutes.
 	// Zero takes DefaultAuditRetention (30 days).
 	Retention time.Duration `yaml:"retention"`
+	// SpillDir is where rows the store does not take (it is down) are kept, synced, until it
+	// takes them again. Empty takes DefaultSpillDir in mcpbridge serve and stdio (a
+	// gateway made in code spills nowhere unless told); "off" keeps them in memory only.
+	SpillDir string `yaml:"spill_dir"`
+	// SpillMax bounds the spill file, in bytes; zero takes DefaultAuditSpillMax (1 GiB).
+	SpillMax int64 `yaml:"spill_max"`
+	// Required refuses tool calls (503 with Retry-After) while their rows can be kept
+	// neither in the store nor in the spill file.
+	Required bool `yaml:"required"`
+}
+
+// DefaultSpillDir is the default audit.spill_dir: mcpbridge in the user's state directory
+// ($XDG_STATE_HOME, else ~/.local/state), never the current folder; "" when neither is
+// known (rows are then kept in memory only).
+func DefaultSpillDir() string {
+	if d := os.Getenv("XDG_STATE_HOME"); filepath.IsAbs(d) {
+		return filepath.Join(d, "mcpbridge")
+	}
+	if h, err := os.UserHomeDir(); err == nil && filepath.IsAbs(h) {
+		return filepath.Join(h, ".local", "state", "mcpbridge")
+	}
+	return ""
 }
 
 // ServerAudit is what a server's audit rows record beyond the common fields.
@@ -480,6 +503,7 @@ func yamlProblem(file string, err error) Problem {
 func (c *Config) applyDefaults() {
 	c.Limits.SetDefaults()
 	orDefault(&c.Audit.Retention, DefaultAuditRetention)
+	orDefault(&c.Audit.SpillMax, DefaultAuditSpillMax)
 	c.Auth.setDefaults()
 	for _, s := range c.Servers {
 		if s == nil {

@@ -44,6 +44,12 @@ func (c *Config) validate(file string, root *yaml.Node, kinds Kinds) Problems {
 	if c.Audit.Retention < 0 {
 		ps = append(ps, Problem{File: file, Path: "audit.retention", Msg: "must not be negative"})
 	}
+	if c.Audit.SpillMax < 0 {
+		ps = append(ps, Problem{File: file, Path: "audit.spill_max", Msg: "must not be negative (bytes; default 1 GiB)"})
+	}
+	if d := c.Audit.SpillDir; d != "" && d != "off" && !filepath.IsAbs(d) {
+		ps = append(ps, Problem{File: file, Path: "audit.spill_dir", Msg: fmt.Sprintf("must be an absolute path (or off), got %q: a relative one would depend on the folder mcpbridge starts in", d)})
+	}
 	for _, name := range c.Limits.negative() {
 		ps = append(ps, Problem{File: file, Path: "limits." + name, Msg: "must not be negative"})
 	}

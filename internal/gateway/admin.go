@@ -62,6 +62,22 @@ func adminError(w http.ResponseWriter, status int, msg string, problems ...admin
 	json.NewEncoder(w).Encode(body)
 }
 
+// adminStoreError answers a request the store failed: 503 with Retry-After (as a tool call
+// gets, storeRetryAfter) and reason store_unavailable when the store cannot be reached
+// right now, else 500. The error itself is in the gateway log.
+func adminStoreError(w http.ResponseWriter, err error, what string) {
+	if errors.Is(err, store.ErrUnavailable) {
+		w.Header().Set("Retry-After", fmt.Sprint(storeRetryAfter))
+		adminJSON(w, http.StatusServiceUnavailable, map[string]any{
+			"error":             what + " failed: the gateway's store (its database) cannot be reached right now; retry in a few seconds",
+			"reason":            "store_unavailable",
+			"retryAfterSeconds": storeRetryAfter,
+		})
+		return
+	}
+	adminError(w, http.StatusInternalServerError, what+" failed; see the gateway log")
+}
+
 func adminJSON(w http.ResponseWriter, status int, v any) {
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("Cache-Control", "no-store")
@@ -127,7 +143,7 @@ func (g *Gateway) adminList(w http.ResponseWriter, r *http.Request) {
 	defs, err := g.opts.Definitions.List(r.Context())
 	if err != nil {
 		g.log.Error("admin: listing stored servers", "error", err)
-		adminError(w, http.StatusInternalServerError, "listing stored servers failed; see the gateway log")
+		adminStoreError(w, err, "listing stored servers")
 		return
 	}
 	for _, d := range defs {
@@ -168,7 +184,7 @@ func (g *Gateway) adminGet(w http.ResponseWriter, r *http.Request) {
 	}
 	if err != nil {
 		g.log.Error("admin: reading stored server", "server", slug, "error", err)
-		adminError(w, http.StatusInternalServerError, "reading the server failed; see the gateway log")
+		adminStoreError(w, err, "reading the server")
 		return
 	}
 	adminJSON(w, http.StatusOK, g.storedView(r, d, true))
@@ -260,7 +276,7 @@ func (g *Gateway) adminCreate(w http.ResponseWriter, r *http.Request) {
 	}
 	if err != nil {
 		g.log.Error("admin: creating server", "server", req.Slug, "error", err)
-		adminError(w, http.StatusInternalServerError, "storing the server failed; see the gateway log")
+		adminStoreError(w, err, "storing the server")
 		return
 	}
 	g.applyWait(req.Slug)
@@ -283,7 +299,7 @@ func (g *Gateway) adminPut(w http.ResponseWriter, r *http.Request) {
 	}
 	if err != nil {
 		g.log.Error("admin: storing server", "server", slug, "error", err)
-		adminError(w, http.StatusInternalServerError, "storing the server failed; see the gateway log")
+		adminStoreError(w, err, "storing the server")
 		return
 	}
 	g.applyWait(slug)
@@ -303,7 +319,7 @@ func (g *Gateway) adminDelete(w http.ResponseWriter, r *http.Request) {
 	}
 	if err != nil {
 		g.log.Error("admin: deleting server", "server", slug, "error", err)
-		adminError(w, http.StatusInternalServerError, "deleting the server failed; see the gateway log")
+		adminStoreError(w, err, "deleting the server")
 		return
 	}
 	g.applyWait(slug)
@@ -345,7 +361,7 @@ func (g *Gateway) adminAudit(w http.ResponseWriter, r *http.Request) {
 	rows, err := lister.List(r.Context(), f)
 	if err != nil {
 		g.log.Error("admin: listing audit rows", "error", err)
-		adminError(w, http.StatusInternalServerError, "listing the audit log failed; see the gateway log")
+		adminStoreError(w, err, "listing the audit log")
 		return
 	}
 	out := make([]auditView, 0, len(rows))

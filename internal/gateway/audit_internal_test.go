@@ -62,7 +62,7 @@ func (b *blockingRecorder) Record(ctx context.Context, es ...store.Entry) error 
 	return nil
 }
 
-// A store that does not answer never slows calls down: once auditQueue entries wait,
+// A store that does not answer never slows calls down: once auditMemory entries wait (and no spill directory is set),
 // further ones are dropped and counted, and record returns at once. When the store answers
 // again, close writes every queued entry, in order, in batches of at most auditBatch, and
 // entries recorded after close are refused.
@@ -73,7 +73,7 @@ func TestAuditQueueBoundedAndFlushedOnClose(t *testing.T) {
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		for i := range auditQueue + extra {
+		for i := range auditMemory + extra {
 			a.record(store.Entry{Tool: "t", Duration: time.Duration(i)})
 		}
 	}()
@@ -96,7 +96,7 @@ func TestAuditQueueBoundedAndFlushedOnClose(t *testing.T) {
 		}
 		got = append(got, b...)
 	}
-	want := auditQueue
+	want := auditMemory
 	if len(got) != want {
 		t.Fatalf("stored %d entries, want %d", len(got), want)
 	}

@@ -4,8 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"runtime"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/mcpbridge/mcpbridge/internal/backend"
@@ -63,10 +65,70 @@ func (g *Gateway) loadStored(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("listing stored servers: %w", err)
 	}
-	for _, d := range defs {
-		g.applyStored(ctx, d.Slug)
+	// The definitions are decoded and opened in parallel, from what List returned (no read
+	// per server), and put in the registry at once: one by one, each put copied the whole
+	// registry, and 10,000 stored servers took most of a minute to start.
+	begun := time.Now()
+	entries := make([]*Entry, len(defs))
+	invalid := make([]string, len(defs))
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range min(runtime.GOMAXPROCS(0), len(defs)) {
+		wg.Go(func() {
+			for {
+				i := int(next.Add(1)) - 1
+				if i >= len(defs) {
+					return
+				}
+				entries[i], invalid[i] = g.loadOne(ctx, defs[i])
+			}
+		})
 	}
+	wg.Wait()
+	put := entries[:0:0]
+	unavailable := 0
+	for i, d := range defs {
+		switch {
+		case entries[i] != nil:
+			put = append(put, entries[i])
+			g.dyn.set(d.Slug, d.Revision, invalid[i])
+			if invalid[i] != "" {
+				unavailable++
+			}
+		case invalid[i] != "":
+			g.dyn.mu.Lock()
+			g.dyn.invalid[d.Slug] = invalid[i]
+			g.dyn.mu.Unlock()
+		}
+	}
+	g.reg.putAll(put)
+	g.log.Info("stored servers loaded", "servers", len(put), "unavailable", unavailable, "invalid", len(defs)-len(put),
+		"duration", time.Since(begun).Round(time.Millisecond))
 	return nil
+}
+
+// loadOne decodes and opens one stored definition at start-up. It returns the entry to
+// serve (nil when the definition is invalid or a file-defined server has its name) and
+// why it is invalid or unavailable ("" when it is served as it is).
+func (g *Gateway) loadOne(ctx context.Context, d store.Definition) (*Entry, string) {
+	if e := g.reg.get(d.Slug); e != nil && e.Config().Source == "file" {
+		return nil, "" // the file wins; the admin API refuses such slugs
+	}
+	s, err := config.ParseServer("stored server "+d.Slug, d.Slug, d.Doc, backend.Kinds())
+	if err != nil {
+		g.log.Error("stored server is invalid; not served", "server", d.Slug, "revision", d.Revision, "error", err)
+		return nil, err.Error()
+	}
+	st, err := g.openState(ctx, s)
+	why := ""
+	if err != nil {
+		why = err.Error()
+		g.log.Error("stored server cannot be opened; serving it as unavailable", "server", d.Slug, "error", err)
+		st = unavailableState(s, why)
+	}
+	e := g.newEntry(d.Slug, s.Title, s.Description)
+	g.apply(e, st)
+	return e, why
 }
 
 // watchStored applies changes from the store (this replica's and others') until ctx ends.

@@ -178,7 +178,14 @@ func New(ctx context.Context, cfg *config.Config, opts Options) (*Gateway, error
 	g.rates = newRateLimiter(nil)
 	g.callers = &callerSlots{max: cfg.Limits.ConcurrentCallsPerPrincipal, running: map[string]int{}}
 	if opts.Audit != nil {
-		g.audit = newAuditor(opts.Audit, g.log)
+		ao := auditOptions{spillDir: cfg.Audit.SpillDir, spillMax: cfg.Audit.SpillMax, required: cfg.Audit.Required}
+		if ao.spillDir == "off" {
+			ao.spillDir = ""
+		}
+		if ao.spillMax <= 0 {
+			ao.spillMax = config.DefaultAuditSpillMax
+		}
+		g.audit = newAuditorWith(opts.Audit, g.log, ao)
 	}
 	for _, name := range cfg.ServerNames() {
 		s := cfg.Servers[name]

@@ -67,6 +67,14 @@ func (g *Gateway) admit(w http.ResponseWriter, r *http.Request, e *Entry, id jso
 	if !g.checkRate(w, r, e, fail) {
 		return false
 	}
+	if method == "tools/call" {
+		if why := g.audit.refusal(); why != "" {
+			g.metrics.refused("audit")
+			w.Header().Set("Retry-After", fmt.Sprint(storeRetryAfter))
+			writeRPCErrorObject(w, http.StatusServiceUnavailable, id, auditRefusalError("the tool", why))
+			return false
+		}
+	}
 	if method == "tools/call" && g.callers.max > 0 {
 		release := g.callers.acquire(callerOf(r.Context(), r.Header))
 		if release == nil {

@@ -142,6 +142,27 @@ func (r *registry) put(e *Entry) (old *Entry) {
 	return old
 }
 
+// putAll adds entries (new names) with one copy of the registry.
+func (r *registry) putAll(es []*Entry) {
+	if len(es) == 0 {
+		return
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var cur map[string]*Entry
+	if m := r.entries.Load(); m != nil {
+		cur = *m
+	}
+	next := make(map[string]*Entry, len(cur)+len(es))
+	for k, v := range cur {
+		next[k] = v
+	}
+	for _, e := range es {
+		next[e.Name] = e
+	}
+	r.entries.Store(&next)
+}
+
 func (r *registry) remove(name string) (old *Entry) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -623,6 +644,9 @@ func (g *Gateway) callTool(ctx context.Context, e *Entry, name string, req *mcp.
 	if msg != "" {
 		return backend.ErrorResult("invalid arguments for tool %s: %s", name, msg), "invalid_arguments", nil
 	}
+	if why := g.audit.refusal(); why != "" {
+		return nil, "audit_unavailable", auditRefusalError(name, why)
+	}
 	if !admitted(req) { // the edge holds the slot of a request it admitted
 		mine := g.callers.acquire(callerOf(ctx, requestHeader(req)))
 		if mine == nil {
@@ -666,9 +690,8 @@ func (g *Gateway) callTool(ctx context.Context, e *Entry, name string, req *mcp.
 		// The store is down or restarting: say so, so the agent retries instead of giving up.
 		id := requestID(ctx)
 		g.log.WarnContext(ctx, "tool call failed: store unavailable", "server", e.Name, "tool", name, "error", err, "request_id", id)
-		data, _ := json.Marshal(map[string]any{"retryAfterSeconds": 5, "reason": "store_unavailable"})
-		return nil, "store_unavailable", &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Data: data, Message: fmt.Sprintf(
-			"%s did not finish: the gateway's store (its database) cannot be reached right now; retry in a few seconds (request id %s)", name, id)}
+		return nil, "store_unavailable", storeUnavailableError("store_unavailable", fmt.Sprintf(
+			"%s did not finish: the gateway's store (its database) cannot be reached right now; retry in a few seconds (request id %s)", name, id))
 	}
 	if err != nil {
 		id := requestID(ctx)
@@ -682,6 +705,37 @@ func (g *Gateway) callTool(ctx context.Context, e *Entry, name string, req *mcp.
 		return res, "tool_error", nil
 	}
 	return res, "ok", nil
+}
+
+// storeRetryAfter is the Retry-After (seconds) of answers that failed because the store
+// cannot be reached: tool calls, the admin API and calls refused under audit.required.
+const storeRetryAfter = 5
+
+// storeUnavailableError is the JSON-RPC error of a call the store's outage stopped: data
+// {"retryAfterSeconds", "reason"}; the REST routes answer it 503 with Retry-After.
+func storeUnavailableError(reason, msg string) *jsonrpc.Error {
+	data, _ := json.Marshal(map[string]any{"retryAfterSeconds": storeRetryAfter, "reason": reason})
+	return &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Data: data, Message: msg}
+}
+
+// auditRefusalError is the error of a call refused under audit.required.
+func auditRefusalError(tool, why string) *jsonrpc.Error {
+	return storeUnavailableError("audit_unavailable", fmt.Sprintf("%s was not run: its audit row cannot be recorded now (%s); retry in a few seconds", tool, why))
+}
+
+// unavailableReason returns the reason of a storeUnavailableError ("" for other errors).
+func unavailableReason(e *jsonrpc.Error) string {
+	var d struct {
+		Reason string `json:"reason"`
+	}
+	if e.Code != jsonrpc.CodeInternalError || json.Unmarshal(e.Data, &d) != nil {
+		return ""
+	}
+	switch d.Reason {
+	case "store_unavailable", "audit_unavailable":
+		return d.Reason
+	}
+	return ""
 }
 
 // validateArgs checks raw arguments against the tool's schema. It returns the normalised

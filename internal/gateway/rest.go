@@ -315,6 +315,9 @@ func restRPCError(w http.ResponseWriter, err error, hint string) {
 		}
 		status = http.StatusServiceUnavailable
 		w.Header().Set("Retry-After", "1")
+	case unavailableReason(re) != "":
+		status = http.StatusServiceUnavailable
+		w.Header().Set("Retry-After", fmt.Sprint(storeRetryAfter))
 	}
 	restError(w, status, msg)
 }

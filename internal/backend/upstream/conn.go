@@ -207,7 +207,11 @@ func (c *conn) watch(cs *mcp.ClientSession, proc *process, ended chan struct{}) 
 	var reason string
 	switch {
 	case broken && errors.Is(err, mcp.ErrMessageTooLarge):
-		reason = fmt.Sprintf("it sent a message larger than %d bytes, the server's max_response_bytes, and was stopped (%v)", c.u.src.MaxResponseBytes, err)
+		// The SDK's bounds: a JSON body, an SSE event or a stdio line over max_response_bytes.
+		n := c.u.src.MaxResponseBytes
+		reason = fmt.Sprintf("it sent a message longer than the gateway accepts (more than %d bytes, %.4g MiB: the server's max_response_bytes) and was stopped; make the tool return less (page its results) or raise max_response_bytes", n, float64(n)/(1<<20))
+	case broken && errors.Is(err, errMessageTooLarge):
+		reason = err.Error()
 	case broken && proc != nil:
 		reason = fmt.Sprintf("it sent a malformed message (%v) and was stopped", err)
 	case broken:

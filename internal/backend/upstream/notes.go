@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -29,6 +30,9 @@ type notes struct {
 	cond    *sync.Cond
 	read    uint64
 	handled uint64
+	// line is how long the line being read is so far: a call whose time runs out while
+	// its answer is still arriving says so (lineCounter sets it).
+	line atomic.Int64
 }
 
 func newNotes() *notes {
@@ -125,6 +129,9 @@ func (c *lineCounter) Read(p []byte) (int, error) {
 		return 0, c.err
 	}
 	k, err := c.r.Read(p)
+	if c.n != nil {
+		defer func() { c.n.line.Store(int64(c.run)) }()
+	}
 	for i, b := range p[:k] {
 		if b != '\n' {
 			if c.run++; c.run > maxMessage {

@@ -268,6 +268,12 @@ func addTools(srv *mcp.Server) {
 		time.Sleep(2 * time.Second)
 		return textResult("too late"), nil
 	})
+	tool("flood", "writes one JSON-RPC message of n bytes on stdout at once", `"n":{"type":"number"}`, func(_ context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		line := append([]byte(`{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"`), strings.Repeat("x", args(req).num("n"))...)
+		os.Stdout.Write(append(line, "\"}}\n"...))
+		time.Sleep(2 * time.Second)
+		return textResult("too late"), nil
+	})
 	tool("env", "reads an environment variable", `"name":{"type":"string"}`, func(_ context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		v, ok := os.LookupEnv(args(req).str("name"))
 		if !ok {

@@ -831,19 +831,30 @@ func (u *upstream) clientError(err error, responses mcp.InputResponseMap, state 
 	return &e
 }
 
+// longLine is how long a message still arriving when a call's time runs out must be for
+// the call to be said to have answered too much, rather than nothing.
+const longLine = 1 << 20
+
 // failure turns a failed upstream request into a tool error that says what happened.
 func (u *upstream) failure(parent, ctx context.Context, c *conn, cs *mcp.ClientSession, method string, err error) *mcp.CallToolResult {
 	var rpcErr *jsonrpc.Error
 	switch {
 	case parent.Err() != nil:
 		return backend.ErrorResult("the call was cancelled")
-	case ctx.Err() != nil:
-		return backend.ErrorResult("%s did not answer %s within %s, so the call was cancelled. Try again, or raise timeout in the server's definition if it needs longer.", u.label, method, u.src.Timeout)
 	case upstreamError(err, &rpcErr):
 		return backend.ErrorResult("%s refused the call: %s (JSON-RPC error %d)", u.label, u.b.scrubString(rpcErr.Message), rpcErr.Code)
 	}
+	// A child that died, or sent a line too long or not JSON-RPC, ends the call's context too
+	// (a parked call's is the connection's): say what happened before blaming the time.
 	if why := c.whyEnded(cs); why != "" {
 		return backend.ErrorResult("%s stopped while running the call (%s); it is started again for the next call.", u.label, why)
+	}
+	if ctx.Err() != nil {
+		if n, _ := ctx.Value(notesKey{}).(*notes); n != nil && n.line.Load() >= longLine {
+			return backend.ErrorResult("%s was still sending its answer to %s when the call's time (%s) ran out: one message of %d MiB so far. "+
+				"The tool answers too much at once; ask for less (narrower arguments, a page), or have the upstream page its results.", u.label, method, u.src.Timeout, n.line.Load()>>20)
+		}
+		return backend.ErrorResult("%s did not answer %s within %s, so the call was cancelled. Try again, or raise timeout in the server's definition if it needs longer.", u.label, method, u.src.Timeout)
 	}
 	u.log.Warn("upstream request failed", "method", method, "error", u.b.scrubString(err.Error()))
 	return backend.ErrorResult("%s failed to answer: %s", u.label, u.b.scrubString(err.Error()))
