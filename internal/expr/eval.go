@@ -13,7 +13,7 @@ import (
 
 // Default limits used when a field of [Limits] is zero.
 const (
-	DefaultTimeout   = 100 * time.Millisecond
+	DefaultTimeout   = time.Second
 	DefaultMaxMemory = 32 << 20
 )
 

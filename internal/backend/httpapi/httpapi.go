@@ -61,7 +61,7 @@ const (
 	// ExpressionTimeout bounds one evaluation of a mapping or response expression. It is
 	// wall-clock time, so it is generous enough not to fire on a busy machine; an endless
 	// loop is still stopped quickly.
-	ExpressionTimeout = 500 * time.Millisecond
+	ExpressionTimeout = time.Second
 )
 
 // exprLimits are the limits of every expression evaluation (memory: the engine's default).
