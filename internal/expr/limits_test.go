@@ -41,8 +41,8 @@ func TestTimeout(t *testing.T) {
 func TestDefaultTimeout(t *testing.T) {
 	start := time.Now()
 	_, err := mustCompile(t, "for (;;) {}").Eval(context.Background(), nil, Limits{})
-	if e := asError(t, err); e.Kind != KindTimeout || !strings.Contains(e.Msg, "100ms") {
-		t.Errorf("got %v, want the 100ms default timeout", err)
+	if e := asError(t, err); e.Kind != KindTimeout || !strings.Contains(e.Msg, "limit of "+DefaultTimeout.String()) {
+		t.Errorf("got %v, want the %v default timeout", err, DefaultTimeout)
 	}
 	// Never sooner than the limit; the upper bound is a wide margin, only to catch a loop the
 	// limit did not interrupt.
