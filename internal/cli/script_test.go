@@ -43,6 +43,7 @@ func TestScript(t *testing.T) {
 			"sleep":     sleep,
 			"servefile": servefile,
 			"stdoutvar": stdoutvar,
+			"waitfor":   waitfor,
 		},
 	})
 }
@@ -99,6 +100,32 @@ func sleep(ts *testscript.TestScript, neg bool, args []string) {
 	d, err := time.ParseDuration(args[0])
 	ts.Check(err)
 	time.Sleep(d)
+}
+
+// waitfor FILE REGEXP [mcpcall ARGS...] waits up to 30s for FILE (relative to $WORK) to
+// match REGEXP (multi-line mode), e.g. for the output of a background command. With an
+// mcpcall it makes that call again every half second until then: for a reader that sees
+// only what happens after it has started, such as audit tail --follow -n 0.
+func waitfor(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) < 2 || (len(args) > 2 && args[2] != "mcpcall") {
+		ts.Fatalf("usage: waitfor FILE REGEXP [mcpcall ARGS...]")
+	}
+	re, err := regexp.Compile("(?m)" + args[1])
+	ts.Check(err)
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		if len(args) > 2 {
+			mcpcall(ts, false, args[3:])
+		}
+		if b, err := os.ReadFile(ts.MkAbs(args[0])); err == nil && re.Match(b) {
+			return
+		}
+		if time.Now().After(deadline) {
+			b, _ := os.ReadFile(ts.MkAbs(args[0]))
+			ts.Fatalf("%s did not match %q within 30s; it holds:\n%s", args[0], args[1], b)
+		}
+		time.Sleep(500 * time.Millisecond)
+	}
 }
 
 // freeport VAR sets $VAR to a free loopback port.

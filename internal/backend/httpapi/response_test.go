@@ -258,14 +258,12 @@ func TestResponses(t *testing.T) {
 		})
 	}
 	t.Run("timeout says what failed and what to do", func(t *testing.T) {
-		start := time.Now()
+		// /slow answers (200, empty) after 5 s, 25 times the limit: an error result shows
+		// the limit cut the call short, with no clock in the test.
 		res := callTool(t, b, "slow", nil)
 		got := resultText(res)
 		if !res.IsError || !strings.Contains(got, "GET /slow timed out after 200ms while waiting for the answer from 127.0.0.1:") || !strings.Contains(got, "raise timeout") {
 			t.Errorf("got %q", got)
-		}
-		if d := time.Since(start); d > 2*time.Second {
-			t.Errorf("took %v, want about 200ms", d)
 		}
 	})
 }

@@ -15,7 +15,9 @@ import (
 // client's retry takes the waiting call up. A requestState that names no waiting call
 // (made up, already used, or expired after timeout) is refused with a JSON-RPC error.
 func TestParkedCalls(t *testing.T) {
-	srv := start(t, "servers:\n  up:\n    kind: mcp\n    description: d\n    timeout: 700ms\n"+stdioUpstream(t, map[string]string{"UPSTREAM_TEST_LEGACY": "1"}, ""))
+	// timeout bounds every call and how long a parked call waits for its retry (the subject
+	// at the end). 3 s leaves a loaded machine room for the calls that must succeed.
+	srv := start(t, "servers:\n  up:\n    kind: mcp\n    description: d\n    timeout: 3s\n"+stdioUpstream(t, map[string]string{"UPSTREAM_TEST_LEGACY": "1"}, ""))
 	mc := mcp.NewClient(&mcp.Implementation{Name: "raw", Version: "1"}, &mcp.ClientOptions{
 		MultiRoundTrip:     &mcp.MultiRoundTripOptions{Disabled: true},
 		ElicitationHandler: func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error) { return nil, errors.New("unused") },
@@ -27,6 +29,18 @@ func TestParkedCalls(t *testing.T) {
 	}
 	defer cs.Close()
 
+	// The child starts on the first call; a start slower than timeout is not this test's
+	// subject, so call echo until the child answers.
+	for deadline := time.Now().Add(30 * time.Second); ; {
+		r, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "echo", Arguments: map[string]any{"text": "x"}})
+		if err == nil && !r.IsError && text(r) == "x" {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the upstream did not answer echo within 30s: %v, %v", r, err)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
 	first, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "ask", Arguments: map[string]any{}})
 	if err != nil {
 		t.Fatal(err)
@@ -64,6 +78,6 @@ func TestParkedCalls(t *testing.T) {
 	if err != nil || len(again.InputRequests) != 1 {
 		t.Fatalf("second call = %+v, %v", again, err)
 	}
-	time.Sleep(1200 * time.Millisecond) // past the server's timeout
+	time.Sleep(3500 * time.Millisecond) // past the server's timeout: the parked call has expired
 	refused(again.RequestState)
 }

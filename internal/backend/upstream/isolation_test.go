@@ -40,9 +40,10 @@ func waitGone(t *testing.T, pid int, why string) {
 
 // With isolation: per-session every downstream session gets its own child: its state is
 // its own, and the child is stopped when the session ends or after idle_timeout. Stateless
-// callers share the upstream session of their principal.
+// callers share the upstream session of their principal. idle_timeout is 3 s, not less: a
+// session's consecutive calls must not look idle on a loaded machine.
 func TestPerSessionIsolation(t *testing.T) {
-	srv := start(t, "servers:\n  up:\n    kind: mcp\n    description: d\n    idle_timeout: 700ms\n"+stdioUpstream(t, nil, ""))
+	srv := start(t, "servers:\n  up:\n    kind: mcp\n    description: d\n    idle_timeout: 3s\n"+stdioUpstream(t, nil, ""))
 	_, a := connect(t, srv, "up", "2025-11-25")
 	_, b := connect(t, srv, "up", "2025-11-25")
 	pa, pb := pidOf(t, a, "pid"), pidOf(t, b, "pid")
