@@ -136,9 +136,9 @@ func freeport(ts *testscript.TestScript, neg bool, args []string) {
 	ln.Close()
 }
 
-// waithttp URL waits up to 10s for URL to answer 200.
+// waithttp URL waits up to 60s (a generous deadline for a busy machine) for URL to answer 200.
 func waithttp(ts *testscript.TestScript, neg bool, args []string) {
-	deadline := time.Now().Add(10 * time.Second)
+	deadline := time.Now().Add(60 * time.Second)
 	for time.Now().Before(deadline) {
 		resp, err := http.Get(args[0])
 		if err == nil {
