@@ -82,21 +82,23 @@ func TestLeftoversAreKilledAndCallsEndInTime(t *testing.T) {
 			var got string
 			select {
 			case got = <-done:
-			case <-time.After(6 * time.Second):
+			case <-time.After(45 * time.Second):
 				pid := readPid(t, filepath.Join(dir, "g.pid"))
 				syscall.Kill(pid, syscall.SIGKILL) // let the call end
-				t.Fatalf("the call did not end within 6s (timeout 2s): waiting for leftover %d", pid)
+				t.Fatalf("the call did not end within 45s (timeout 2s): waiting for leftover %d", pid)
 			}
+			// The call ends 2 s + 1 s at most; a call that waited for its leftover would take
+			// the leftover's 61 s. 30 s tells the two apart on any machine.
 			took := time.Since(start)
 			t.Logf("%s: %q after %s", c.tool, got, took.Round(time.Millisecond))
-			if took > 3*time.Second {
-				t.Errorf("the call took %s, more than its 2s timeout plus 1s", took)
+			if took > 30*time.Second {
+				t.Errorf("the call took %s: it waited for what it left behind", took)
 			}
 			if !strings.Contains(got, c.want) {
 				t.Errorf("result %q, want it to contain %q", got, c.want)
 			}
 			pid := readPid(t, filepath.Join(dir, "g.pid"))
-			waitGone(t, pid, time.Second)
+			waitGone(t, pid, 30*time.Second)
 		})
 	}
 }
@@ -152,7 +154,7 @@ servers:
 	case <-time.After(8 * time.Second):
 		t.Fatal("a did not end")
 	}
-	waitGone(t, readPid(t, filepath.Join(dir, "a.pid")), time.Second)
+	waitGone(t, readPid(t, filepath.Join(dir, "a.pid")), 30*time.Second)
 }
 
 func readPid(t *testing.T, path string) int {
@@ -256,7 +258,7 @@ servers:
 		t.Error(e)
 	}
 	for _, dir := range dirs {
-		waitGone(t, readPid(t, filepath.Join(dir, "g.pid")), 2*time.Second)
+		waitGone(t, readPid(t, filepath.Join(dir, "g.pid")), 30*time.Second)
 	}
 }
 
@@ -270,27 +272,44 @@ func TestOutputAfterExit(t *testing.T) {
         inputSchema: {type: object}
         argv: [sh, -c, '(sleep 0.2; echo late) & echo early']
       older:
-        description: runs for a while
-        inputSchema: {type: object}
-        argv: [sleep, "1.5"]
+        description: runs for a while, after saying it started
+        inputSchema: {type: object, properties: {dir: {type: string}}}
+        argv: [sh, -c, 'touch "$0/older.started"; exec sleep 15', {direct: dir}]
+        timeout: 30s
 `)
 	if got := text(call(t, b, "late", `{}`)); got != "early\nlate\n" {
 		t.Errorf("late: %q, want early and late", got)
 	}
+	olderDir := t.TempDir()
 	olderDone := make(chan string, 1)
-	go func() { olderDone <- text(call(t, b, "older", `{}`)) }()
-	time.Sleep(100 * time.Millisecond)
+	go func() { olderDone <- text(call(t, b, "older", fmt.Sprintf(`{"dir": %q}`, olderDir))) }()
+	waitFile(t, filepath.Join(olderDir, "older.started"))
 	dir := t.TempDir()
 	start := time.Now()
 	got := text(call(t, b, "setsid_holds_pipe", fmt.Sprintf(`{"dir": %q}`, dir)))
 	took := time.Since(start)
-	if got != "started\n" || took > 1500*time.Millisecond {
-		t.Errorf("setsid_holds_pipe beside an older call: %q after %s", got, took)
+	// The holder is released a second after the exit; held until the older call ends, the
+	// call would take about 15 s. 10 s is a margin no busy machine needs for the first.
+	if got != "started\n" || took > 10*time.Second {
+		t.Errorf("setsid_holds_pipe beside an older call: %q after %s (held until the older call ended?)", got, took)
 	}
 	pid := readPid(t, filepath.Join(dir, "g.pid"))
 	if err := syscall.Kill(pid, 0); err != nil {
 		t.Errorf("the holder %d was killed while an older call it may belong to ran: %v", pid, err)
 	}
 	<-olderDone
-	waitGone(t, pid, time.Second)
+	waitGone(t, pid, 30*time.Second)
+}
+
+// waitFile waits (30 s at most) for the file at path to exist.
+func waitFile(t *testing.T, path string) {
+	t.Helper()
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		if _, err := os.Stat(path); err == nil {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s did not appear within 30s", path)
+		}
+	}
 }

@@ -26,7 +26,7 @@ const demoServer = `  demo:
 func TestFaults(t *testing.T) {
 	for _, iso := range []string{"per-session", "shared"} {
 		t.Run(iso, func(t *testing.T) {
-			srv := start(t, "servers:\n  fragile:\n    kind: mcp\n    description: d\n    timeout: 1s\n    isolation: "+iso+"\n"+stdioUpstream(t, nil, "")+demoServer)
+			srv := start(t, "servers:\n  fragile:\n    kind: mcp\n    description: d\n    timeout: 5s\n    isolation: "+iso+"\n"+stdioUpstream(t, nil, "")+demoServer)
 			_, cs := connect(t, srv, "fragile", "2025-11-25")
 			_, demo := connect(t, srv, "demo", "2025-11-25")
 
@@ -40,7 +40,7 @@ func TestFaults(t *testing.T) {
 			// A hung call times out; other calls, on this server and others, go on.
 			var wg sync.WaitGroup
 			wg.Go(func() {
-				wantError(t, cs, "hang", nil, "did not answer tools/call within 1s", "timeout")
+				wantError(t, cs, "hang", nil, "did not answer tools/call within 5s", "timeout")
 			})
 			time.Sleep(100 * time.Millisecond)
 			wantText(t, cs, "echo", map[string]any{"text": "meanwhile"}, "meanwhile")
