@@ -120,7 +120,7 @@ async function open(context, url, init) {
 // wrap only when it is wider than the page's content.
 async function splitNames(page) {
   return page.evaluate(() => {
-    const main = document.querySelector('main');
+    const main = document.querySelector('main') || document.body; // a page without <main> (the unsafe stand-ins)
     const ms = getComputedStyle(main);
     const room = main.clientWidth - parseFloat(ms.paddingLeft) - parseFloat(ms.paddingRight);
     const out = [];
