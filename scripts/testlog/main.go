@@ -206,7 +206,7 @@ func packageFailures(e event, pending, builds map[string][]string, before []fail
 
 // message is the part of a test's output that says what went wrong: its lines without the
 // framework's === and --- lines, bounded to maxLines — from the first line of a panic when
-// there is one (its message and the top of its stack), else the last lines.
+// there is one (its message and the top of its stack), else the first and the last lines.
 func message(output []string) []string {
 	var lines []string
 	for _, l := range output {
@@ -230,7 +230,12 @@ func message(output []string) []string {
 		lines = lines[:len(lines)-1]
 	}
 	if len(lines) > maxLines {
-		return append([]string{fmt.Sprintf("… (%d earlier lines in the log)", len(lines)-maxLines)}, lines[len(lines)-maxLines:]...)
+		// The first lines name the assertion (file:line and what it checks), the last ones
+		// usually hold the cause: keep both, and say how many in between were left out.
+		const head = 3
+		tail := lines[len(lines)-(maxLines-head):]
+		out := append(lines[:head:head], fmt.Sprintf("… (%d lines between in the log)", len(lines)-maxLines))
+		return append(out, tail...)
 	}
 	return lines
 }

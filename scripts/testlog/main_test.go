@@ -136,15 +136,17 @@ func TestEmptyStreamFails(t *testing.T) {
 	}
 }
 
-// A long message keeps its last lines and says how many were left out.
+// A long message keeps its first lines (the assertion) and its last (the cause), and says
+// how many were left out between them.
 func TestMessageIsBounded(t *testing.T) {
 	var in []string
 	for i := range 50 {
 		in = append(in, "    x_test.go:1: line "+strings.Repeat("i", i%3)+"\n")
 	}
+	in[0] = "    x_test.go:1: the assertion\n"
 	in[49] = "    x_test.go:1: the cause\n"
 	got := message(in)
-	if len(got) != maxLines+1 || !strings.Contains(got[0], "30 earlier lines") || !strings.Contains(got[maxLines], "the cause") {
+	if len(got) != maxLines+1 || !strings.Contains(got[0], "the assertion") || !strings.Contains(got[3], "30 lines between") || !strings.Contains(got[maxLines], "the cause") {
 		t.Errorf("message = %q", got)
 	}
 }
