@@ -58,6 +58,7 @@ type conn struct {
 	closed      bool
 	calls       []*inflight // calls in flight, oldest first
 	tokens      map[string]*inflight
+	reserved    int // calls that looked the connection up and have not ended (see reserve)
 	lastUsed    time.Time
 	modern      bool // the session speaks 2026-07-28 or later
 	logs        bool // the upstream offers logging
@@ -357,12 +358,23 @@ func (c *conn) byToken(tok any) *target {
 func (c *conn) idle(t time.Time) bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return len(c.calls) == 0 && c.starting == nil && c.lastUsed.Before(t)
+	return len(c.calls) == 0 && c.reserved == 0 && c.starting == nil && c.lastUsed.Before(t)
 }
 
-// touch marks the connection used now.
-func (c *conn) touch() {
+// reserve marks the connection used by a call from its lookup to its end (release): the
+// idle reaper and max_sessions, which look for idle connections under u.mu as the lookup
+// does, never close it in between, however long the call's goroutine waits to run.
+func (c *conn) reserve() {
 	c.mu.Lock()
+	c.reserved++
+	c.lastUsed = c.u.b.now()
+	c.mu.Unlock()
+}
+
+// release ends a reservation of reserve.
+func (c *conn) release() {
+	c.mu.Lock()
+	c.reserved--
 	c.lastUsed = c.u.b.now()
 	c.mu.Unlock()
 }

@@ -415,11 +415,15 @@ func (u *upstream) afterConnect(ctx context.Context, cs *mcp.ClientSession) {
 	}
 }
 
-// connFor returns the connection a call uses: the shared one, or the one of its session
-// (created on first use).
+// connFor returns the connection a call uses — the shared one, or the one of its session
+// (created on first use) — reserved for the call: the caller releases it when the call ends.
 func (u *upstream) connFor(call *backend.Call) (*conn, error) {
 	if u.src.Isolation == Shared {
-		return u.sharedFor(call)
+		c, err := u.sharedFor(call)
+		if err == nil {
+			c.reserve()
+		}
+		return c, err
 	}
 	key := call.Session.ID()
 	if key == "" {
@@ -428,9 +432,9 @@ func (u *upstream) connFor(call *backend.Call) (*conn, error) {
 	u.mu.Lock()
 	defer u.mu.Unlock()
 	if c := u.perSess[key]; c != nil {
-		// Used now: the reaper and max_sessions, which take u.mu too, must not close it
-		// between this lookup and the call's begin ("the server is being closed").
-		c.touch()
+		// Reserved under u.mu: the reaper and max_sessions, which take u.mu too, must not
+		// close it before the call ends ("the server is being closed").
+		c.reserve()
 		return c, nil
 	}
 	if u.b.closed.Load() {
@@ -465,6 +469,7 @@ func (u *upstream) connFor(call *backend.Call) (*conn, error) {
 		c.info, c.caps = backend.DeclaredBy(call.Client)
 	}
 	u.perSess[key] = c
+	c.reserve()
 	return c, nil
 }
 
@@ -761,6 +766,7 @@ func (u *upstream) callTool(ctx context.Context, call *backend.Call, name string
 	if err != nil {
 		return backend.ErrorResult("%s", u.b.scrubString(err.Error())), nil
 	}
+	defer c.release()
 	cs, notes, err := c.session(ctx)
 	if err != nil {
 		if parent.Err() != nil {
