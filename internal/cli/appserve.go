@@ -284,8 +284,10 @@ func appServerName(appName, dir string) string {
 func appConfig(name, title string, o appOptions) (*config.Config, error) {
 	secrets := map[string]string{}
 	for _, kv := range os.Environ() {
-		k, _, _ := strings.Cut(kv, "=")
-		if n, ok := strings.CutPrefix(k, lowdefySecretEnv); ok && n != "" && secretNamePattern.Get().MatchString(n) {
+		k, v, _ := strings.Cut(kv, "=")
+		// An empty variable provides nothing (secret references refuse empty values): the
+		// app runs without it and the start warns about it, as for one that is not set.
+		if n, ok := strings.CutPrefix(k, lowdefySecretEnv); ok && n != "" && v != "" && secretNamePattern.Get().MatchString(n) {
 			secrets[n] = "env:" + k
 		}
 	}
