@@ -5,6 +5,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -111,4 +113,65 @@ func alive(pid int) bool {
 	// The state follows the parenthesised command name: "pid (comm) S ...".
 	i := bytes.LastIndexByte(b, ')')
 	return i < 0 || i+2 >= len(b) || b[i+2] != 'Z'
+}
+
+// notifications/cancelled stops a tools/call on a legacy session whose HTTP request stays
+// open, whichever way the gateway serves the call: without a progress token or log level
+// (the gateway's own lean path) and with a progress token (the SDK's).
+func TestCancelNotificationStopsCommand(t *testing.T) {
+	srv := gatewaytest.Start(t, cancelConfig, gateway.Options{})
+	url := srv.URL + "/mcp/c"
+	for _, tc := range []struct{ name, meta string }{
+		{"plain", ``},
+		{"progress", `,"_meta":{"progressToken":"tok"}`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			resp, _ := rawPost(t, http.DefaultClient, url, nil, initBody("2025-11-25"))
+			sid := resp.Header.Get("Mcp-Session-Id")
+			if sid == "" {
+				t.Fatalf("initialize answered %d without Mcp-Session-Id", resp.StatusCode)
+			}
+			hdr := map[string]string{"Mcp-Session-Id": sid, "Mcp-Protocol-Version": "2025-11-25"}
+			rawPost(t, http.DefaultClient, url, hdr, `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+			pidfile := filepath.Join(t.TempDir(), "pids")
+			// The call's request stays open until the call ends: only the notification
+			// can stop it.
+			ctx, cancel := context.WithCancel(context.Background())
+			done := make(chan struct{})
+			t.Cleanup(func() { cancel(); <-done })
+			go func() {
+				defer close(done)
+				body := `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"hang","arguments":{"pidfile":` + strconv.Quote(pidfile) + `}` + tc.meta + `}}`
+				req, _ := http.NewRequestWithContext(ctx, "POST", url, strings.NewReader(body))
+				req.Header.Set("Content-Type", "application/json")
+				req.Header.Set("Accept", "application/json, text/event-stream")
+				for k, v := range hdr {
+					req.Header.Set(k, v)
+				}
+				if resp, err := http.DefaultClient.Do(req); err == nil {
+					io.Copy(io.Discard, resp.Body)
+					resp.Body.Close()
+				}
+			}()
+			pids := waitPids(t, pidfile, 10*time.Second)
+			t.Cleanup(func() {
+				for _, pid := range pids {
+					syscall.Kill(pid, syscall.SIGKILL)
+				}
+			})
+			resp, _ = rawPost(t, http.DefaultClient, url, hdr, `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":7,"reason":"test"}}`)
+			if resp.StatusCode != http.StatusAccepted {
+				t.Errorf("notifications/cancelled answered %d, want 202", resp.StatusCode)
+			}
+			deadline := time.Now().Add(30 * time.Second)
+			for _, pid := range pids {
+				for alive(pid) {
+					if time.Now().After(deadline) {
+						t.Fatalf("process %d still running 30 s after notifications/cancelled (pids %v)", pid, pids)
+					}
+					time.Sleep(10 * time.Millisecond)
+				}
+			}
+		})
+	}
 }

@@ -1,6 +1,7 @@
 package gateway
 
 import (
+	"context"
 	"encoding/json"
 	"net/http"
 	"strconv"
@@ -81,10 +82,30 @@ func (g *Gateway) serveLeanLegacy(w http.ResponseWriter, r *http.Request, e *Ent
 		return false
 	}
 	call := &mcp.CallToolRequest{Session: info.ss, Params: p, Extra: &mcp.RequestExtra{Header: r.Header}}
-	res, rec, err := g.runTool(r.Context(), e, p.Name, call)
+	// A notifications/cancelled for this id on this session stops the call (cancelLean).
+	ctx, cancel := context.WithCancel(r.Context())
+	defer cancel()
+	defer g.sessions.track(info.ss.ID(), id, cancel)()
+	res, rec, err := g.runTool(ctx, e, p.Name, call)
 	g.writeLean(w, id, e, res, err, false)
 	g.report(r.Context(), e, p.Name, call, rec, res, err)
 	return true
+}
+
+// cancelLean stops the call a notifications/cancelled (params) names if the lean legacy
+// path runs it on the session described by info, sent by the session's own user. The
+// notification goes on to the SDK all the same, which cancels the requests it serves.
+func (g *Gateway) cancelLean(r *http.Request, e *Entry, params json.RawMessage, info sessionInfo) {
+	if info.server != e.Name || info.owner != bearerUser(r) {
+		return
+	}
+	var p struct {
+		RequestID json.RawMessage `json:"requestId"`
+	}
+	if json.Unmarshal(params, &p) != nil || len(p.RequestID) == 0 {
+		return
+	}
+	g.sessions.cancelCall(info.ss.ID(), p.RequestID)
 }
 
 // writeLean writes the answer of a tools/call as one JSON-RPC message in an

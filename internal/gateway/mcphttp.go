@@ -194,6 +194,9 @@ func (g *Gateway) serveEndpoint(w http.ResponseWriter, r *http.Request, name str
 			g.metrics.requests.WithLabelValues(name, "200").Inc()
 			return
 		}
+		if known && method == "notifications/cancelled" && len(id) == 0 {
+			g.cancelLean(r, e, params, info)
+		}
 	}
 	// A legacy POST without a session opens one; so does a GET of the HTTP+SSE transport.
 	opens := (!sse && !modern && r.Method == http.MethodPost && r.Header.Get("Mcp-Session-Id") == "") ||

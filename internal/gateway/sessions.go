@@ -1,9 +1,12 @@
 package gateway
 
 import (
+	"context"
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -27,7 +30,14 @@ type sessionTable struct {
 	// logging holds the sessions whose client set a log level, also before bind: a client
 	// may send logging/setLevel as soon as it has read the initialize answer.
 	logging map[string]time.Time
+	// calls holds the cancel functions of the tools/calls the lean legacy path runs now, by
+	// session and request id, for notifications/cancelled to find (the SDK cancels its own).
+	calls map[callKey]context.CancelFunc
 }
+
+// callKey names one request on one session: the session id and the request id in
+// canonical form (requestKey).
+type callKey struct{ session, request string }
 
 // sessionInfo is what the gateway knows of one Streamable HTTP session. The fields below
 // mu's note change while the session lives.
@@ -44,7 +54,62 @@ type sessionInfo struct {
 }
 
 func newSessionTable(total, perClient int) *sessionTable {
-	return &sessionTable{total: total, perClient: perClient, byClient: map[string]int{}, byID: map[string]*sessionInfo{}, logging: map[string]time.Time{}}
+	return &sessionTable{total: total, perClient: perClient, byClient: map[string]int{}, byID: map[string]*sessionInfo{}, logging: map[string]time.Time{}, calls: map[callKey]context.CancelFunc{}}
+}
+
+// requestKey returns a JSON-RPC request id in a canonical form, so that the id of a call
+// and the requestId of its notifications/cancelled match however the number is written;
+// ok is false for an id that is neither a string nor a number.
+func requestKey(id json.RawMessage) (key string, ok bool) {
+	var v any
+	if err := json.Unmarshal(id, &v); err != nil {
+		return "", false
+	}
+	switch v := v.(type) {
+	case string:
+		return "s" + v, true
+	case float64:
+		return "n" + strconv.FormatFloat(v, 'g', -1, 64), true
+	}
+	return "", false
+}
+
+// track records cancel as the way to stop request id on session sid, until the returned
+// function is called (when the call ends).
+func (t *sessionTable) track(sid string, id json.RawMessage, cancel context.CancelFunc) (untrack func()) {
+	rk, ok := requestKey(id)
+	if !ok {
+		return func() {}
+	}
+	k := callKey{sid, rk}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if _, dup := t.calls[k]; dup {
+		return func() {} // a client reusing an id in flight: the first call keeps it
+	}
+	t.calls[k] = cancel
+	return func() {
+		t.mu.Lock()
+		delete(t.calls, k)
+		t.mu.Unlock()
+	}
+}
+
+// cancelCall cancels request id on session sid if the lean legacy path runs it, and reports
+// whether it did.
+func (t *sessionTable) cancelCall(sid string, id json.RawMessage) bool {
+	rk, ok := requestKey(id)
+	if !ok {
+		return false
+	}
+	t.mu.Lock()
+	cancel := t.calls[callKey{sid, rk}]
+	t.mu.Unlock()
+	if cancel == nil {
+		return false
+	}
+	cancel()
+	return true
 }
 
 // highWater is how many open sessions make the table nearly full (three quarters of total,
