@@ -269,3 +269,26 @@ func TestLeanLegacyKeepsSessionAlive(t *testing.T) {
 		t.Errorf("an expired session answered %d, want 404", resp.StatusCode)
 	}
 }
+
+// A call and its notifications/cancelled match however the client writes the number, and a
+// string id never matches a number.
+func TestRequestKey(t *testing.T) {
+	key := func(id string) string {
+		k, ok := requestKey(json.RawMessage(id))
+		if !ok {
+			t.Fatalf("requestKey(%s): not an id", id)
+		}
+		return k
+	}
+	if key(`7`) != key(`7.0`) || key(`7`) != key(`7e0`) {
+		t.Errorf("7, 7.0 and 7e0 differ: %q %q %q", key(`7`), key(`7.0`), key(`7e0`))
+	}
+	if key(`7`) == key(`"7"`) {
+		t.Errorf("7 and \"7\" match: %q", key(`7`))
+	}
+	for _, id := range []string{`null`, `{}`, `[1]`, `true`, ``} {
+		if k, ok := requestKey(json.RawMessage(id)); ok {
+			t.Errorf("requestKey(%s) = %q, want not an id", id, k)
+		}
+	}
+}
