@@ -1,7 +1,8 @@
 // Package command is the backend kind that runs local commands as tools (seed 004 "shell
 // servers"). The argv is built from the tool's arguments without a shell; stdin and the
 // environment are mapped the same way. A command that exits 0 returns its stdout; any other
-// ending is a tool error the model can read.
+// ending is a tool error the model can read. A tool with an outputSchema must print one
+// JSON object matching it, returned as structuredContent and as text.
 //
 // A caller's value never becomes an option by accident: in argv, a value from a tool argument
 // or an expression that starts with "-" is refused unless its element says allow_options, and
@@ -28,6 +29,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcpbridge/mcpbridge/internal/backend"
@@ -65,6 +67,9 @@ type tool struct {
 	extraArgs bool   // auto-discovered: append the "args" array
 	// extraOptions lets the auto-discovered args start with "-" (server allow_options).
 	extraOptions bool
+	// outputSchema is the tool's resolved outputSchema, or nil: with one, stdout must be a
+	// JSON object that matches it, returned as structuredContent (structuredResult).
+	outputSchema *jsonschema.Resolved
 }
 
 // Open creates the backend of a command server.
@@ -73,8 +78,17 @@ func (sp *spec) Open(_ context.Context, deps backend.Deps) (backend.Backend, err
 	b := &Backend{name: s.Name, dir: deps.Dir, tools: map[string]*tool{}}
 	for _, name := range s.ToolNames() {
 		t := sp.tools[name]
+		var outSchema *jsonschema.Resolved
+		if schema := s.Tools[name].OutputSchema; schema != nil {
+			rs, err := config.ResolveSchema(schema)
+			if err != nil {
+				return nil, fmt.Errorf("tool %s: outputSchema: %w", name, err)
+			}
+			outSchema = rs
+		}
 		b.tools[name] = &tool{
-			name: name, server: s.Name, argv: t.Argv, stdin: t.Stdin, env: t.Env, programs: sp.programs,
+			outputSchema: outSchema,
+			name:         name, server: s.Name, argv: t.Argv, stdin: t.Stdin, env: t.Env, programs: sp.programs,
 			arrays:    arrayProps(s.Tools[name].InputSchema),
 			workdir:   cmp.Or(t.Workdir, sp.conf.Workdir),
 			timeout:   cmp.Or(t.Timeout, sp.conf.Timeout, config.DefaultTimeout),
@@ -512,6 +526,9 @@ wait:
 		}
 		return backend.ErrorResult("%s", msg)
 	}
+	if t.outputSchema != nil {
+		return b.structuredResult(t, out, cut)
+	}
 	if res := b.mediaResult(t, data, cut); res != nil {
 		return res
 	}
@@ -520,6 +537,76 @@ wait:
 		out += fmt.Sprintf("\n[output truncated: %d more bytes not shown; max_output is %d bytes]", cut, t.maxOutput)
 	}
 	return backend.TextResult(out)
+}
+
+// outputExcerpt is how much of stdout an error about its structure quotes.
+const outputExcerpt = 512
+
+// structuredResult returns the output of a tool with an outputSchema: stdout, scrubbed, must
+// be one JSON object that matches the schema; it is returned as structuredContent and, for
+// clients that read only content, as text. Anything else is an error result that says what
+// did not match and quotes the start of what the command printed.
+func (b *Backend) structuredResult(t *tool, out string, cut int64) *mcp.CallToolResult {
+	fail := func(format string, a ...any) *mcp.CallToolResult {
+		msg := fmt.Sprintf("%s declares an outputSchema, so it must print one JSON object that matches it, but ", t.name) + fmt.Sprintf(format, a...)
+		excerpt, excerptCut := cutRunes(strings.TrimSpace(out), outputExcerpt)
+		if excerpt == "" {
+			return backend.ErrorResult("%s; it printed nothing", msg)
+		}
+		msg += "; it printed:\n" + b.scrub.ScrubCut(excerpt, false, excerptCut || cut > 0)
+		if excerptCut || cut > 0 {
+			msg += "…"
+		}
+		return backend.ErrorResult("%s", msg)
+	}
+	if cut > 0 {
+		return fail("its output is longer than max_output (%d bytes), so it cannot be read whole; raise max_output on the tool", t.maxOutput)
+	}
+	out = b.scrub.Scrub(out)
+	trimmed := strings.TrimSpace(out)
+	if trimmed == "" {
+		return fail("stdout is empty")
+	}
+	var v any
+	d := json.NewDecoder(strings.NewReader(trimmed))
+	if err := d.Decode(&v); err != nil {
+		return fail("stdout is not JSON (%v)", err)
+	}
+	if _, err := d.Token(); err != io.EOF {
+		return fail("stdout holds more than one JSON value")
+	}
+	if _, ok := v.(map[string]any); !ok {
+		return fail("stdout is a JSON %s, not an object", jsonKind(v))
+	}
+	if err := t.outputSchema.Validate(v); err != nil {
+		msg, _ := cutRunes(strings.TrimPrefix(err.Error(), "validating root: "), 600)
+		return fail("its output does not match the outputSchema: %s", msg)
+	}
+	var raw bytes.Buffer
+	if err := json.Compact(&raw, []byte(trimmed)); err != nil {
+		return fail("stdout is not JSON (%v)", err)
+	}
+	return &mcp.CallToolResult{
+		Content:           []mcp.Content{&mcp.TextContent{Text: trimmed}},
+		StructuredContent: json.RawMessage(raw.Bytes()),
+	}
+}
+
+// jsonKind names the JSON type of a decoded value.
+func jsonKind(v any) string {
+	switch v.(type) {
+	case nil:
+		return "null"
+	case bool:
+		return "boolean"
+	case float64:
+		return "number"
+	case string:
+		return "string"
+	case []any:
+		return "array"
+	}
+	return "object"
 }
 
 // mediaResult returns the result of an output that is not text: an image or audio (sniffed,

@@ -129,6 +129,9 @@ func decode(s *config.Server) (backend.Spec, config.Problems) {
 		if msg := backend.CheckOutput(ts.Output); msg != "" {
 			ps = append(ps, tsec.Problem("output", "%s", msg))
 		}
+		if t.OutputSchema != nil && ts.Output != "" && ts.Output != backend.OutputAuto && ts.Output != backend.OutputText && ts.Output != "application/json" {
+			ps = append(ps, tsec.Problem("output", "output %q cannot go with outputSchema: a tool with an outputSchema prints one JSON object matching it; remove output or the outputSchema", ts.Output))
+		}
 		if ts.LogStderr != "" && ts.LogStderr != "off" && !logLevels[ts.LogStderr] {
 			ps = append(ps, tsec.Problem("log_stderr", "log_stderr %q is neither off nor a log level (debug, info, notice, warning, error, critical, alert, emergency)", ts.LogStderr))
 		}
