@@ -31,7 +31,16 @@ func TestAuditFollowPrintsAWholeBurst(t *testing.T) {
 	go func() {
 		done <- Run(ctx, []string{"audit", "tail", "--store", "sqlite:" + path, "--follow", "-n", "0"}, strings.NewReader(""), &out, &errs)
 	}()
-	time.Sleep(3 * auditFollowEvery) // the follower has started after the newest row
+	// The follower starts after the newest row it finds, so the burst must come after it
+	// has started: record markers until it prints one.
+	for deadline := time.Now().Add(30 * time.Second); !strings.Contains(out.String(), "tool=marker "); time.Sleep(100 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("the follower printed no marker row within 30s: %s", errs.String())
+		}
+		if err := st.Audit.Record(t.Context(), store.Entry{Server: "s", Tool: "marker", Outcome: "ok"}); err != nil {
+			t.Fatal(err)
+		}
+	}
 
 	const n = store.MaxAuditLimit + 50
 	burst := make([]store.Entry, n)
@@ -41,15 +50,25 @@ func TestAuditFollowPrintsAWholeBurst(t *testing.T) {
 	if err := st.Audit.Record(t.Context(), burst...); err != nil {
 		t.Fatal(err)
 	}
-	deadline := time.Now().Add(20 * time.Second)
-	for strings.Count(out.String(), "\n") < n && time.Now().Before(deadline) {
+	// The burst's rows, without the markers (some may still arrive before it).
+	burstLines := func() []string {
+		var lines []string
+		for l := range strings.Lines(out.String()) {
+			if !strings.Contains(l, "tool=marker ") {
+				lines = append(lines, strings.TrimSuffix(l, "\n"))
+			}
+		}
+		return lines
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for len(burstLines()) < n && time.Now().Before(deadline) {
 		time.Sleep(50 * time.Millisecond)
 	}
 	cancel()
 	if code := <-done; code != 0 {
 		t.Fatalf("audit tail exited %d: %s", code, errs.String())
 	}
-	lines := strings.Split(strings.TrimSuffix(out.String(), "\n"), "\n")
+	lines := burstLines()
 	if len(lines) != n {
 		t.Fatalf("printed %d lines, want the %d rows of the burst", len(lines), n)
 	}

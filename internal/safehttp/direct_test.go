@@ -126,7 +126,24 @@ func TestDirectServerClosedIdleConnection(t *testing.T) {
 		t.Fatal(body, err)
 	}
 	srv.CloseClientConnections()
-	time.Sleep(50 * time.Millisecond) // the close reaches the client's socket
+	// Wait until the close has reached the client's socket: the pooled connection's
+	// non-blocking peek sees it (the peek consumes nothing).
+	tr := c.Transport.(*directTransport)
+	key := strings.TrimPrefix(srv.URL, "http://")
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		tr.mu.Lock()
+		closed := true
+		for _, dc := range tr.idle[key] {
+			closed = closed && !dc.open()
+		}
+		tr.mu.Unlock()
+		if closed {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the server's close did not reach the client's idle connection within 30s")
+		}
+	}
 	// Not replayable: it must go on a new connection, not be sent on the closed one.
 	resp, err := c.Post(srv.URL, "text/plain", strings.NewReader("x"))
 	if err != nil {
@@ -353,6 +370,9 @@ func TestDirectCloseEndsABlockedRead(t *testing.T) {
 		_, err := io.ReadAll(resp.Body)
 		done <- err
 	}()
+	// Give the reader time to block in Read. Too short a nap on a loaded machine only
+	// makes the Read start after Close, which fails the same way: a false pass, never a
+	// false failure.
 	time.Sleep(100 * time.Millisecond)
 	resp.Body.Close()
 	select {
@@ -360,7 +380,7 @@ func TestDirectCloseEndsABlockedRead(t *testing.T) {
 		if err == nil {
 			t.Error("a read ended by Close reported the end of the body")
 		}
-	case <-time.After(3 * time.Second):
+	case <-time.After(30 * time.Second):
 		t.Fatal("Close did not end a Read blocked in another goroutine")
 	}
 }
@@ -387,7 +407,7 @@ func TestDirectRefusesEndlessHeader(t *testing.T) {
 func TestDirectIdleConnectionsExpireAndAreBounded(t *testing.T) {
 	var open atomic.Int64
 	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		time.Sleep(20 * time.Millisecond)
+		time.Sleep(20 * time.Millisecond) // the calls overlap, so several connections open
 		io.WriteString(w, "ok")
 	}))
 	srv.Config.ConnState = func(_ net.Conn, s http.ConnState) {
@@ -416,7 +436,7 @@ func TestDirectIdleConnectionsExpireAndAreBounded(t *testing.T) {
 
 func waitFor(t *testing.T, cond func() bool, what string, open *atomic.Int64) {
 	t.Helper()
-	for deadline := time.Now().Add(3 * time.Second); !cond(); {
+	for deadline := time.Now().Add(30 * time.Second); !cond(); {
 		if time.Now().After(deadline) {
 			t.Fatalf("%s: %d connections open", what, open.Load())
 		}

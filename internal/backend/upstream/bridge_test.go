@@ -3,10 +3,13 @@ package upstream_test
 import (
 	"context"
 	"errors"
+	"log/slog"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/mcpbridge/mcpbridge/internal/gateway"
+	"github.com/mcpbridge/mcpbridge/internal/gateway/gatewaytest"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -17,7 +20,9 @@ import (
 func TestParkedCalls(t *testing.T) {
 	// timeout bounds every call and how long a parked call waits for its retry (the subject
 	// at the end). 3 s leaves a loaded machine room for the calls that must succeed.
-	srv := start(t, "servers:\n  up:\n    kind: mcp\n    description: d\n    timeout: 3s\n"+stdioUpstream(t, map[string]string{"UPSTREAM_TEST_LEGACY": "1"}, ""))
+	logs := &syncBuffer{}
+	srv := gatewaytest.Start(t, "servers:\n  up:\n    kind: mcp\n    description: d\n    timeout: 3s\n"+stdioUpstream(t, map[string]string{"UPSTREAM_TEST_LEGACY": "1"}, ""),
+		gateway.Options{Logger: slog.New(slog.NewTextHandler(logs, nil))})
 	mc := mcp.NewClient(&mcp.Implementation{Name: "raw", Version: "1"}, &mcp.ClientOptions{
 		MultiRoundTrip:     &mcp.MultiRoundTripOptions{Disabled: true},
 		ElicitationHandler: func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error) { return nil, errors.New("unused") },
@@ -78,6 +83,12 @@ func TestParkedCalls(t *testing.T) {
 	if err != nil || len(again.InputRequests) != 1 {
 		t.Fatalf("second call = %+v, %v", again, err)
 	}
-	time.Sleep(3500 * time.Millisecond) // past the server's timeout: the parked call has expired
+	// The parked call expires after the server's timeout; the backend logs it. A retry
+	// before that would take the call up, so wait for the log line, not for a fixed time.
+	for deadline := time.Now().Add(30 * time.Second); !strings.Contains(logs.String(), "a call waiting for a client's input expired"); time.Sleep(50 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("the parked call did not expire within 30s; logs:\n%s", logs)
+		}
+	}
 	refused(again.RequestState)
 }

@@ -42,7 +42,13 @@ func TestFaults(t *testing.T) {
 			wg.Go(func() {
 				wantError(t, cs, "hang", nil, "did not answer tools/call within 5s", "timeout")
 			})
-			time.Sleep(100 * time.Millisecond)
+			// The hang has reached the child before the other calls are made (the child
+			// counts it), so they run beside it.
+			for deadline := time.Now().Add(30 * time.Second); text(callTool(t, cs, "hang_started", nil)) == "0"; time.Sleep(20 * time.Millisecond) {
+				if time.Now().After(deadline) {
+					t.Fatal("the hang call did not reach the child within 30s")
+				}
+			}
 			wantText(t, cs, "echo", map[string]any{"text": "meanwhile"}, "meanwhile")
 			wantText(t, demo, "echo", map[string]any{"m": "still here"}, "still here\n")
 			wg.Wait()

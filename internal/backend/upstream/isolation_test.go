@@ -97,8 +97,11 @@ func TestSharedIsolation(t *testing.T) {
 	wantText(t, a, "count", nil, "1")
 	wantText(t, b, "count", nil, "2")
 	a.Close()
+	// The end of one session does not end the shared one. The nap lets a's end take effect
+	// before b calls; on a loaded machine it may not have yet, which can only make this
+	// pass falsely, never fail falsely.
 	time.Sleep(100 * time.Millisecond)
-	wantText(t, b, "count", nil, "3") // the end of one session does not end the shared one
+	wantText(t, b, "count", nil, "3")
 
 	legacy := start(t, "servers:\n  up:\n    kind: mcp\n    description: d\n    isolation: shared\n"+stdioUpstream(t, map[string]string{"UPSTREAM_TEST_LEGACY": "1"}, ""))
 	_, la := connect(t, legacy, "up", "2025-11-25")
@@ -126,7 +129,7 @@ func TestMaxSessions(t *testing.T) {
 	_, b := connect(t, srv, "up", "2025-11-25")
 	_, c := connect(t, srv, "up", "2025-11-25")
 	pa := pidOf(t, a, "pid")
-	time.Sleep(10 * time.Millisecond)
+	time.Sleep(10 * time.Millisecond) // distinct last-use times; longer naps only help
 	pb := pidOf(t, b, "pid")
 	time.Sleep(10 * time.Millisecond)
 	pc := pidOf(t, c, "pid")

@@ -36,6 +36,8 @@ func TestNoLeaksAfterLoad(t *testing.T) {
 	}
 	url, stopHTTP := startNetServerStop(t, "http")
 	http.DefaultTransport.(*http.Transport).CloseIdleConnections()
+	// Let the closed connections' goroutines end before the baseline. Too short a nap
+	// leaves the baseline high, which can only make the check below pass falsely.
 	time.Sleep(100 * time.Millisecond)
 	baseFDs, baseG := openFDs(t), runtime.NumGoroutine()
 

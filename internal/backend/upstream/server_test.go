@@ -127,6 +127,7 @@ func runTestServer(mode string) {
 var (
 	cancelled atomic.Int64 // slow calls that saw their cancellation
 	slowCalls atomic.Int64 // slow calls that started
+	hangCalls atomic.Int64 // hang calls that started
 	counters  sync.Map     // *mcp.ServerSession -> *atomic.Int64
 )
 
@@ -256,7 +257,11 @@ func addTools(srv *mcp.Server) {
 		return textResult("%d", slowCalls.Load()), nil
 	})
 	tool("hang", "never answers", ``, func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		hangCalls.Add(1)
 		select {}
+	})
+	tool("hang_started", "how many hang calls started", ``, func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		return textResult("%d", hangCalls.Load()), nil
 	})
 	tool("crash", "exits in the middle of the call", ``, func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		fmt.Fprintln(os.Stderr, "crashing on purpose")
