@@ -35,6 +35,6 @@ SOAK_FUZZTIME ?= 5m
 soak:
 	eval "$$(scripts/setup-postgres.sh)" && export MCPBRIDGE_TEST_POSTGRES && \
 	MCPBRIDGE_LOAD_CLIENTS=$(SOAK_CLIENTS) MCPBRIDGE_LOAD_DURATION=$(SOAK_DURATION) \
-		go test -json -count=1 -timeout 30m -run '^(TestLoad|TestFaultKillDuringInteract|TestFaultPostgresRestart|TestFaultUpstreams)$$' ./e2e | \
+		go test -json -count=1 -timeout 30m -run '^(TestLoad|TestFaultKillDuringInteract|TestFaultPostgresRestart|TestFaultPostgresOutageAudit|TestFaultUpstreams)$$' ./e2e | \
 		go run ./scripts/testlog -show 'LOAD|calls: before|first success|^--- ' && \
 	FUZZTIME=$(SOAK_FUZZTIME) scripts/fuzz.sh

@@ -78,7 +78,7 @@ go vet ./...
 
 # The fault and load suites run in steps of their own below: they stop and load servers,
 # which must not slow the timing-bound tests of other packages running beside them.
-suites='^(TestLoad|TestFaultKillDuringInteract|TestFaultPostgresRestart|TestFaultUpstreams)$'
+suites='^(TestLoad|TestFaultKillDuringInteract|TestFaultPostgresRestart|TestFaultPostgresOutageAudit|TestFaultUpstreams)$'
 
 step "go test"
 # -p 2: the machine has two cores; e2e and store tests start servers of their own.
@@ -87,9 +87,9 @@ go test -json -count=1 -p 2 -timeout 25m -skip "$suites" ./... | go run ./script
 step "security: every attack of the hardening issue and the security suite, point by point"
 scripts/security-tests.sh 2>&1 | tee "$out/security.log"
 
-step "faults: kill -9 during a Lowdefy call, PostgreSQL restarted under load, upstream faults"
-go test -json -count=1 -p 1 -timeout 10m -run '^(TestFaultKillDuringInteract|TestFaultPostgresRestart|TestFaultUpstreams)$' -v ./e2e |
-	go run ./scripts/testlog -o "$out/faults.json" -show '^--- |calls: before|first success|healthz while|error while down|ended with|(die|fail|close|hang) \('
+step "faults: kill -9 during a Lowdefy call, PostgreSQL restarted and stopped 10 s under load (no audit row lost), upstream faults"
+go test -json -count=1 -p 1 -timeout 10m -run '^(TestFaultKillDuringInteract|TestFaultPostgresRestart|TestFaultPostgresOutageAudit|TestFaultUpstreams)$' -v ./e2e |
+	go run ./scripts/testlog -o "$out/faults.json" -show '^--- |calls: before|answered calls|first success|healthz while|error while down|ended with|(die|fail|close|hang) \('
 
 step "load: ${MCPBRIDGE_LOAD_CLIENTS:=1000} clients for ${MCPBRIDGE_LOAD_DURATION:=10s} in each protocol era"
 export MCPBRIDGE_LOAD_CLIENTS MCPBRIDGE_LOAD_DURATION
