@@ -97,12 +97,18 @@ func storedInOrder(t *testing.T, st *store.Store, n int) {
 
 func waitFor(t *testing.T, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
+	// A generous deadline: under the race detector the SQLite store writes tens of
+	// thousands of rows slowly, and the test is about what is written, not how fast.
+	start := time.Now()
+	deadline := start.Add(3 * time.Minute)
 	for !cond() {
 		if time.Now().After(deadline) {
-			t.Fatalf("waited 30s for %s", what)
+			t.Fatalf("waited %v for %s", time.Since(start).Round(time.Second), what)
 		}
-		time.Sleep(10 * time.Millisecond)
+		time.Sleep(50 * time.Millisecond)
+	}
+	if d := time.Since(start); d > 10*time.Second {
+		t.Logf("waited %v for %s", d.Round(time.Second), what)
 	}
 }
 
