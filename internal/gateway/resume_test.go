@@ -1,9 +1,12 @@
 package gateway_test
 
 import (
+	"bufio"
 	"context"
+	"io"
 	"net/http"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -137,3 +140,144 @@ func (g *getRecorder) lastEventID() string {
 	defer g.mu.Unlock()
 	return g.lastID
 }
+
+// A legacy GET stream opened without Last-Event-ID carries only the events from then on:
+// the session's earlier GET-stream events are replayed only to a client that asks for them
+// with Last-Event-ID, and the new stream's event ids continue after every stored one, those
+// sent while no stream was open included.
+func TestLegacyNewGETStreamDoesNotReplay(t *testing.T) {
+	st, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "s.db"), sqlite.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	_, base := startGateway(t, st)
+	api := base + "/admin/api/servers"
+	if code, m := admin(t, "PUT", api+"/notes", adminKey, echoDef); code != 201 && code != 200 {
+		t.Fatalf("create: %d %v", code, m)
+	}
+	n := 0
+	rename := func() { // a tools/list_changed for every session
+		t.Helper()
+		n++
+		def := strings.Replace(echoDef, `"shout"`, `"tool`+strconv.Itoa(n)+`"`, 1)
+		if code, m := admin(t, "PUT", api+"/notes", adminKey, def); code != 200 {
+			t.Fatalf("put: %d %v", code, m)
+		}
+	}
+	url := base + "/mcp/notes"
+	hdr := legacySession(t, http.DefaultClient, url, "2025-11-25")
+
+	a := openGET(t, url, hdr, "")
+	rename()
+	e1 := a.next(t)
+	a.close()
+
+	b := openGET(t, url, hdr, "")
+	rename()
+	e2 := b.next(t)
+	b.close()
+	if e2.id == e1.id {
+		t.Fatalf("a new GET stream replayed the earlier event %s", e1.id)
+	}
+
+	rename() // sent while no stream is open: stored for a client that resumes
+	c := openGET(t, url, hdr, e1.id)
+	if got := c.next(t); got.id != e2.id || got.data != e2.data {
+		t.Fatalf("resuming after %s: got %+v, want %+v", e1.id, got, e2)
+	}
+	e3 := c.next(t)
+	c.close()
+	if e3.id == e1.id || e3.id == e2.id {
+		t.Fatalf("resumed event reuses id %s", e3.id)
+	}
+
+	d := openGET(t, url, hdr, "")
+	rename()
+	e4 := d.next(t)
+	d.close()
+	if e4.id == e1.id || e4.id == e2.id || e4.id == e3.id {
+		t.Fatalf("the new GET stream's event %+v is an old one or reuses its id (earlier: %s %s %s)", e4, e1.id, e2.id, e3.id)
+	}
+	if !strings.Contains(e4.data, "notifications/tools/list_changed") {
+		t.Fatalf("event: %+v", e4)
+	}
+}
+
+type sseEvent struct{ id, data string }
+
+// sseStream is a raw GET stream of a legacy session whose events are read into events.
+type sseStream struct {
+	cancel context.CancelFunc
+	events chan sseEvent
+}
+
+// openGET opens the session's GET stream, with Last-Event-ID when lastID is set. It retries
+// while the server still holds the previous stream (409) until a generous deadline.
+func openGET(t *testing.T, url string, hdr map[string]string, lastID string) *sseStream {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		ctx, cancel := context.WithCancel(context.Background())
+		req, _ := http.NewRequestWithContext(ctx, "GET", url, nil)
+		req.Header.Set("Accept", "text/event-stream")
+		for k, v := range hdr {
+			req.Header.Set(k, v)
+		}
+		if lastID != "" {
+			req.Header.Set("Last-Event-ID", lastID)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			cancel()
+			t.Fatalf("GET: %v", err)
+		}
+		if resp.StatusCode == http.StatusConflict && time.Now().Before(deadline) {
+			resp.Body.Close()
+			cancel()
+			time.Sleep(20 * time.Millisecond)
+			continue
+		}
+		if resp.StatusCode != 200 {
+			b, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			cancel()
+			t.Fatalf("GET (Last-Event-ID %q): %d %s", lastID, resp.StatusCode, b)
+		}
+		s := &sseStream{cancel: cancel, events: make(chan sseEvent, 16)}
+		t.Cleanup(cancel) // a failed test must not leave the stream holding the gateway open
+		go func() {
+			defer resp.Body.Close()
+			sc := bufio.NewScanner(resp.Body)
+			var ev sseEvent
+			for sc.Scan() {
+				line := sc.Text()
+				switch {
+				case line == "":
+					if ev.data != "" {
+						s.events <- ev
+					}
+					ev = sseEvent{}
+				case strings.HasPrefix(line, "id: "):
+					ev.id = strings.TrimPrefix(line, "id: ")
+				case strings.HasPrefix(line, "data: "):
+					ev.data = strings.TrimPrefix(line, "data: ")
+				}
+			}
+		}()
+		return s
+	}
+}
+
+func (s *sseStream) next(t *testing.T) sseEvent {
+	t.Helper()
+	select {
+	case ev := <-s.events:
+		return ev
+	case <-time.After(10 * time.Second):
+		t.Fatal("timed out waiting for an event on the GET stream")
+		return sseEvent{}
+	}
+}
+
+func (s *sseStream) close() { s.cancel() }

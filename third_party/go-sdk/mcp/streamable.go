@@ -983,6 +983,13 @@ type stream struct {
 	// It starts at -1 since indices start at 0.
 	lastIdx int
 
+	// lastStored is the index of the last event stored in the connection's event
+	// store for this stream (-1 before the first). It runs ahead of lastIdx while
+	// no request is connected to the stream: a new GET without Last-Event-ID
+	// starts after it, so that it carries only events from then on
+	// (MCPBRIDGE-PATCH.md).
+	lastStored int
+
 	// protocolVersion is the protocol version for this stream.
 	protocolVersion string
 
@@ -1157,10 +1164,11 @@ func (c *streamableServerConn) newStream(ctx context.Context, requests map[jsonr
 		}
 	}
 	return &stream{
-		id:       id,
-		requests: requests,
-		lastIdx:  -1, // indices start at 0, incremented before each write
-		logger:   c.logger,
+		id:         id,
+		requests:   requests,
+		lastIdx:    -1, // indices start at 0, incremented before each write
+		lastStored: -1,
+		logger:     c.logger,
 	}, nil
 }
 
@@ -1228,7 +1236,8 @@ func (c *streamableServerConn) serveGET(w http.ResponseWriter, req *http.Request
 	// By default, we haven't seen a last index. Since indices start at 0, we represent
 	// that by -1. This is incremented just before each event is written.
 	lastIdx := -1
-	if len(req.Header.Values(lastEventIDHeader)) > 0 {
+	resume := len(req.Header.Values(lastEventIDHeader)) > 0
+	if resume {
 		eid := req.Header.Get(lastEventIDHeader)
 		var ok bool
 		streamID, lastIdx, ok = parseEventID(eid)
@@ -1249,7 +1258,7 @@ func (c *streamableServerConn) serveGET(w http.ResponseWriter, req *http.Request
 		protocolVersion = protocolVersion20250326
 	}
 
-	stream, done := c.acquireStream(ctx, w, streamID, lastIdx, protocolVersion)
+	stream, done := c.acquireStream(ctx, w, streamID, lastIdx, resume, protocolVersion)
 	if stream == nil {
 		return
 	}
@@ -1286,7 +1295,11 @@ func (c *streamableServerConn) hangResponse(ctx context.Context, done <-chan str
 //
 // protocolVersion is the protocol version for this stream, used to determine
 // feature support (e.g. prime and close events were added in 2025-11-25).
-func (c *streamableServerConn) acquireStream(ctx context.Context, w http.ResponseWriter, streamID string, lastIdx int, protocolVersion string) (*stream, chan struct{}) {
+//
+// Events are replayed only when resume is set (the client sent Last-Event-ID).
+// A new stream (no Last-Event-ID) carries only the events stored after it was
+// acquired, with ids that continue those of the stored events.
+func (c *streamableServerConn) acquireStream(ctx context.Context, w http.ResponseWriter, streamID string, lastIdx int, resume bool, protocolVersion string) (*stream, chan struct{}) {
 	// if tempStream is set, the stream is done and we're just replaying messages.
 	//
 	// We record a temporary stream to claim exclusive replay rights. The spec
@@ -1333,7 +1346,10 @@ func (c *streamableServerConn) acquireStream(ctx context.Context, w http.Respons
 	// new messages are added to the eventstore until we've replayed all previous
 	// messages, and registered our delivery function.
 	var toReplay [][]byte
-	if c.eventStore != nil {
+	if c.eventStore != nil && !resume {
+		lastIdx = s.lastStored
+	}
+	if c.eventStore != nil && resume {
 		for data, err := range c.eventStore.After(ctx, c.SessionID(), s.id, lastIdx) {
 			if err != nil {
 				// We can't replay events, perhaps because the underlying event store
@@ -1742,6 +1758,8 @@ func (c *streamableServerConn) servePOST(w http.ResponseWriter, req *http.Reques
 			// align.
 			if err := c.eventStore.Append(req.Context(), c.sessionID, stream.id, nil); err != nil {
 				c.logger.Warn(fmt.Sprintf("Storing priming event: %v", err))
+			} else {
+				stream.lastStored++
 			}
 			stream.lastIdx++
 			e := Event{Name: "prime", ID: formatEventID(stream.id, stream.lastIdx)}
@@ -1909,6 +1927,7 @@ func (c *streamableServerConn) Write(ctx context.Context, msg jsonrpc.Message) e
 		if err := c.eventStore.Append(ctx, c.sessionID, s.id, data); err != nil {
 			errs = append(errs, err)
 		} else {
+			s.lastStored++
 			delivered = true
 		}
 	}
