@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -113,5 +114,61 @@ func TestDocsNoStalePhrases(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// TestArchitectureNamesEveryPackage: docs/architecture.md is the map of the code, so every
+// package under internal/ (a folder with a non-test Go file) is named in its package list,
+// by its last path element with a slash ("gatewaytest/"), on a line of the Packages section.
+func TestArchitectureNamesEveryPackage(t *testing.T) {
+	doc, err := os.ReadFile(filepath.Join(repoRoot, "docs", "architecture.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := string(doc)
+	start := strings.Index(text, "## Packages")
+	if start < 0 {
+		t.Fatal(`docs/architecture.md has no "## Packages" section`)
+	}
+	section := text[start:]
+	if end := strings.Index(section[len("## Packages"):], "\n## "); end >= 0 {
+		section = section[:len("## Packages")+end]
+	}
+	named := map[string]bool{}
+	for _, f := range strings.Fields(section) {
+		if strings.HasSuffix(f, "/") {
+			named[strings.TrimSuffix(f[strings.LastIndex(strings.TrimSuffix(f, "/"), "/")+1:], "/")] = true
+		}
+	}
+	var packages int
+	err = filepath.WalkDir(filepath.Join(repoRoot, "internal"), func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if !d.IsDir() {
+			return nil
+		}
+		if d.Name() == "testdata" || d.Name() == "node_modules" {
+			return filepath.SkipDir
+		}
+		files, err := filepath.Glob(filepath.Join(path, "*.go"))
+		if err != nil {
+			return err
+		}
+		if !slices.ContainsFunc(files, func(f string) bool { return !strings.HasSuffix(f, "_test.go") }) {
+			return nil
+		}
+		packages++
+		rel, _ := filepath.Rel(repoRoot, path)
+		if !named[filepath.Base(path)] {
+			t.Errorf("docs/architecture.md does not name package %s: add %q to its package list with what it provides", filepath.ToSlash(rel), filepath.Base(path)+"/")
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if packages < 40 {
+		t.Fatalf("found only %d packages under internal/: the walk is broken", packages)
 	}
 }

@@ -17,8 +17,8 @@ import (
 func init() {
 	backend.Register(backend.Kind{
 		Name:         "command",
-		ServerFields: []string{"auto_discover", "argv", "env", "workdir", "timeout", "allow_options"},
-		ToolFields:   []string{"argv", "stdin", "env", "workdir", "timeout", "max_output", "output", "log_stderr"},
+		ServerFields: backend.FieldsOf(serverSection{}),
+		ToolFields:   backend.FieldsOf(toolSection{}),
 		Decode:       decode,
 	})
 }

@@ -20,8 +20,8 @@ import (
 func init() {
 	backend.Register(backend.Kind{
 		Name:         "http",
-		ServerFields: []string{"base_url", "headers", "allow_private", "allow_hosts", "timeout"},
-		ToolFields:   []string{"method", "path", "body", "mappings", "static_fields", "response", "headers", "timeout", "max_output"},
+		ServerFields: backend.FieldsOf(serverSection{}),
+		ToolFields:   backend.FieldsOf(toolSection{}),
 		Decode:       decode,
 	})
 }

@@ -31,7 +31,7 @@ const (
 func init() {
 	backend.Register(backend.Kind{
 		Name:         "lowdefy",
-		ServerFields: []string{"app", "toolset", "secrets", "allow_private", "allow_hosts"},
+		ServerFields: backend.FieldsOf(serverSection{}),
 		Decode:       decode,
 	})
 }

@@ -50,13 +50,9 @@ const (
 
 func init() {
 	backend.Register(backend.Kind{
-		Name: "mcp",
-		ServerFields: []string{
-			"command", "url", "transport", "env", "headers", "workdir", "protocol_version",
-			"isolation", "idle_timeout", "timeout", "start_timeout", "max_sessions",
-			"max_response_bytes", "descriptions", "prefix", "upstreams",
-		},
-		Decode: decode,
+		Name:         "mcp",
+		ServerFields: backend.FieldsOf(serverSection{}),
+		Decode:       decode,
 	})
 }
 
