@@ -7,7 +7,8 @@ test:
 build:
 	go build -o mcpbridge ./cmd/mcpbridge
 
-# Binaries for linux and darwin x amd64/arm64 in dist/, version stamped, without cgo: the linux
+# Binaries for linux and darwin x amd64/arm64 and windows/amd64 in dist/, version stamped,
+# without cgo: the linux
 # ones are static; the darwin ones link macOS's own libraries dynamically (libSystem, libresolv,
 # CoreFoundation, Security), as every Go darwin binary does, and need nothing else installed
 # (docs/deployment.md#binaries).

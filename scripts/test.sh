@@ -73,8 +73,9 @@ mkdir -p "$out"
 export MCPBRIDGE_E2E_ARTIFACTS=${MCPBRIDGE_E2E_ARTIFACTS:-$out/e2e}
 echo "test output and logs: $out"
 
-step "go vet"
+step "go vet (and the windows/amd64 build make dist ships)"
 go vet ./...
+GOOS=windows GOARCH=amd64 go build -o /dev/null ./...
 
 # The fault and load suites run in steps of their own below: they stop and load servers,
 # which must not slow the timing-bound tests of other packages running beside them.

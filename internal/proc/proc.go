@@ -18,16 +18,16 @@
 // [Start]: a child in another session that the package does not know would be taken for a
 // leftover. Children that stay in the gateway's own session are never touched.
 //
-// Elsewhere (other Unix systems) only the process group is killed.
+// Elsewhere (other Unix systems) only the process group is killed. On Windows each process
+// is put in a job object right after it starts, and the job object is terminated: a
+// descendant the process started before it was assigned, or one created with
+// CREATE_BREAKAWAY_FROM_JOB, escapes (the weaker form, documented in docs/deployment.md).
 //
 // [HideEnv] keeps the gateway's secrets out of the environment it was started with, which
 // its children could read in /proc/PID/environ.
 package proc
 
-import (
-	"sync"
-	"syscall"
-)
+import "sync"
 
 // A Job is a process started by [Start]. Its methods are safe for concurrent use.
 type Job struct {
@@ -38,21 +38,23 @@ type Job struct {
 
 	mu   sync.Mutex
 	done bool // Done was called: the group id may be reused
+
+	sys sysJob // what the operating system needs to kill the job
 }
 
 // Pid returns the process id of the job's process, which is also its process group id.
 func (j *Job) Pid() int { return j.pid }
 
-// Kill kills the job's process group with SIGKILL: the process and every descendant that
-// did not leave the group. Use it to stop a call (timeout, cancellation); it is a no-op
-// after [Job.Done].
+// Kill kills the job's process group with SIGKILL (on Windows, its job object): the process
+// and every descendant that did not leave the group. Use it to stop a call (timeout,
+// cancellation); it is a no-op after [Job.Done].
 func (j *Job) Kill() error {
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	if j.done {
 		return nil
 	}
-	return syscall.Kill(-j.pid, syscall.SIGKILL)
+	return j.killGroup()
 }
 
 // finish kills the job's process group a last time and marks the job done.
@@ -60,7 +62,8 @@ func (j *Job) finish() {
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	if !j.done {
-		syscall.Kill(-j.pid, syscall.SIGKILL)
+		_ = j.killGroup()
+		j.release()
 		j.done = true
 	}
 }

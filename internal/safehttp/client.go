@@ -16,6 +16,9 @@ import (
 // MaxRedirects is the number of redirects a client follows; the next one is an error.
 const MaxRedirects = 5
 
+// MaxHeaderBytes bounds the header of one answer; a longer one fails the request.
+const MaxHeaderBytes = 1 << 20
+
 // Options tunes the shared transport and the client. Zero fields take the defaults shown.
 type Options struct {
 	// Timeout bounds a whole request including reading the body (http.Client.Timeout).
@@ -34,12 +37,6 @@ type Options struct {
 	MaxIdleConnsPerHost int
 	// MaxIdleConns bounds idle connections over all hosts. Default 256.
 	MaxIdleConns int
-	// Direct sends plain-HTTP (http://) requests on the caller's goroutine over pooled
-	// keep-alive connections instead of through http.Transport's per-connection reader and
-	// writer goroutines: two fewer thread wake-ups per request, for clients whose requests
-	// are short exchanges read to the end (an HTTP tool). HTTPS and anything needing more
-	// than HTTP/1.1 request and answer go through the shared transport as before.
-	Direct bool
 }
 
 func (o Options) withDefaults() Options {
@@ -69,11 +66,9 @@ var transports struct {
 	m map[string]*shared
 }
 
-// shared is what the clients of one (policy, options) share: the transport, and with
-// Options.Direct the direct transport over it.
+// shared is what the clients of one (policy, options) share: the transport.
 type shared struct {
-	http   *http.Transport
-	direct *directTransport
+	http *http.Transport
 }
 
 // sharedFor returns the transports of (c, opts), creating them on first use; opts has its
@@ -90,9 +85,6 @@ func sharedFor(c compiled, opts Options) *shared {
 	}
 	t := newTransport(c, opts)
 	s := &shared{http: t}
-	if opts.Direct {
-		s.direct = &directTransport{fallback: t, dial: t.DialContext, opts: opts}
-	}
 	transports.m[key] = s
 	return s
 }
@@ -107,12 +99,8 @@ func NewClient(p Policy, opts Options) *http.Client {
 	opts = opts.withDefaults()
 	c := compilePolicy(p)
 	s := sharedFor(c, opts)
-	var rt http.RoundTripper = s.http
-	if s.direct != nil {
-		rt = s.direct
-	}
 	return &http.Client{
-		Transport:     rt,
+		Transport:     s.http,
 		CheckRedirect: c.checkRedirect,
 		Timeout:       opts.Timeout,
 	}
@@ -143,6 +131,9 @@ func newTransport(c compiled, opts Options) *http.Transport {
 		TLSHandshakeTimeout:   opts.TLSHandshakeTimeout,
 		ResponseHeaderTimeout: opts.ResponseHeaderTimeout,
 		ExpectContinueTimeout: time.Second,
+		// An answer's header is bounded: a hostile upstream that sends an endless header
+		// fails the request instead of growing memory.
+		MaxResponseHeaderBytes: MaxHeaderBytes,
 	}
 }
 

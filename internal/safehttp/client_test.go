@@ -1,6 +1,7 @@
 package safehttp
 
 import (
+	"bufio"
 	"errors"
 	"fmt"
 	"io"
@@ -287,4 +288,35 @@ func TestBlockedErrorUnwrapsFromURLError(t *testing.T) {
 		t.Fatalf("got %T, want *url.Error from net/http", err)
 	}
 	blocked(t, err)
+}
+
+// TestEndlessHeaderFailsTheRequest: an upstream that never ends its header fails the request
+// once MaxHeaderBytes have come, instead of growing the gateway's memory.
+func TestEndlessHeaderFailsTheRequest(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	go func() {
+		c, err := ln.Accept()
+		if err != nil {
+			return
+		}
+		defer c.Close()
+		if _, err := http.ReadRequest(bufio.NewReader(c)); err != nil {
+			return
+		}
+		io.WriteString(c, "HTTP/1.1 200 OK\r\n")
+		line := "X-Filler: " + strings.Repeat("a", 1000) + "\r\n"
+		for sent := 0; sent < 64*MaxHeaderBytes; sent += len(line) {
+			if _, err := io.WriteString(c, line); err != nil {
+				return
+			}
+		}
+	}()
+	_, err = get(t, NewClient(Policy{AllowPrivate: true}, Options{}), "http://"+ln.Addr().String())
+	if err == nil || !strings.Contains(err.Error(), "exceeded") {
+		t.Fatalf("an endless header: got %v, want an error saying the header exceeded the bound", err)
+	}
 }

@@ -40,18 +40,4 @@
 // ([SharedTransport]) and therefore its keep-alive connections. The default keeps 32 idle
 // connections per host, so 16 or more concurrent callers of one upstream reuse connections
 // instead of opening a descriptor per call.
-//
-// # Direct
-//
-// With [Options.Direct], a plain-HTTP request is written and its answer read on the
-// caller's goroutine, over keep-alive connections pooled the same way (same limits, same
-// guarded dialer), instead of through http.Transport's reader and writer goroutines per
-// connection: two fewer thread wake-ups per request, which on a two-core host is a tenth
-// of an HTTP tool call. It is for short exchanges read to the end. A pooled connection is
-// checked with a non-blocking peek before it is used; one the server closed in the
-// meantime is replaced, and a request that went out unanswered on it is sent again only
-// when it is idempotent (GET, HEAD, OPTIONS, TRACE, or an Idempotency-Key header), as
-// net/http does. HTTPS, protocol upgrades and Expect: 100-continue go through the shared
-// transport. There is no transparent gzip: the request carries no Accept-Encoding unless
-// the caller sets one, and the answer's body is passed on as the server sent it.
 package safehttp

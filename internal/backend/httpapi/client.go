@@ -30,7 +30,7 @@ func newClient(deps backend.Deps, p safehttp.Policy) *http.Client {
 	// also bounds reading the body; the client's own limits are set beyond any sensible tool
 	// timeout so they never cut a call short. The client has no Timeout of its own: net/http
 	// would start a timer and a goroutine for every request to enforce it.
-	base := deps.Client(p, safehttp.Options{Timeout: clientCeiling, ResponseHeaderTimeout: clientCeiling, Direct: true})
+	base := deps.Client(p, safehttp.Options{Timeout: clientCeiling, ResponseHeaderTimeout: clientCeiling})
 	c := *base
 	c.Timeout = 0
 	next := base.CheckRedirect
