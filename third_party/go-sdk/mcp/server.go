@@ -9,6 +9,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/base64"
+	"encoding/gob"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -2174,73 +2175,21 @@ func (ss *ServerSession) startKeepalive(interval time.Duration) {
 }
 
 // pageToken is the internal structure for the opaque pagination cursor.
-// It is Gob-encoded and then Base64-encoded for use as a string token.
+// It will be Gob-encoded and then Base64-encoded for use as a string token.
 type pageToken struct {
 	LastUID string // The unique ID of the last resource seen.
-}
-
-// The cursor is the gob stream a new gob.Encoder writes for one pageToken: the type
-// definition (gobPageTokenType, the same for every token) and one value message. It is
-// written and read here by hand so that the package does not link encoding/gob, whose
-// init builds its type tables with reflection and keeps that code resident in every
-// process (mcpbridge patch, see MCPBRIDGE-PATCH.md); cursor_test.go checks the bytes
-// against encoding/gob.
-var gobPageTokenType = []byte("\x22\x7f\x03\x01\x01\x09pageToken\x01\xff\x80\x00\x01\x01\x01\x07LastUID\x01\x0c\x00\x00\x00")
-
-// gobPageTokenID is the type id gob gives pageToken (64, encoded as an int).
-var gobPageTokenID = []byte{0xff, 0x80}
-
-// appendGobUint appends x in gob's unsigned integer encoding.
-func appendGobUint(b []byte, x uint64) []byte {
-	if x < 0x80 {
-		return append(b, byte(x))
-	}
-	n := 0
-	for y := x; y > 0; y >>= 8 {
-		n++
-	}
-	b = append(b, byte(-n))
-	for i := n - 1; i >= 0; i-- {
-		b = append(b, byte(x>>(8*i)))
-	}
-	return b
-}
-
-// readGobUint reads a gob unsigned integer from the front of b.
-func readGobUint(b []byte) (uint64, []byte, error) {
-	if len(b) == 0 {
-		return 0, nil, errors.New("unexpected end of page token")
-	}
-	if b[0] < 0x80 {
-		return uint64(b[0]), b[1:], nil
-	}
-	n := -int(int8(b[0]))
-	if n > 8 || len(b) < 1+n {
-		return 0, nil, errors.New("invalid length in page token")
-	}
-	var x uint64
-	for _, c := range b[1 : 1+n] {
-		x = x<<8 | uint64(c)
-	}
-	return x, b[1+n:], nil
 }
 
 // encodeCursor encodes a unique identifier (UID) into a opaque pagination cursor
 // by serializing a pageToken struct.
 func encodeCursor(uid string) (string, error) {
-	// The value message: type id, then field 1 (LastUID) unless it is empty, then the
-	// end of the struct.
-	msg := append([]byte(nil), gobPageTokenID...)
-	if uid != "" {
-		msg = append(msg, 0x01)
-		msg = appendGobUint(msg, uint64(len(uid)))
-		msg = append(msg, uid...)
+	var buf bytes.Buffer
+	token := pageToken{LastUID: uid}
+	encoder := gob.NewEncoder(&buf)
+	if err := encoder.Encode(token); err != nil {
+		return "", fmt.Errorf("failed to encode page token: %w", err)
 	}
-	msg = append(msg, 0x00)
-	buf := append([]byte(nil), gobPageTokenType...)
-	buf = appendGobUint(buf, uint64(len(msg)))
-	buf = append(buf, msg...)
-	return base64.URLEncoding.EncodeToString(buf), nil
+	return base64.URLEncoding.EncodeToString(buf.Bytes()), nil
 }
 
 // decodeCursor decodes an opaque pagination cursor into the original pageToken struct.
@@ -2249,44 +2198,12 @@ func decodeCursor(cursor string) (*pageToken, error) {
 	if err != nil {
 		return nil, fmt.Errorf("failed to decode cursor: %w", err)
 	}
-	token, err := decodePageToken(decodedBytes)
-	if err != nil {
-		return nil, fmt.Errorf("failed to decode page token: %w, cursor: %v", err, cursor)
-	}
-	return token, nil
-}
 
-// decodePageToken reads the gob stream encodeCursor writes.
-func decodePageToken(b []byte) (*pageToken, error) {
-	rest, ok := bytes.CutPrefix(b, gobPageTokenType)
-	if !ok {
-		return nil, errors.New("not a page token")
-	}
-	n, rest, err := readGobUint(rest)
-	if err != nil {
-		return nil, err
-	}
-	if n != uint64(len(rest)) {
-		return nil, errors.New("page token has the wrong length")
-	}
-	rest, ok = bytes.CutPrefix(rest, gobPageTokenID)
-	if !ok {
-		return nil, errors.New("not a page token")
-	}
 	var token pageToken
-	if len(rest) > 0 && rest[0] == 0x01 {
-		var l uint64
-		l, rest, err = readGobUint(rest[1:])
-		if err != nil {
-			return nil, err
-		}
-		if l > uint64(len(rest)) {
-			return nil, errors.New("page token is truncated")
-		}
-		token.LastUID, rest = string(rest[:l]), rest[l:]
-	}
-	if len(rest) != 1 || rest[0] != 0x00 {
-		return nil, errors.New("page token has trailing data")
+	buf := bytes.NewBuffer(decodedBytes)
+	decoder := gob.NewDecoder(buf)
+	if err := decoder.Decode(&token); err != nil {
+		return nil, fmt.Errorf("failed to decode page token: %w, cursor: %v", err, cursor)
 	}
 	return &token, nil
 }
