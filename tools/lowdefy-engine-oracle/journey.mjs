@@ -338,12 +338,17 @@ function registerComponentMethods(block) {
   let open = false;
   switch (block.type) {
     case 'Modal': {
+      // blocks-antd Modal triggerSetOpen; antd calls afterClose when the closing animation of
+      // an open modal ends, so after onClose has run.
       const setOpen = (state) => {
-        fire(block, state ? 'onOpen' : 'onClose');
+        const was = open;
+        const p = fire(block, state ? 'onOpen' : 'onClose');
         open = state;
+        if (was && !state) p.then(() => fire(block, 'afterClose'));
       };
       m.toggleOpen = () => setOpen(!open);
       m.setOpen = ({ open: o } = {}) => setOpen(!!o);
+      block._oracleSetOpen = setOpen;
       break;
     }
     case 'Drawer':
@@ -355,6 +360,7 @@ function registerComponentMethods(block) {
       };
       m.toggleOpen = () => setOpen(!open);
       m.setOpen = ({ open: o } = {}) => setOpen(!!o);
+      block._oracleSetOpen = setOpen;
       break;
     }
     case 'ConfirmModal':
@@ -381,6 +387,36 @@ function registerComponentMethods(block) {
       break;
     default:
   }
+}
+
+// --- events raised by a component's own controls --------------------------------------------------
+// A `trigger` step of one of these events does what the blocks-antd component does when its
+// control raises it (4.0.0-rc.11 source): Modal onOk/onCancel close the modal unless the event
+// failed or bounced; Drawer onClose closes the drawer the same way (triggerSetOpen fires onClose
+// again and onToggle); Alert onClose is followed, once the closing animation ends, by afterClose
+// when the alert is closable. ConfirmModal's onOk/onCancel and Tabs/Collapse onChange only trigger
+// the event (what else they change is drawn state, not Lowdefy state).
+async function componentTrigger(block, name, event) {
+  if (block.type === 'Modal' && (name === 'onOk' || name === 'onCancel')) {
+    const response = await block.triggerEvent({ name, event });
+    if (response.success === false) return;
+    if (response.bounced !== true) block._oracleSetOpen(false);
+    return;
+  }
+  if (block.type === 'Drawer' && name === 'onClose') {
+    const response = await block.triggerEvent({ name, event });
+    if (response.success === false) return;
+    if (response.bounced !== true) block._oracleSetOpen(false);
+    return;
+  }
+  if (block.type === 'Alert' && name === 'onClose') {
+    const p = block.triggerEvent({ name, event });
+    const props = block.eval?.properties ?? {};
+    if (props.closable || props.closeText) await p.then(() => fire(block, 'afterClose'));
+    else await p;
+    return;
+  }
+  await block.triggerEvent({ name, event });
 }
 
 // --- pages ---------------------------------------------------------------------------------------
@@ -492,7 +528,7 @@ async function runStep(step) {
   if ('trigger' in step) {
     const b = block(step.trigger);
     const name = step.event ?? 'onClick';
-    await track(b.triggerEvent({ name, event: step.args === undefined ? undefined : serializer.deserialize(step.args) }));
+    await track(componentTrigger(b, name, step.args === undefined ? undefined : serializer.deserialize(step.args)));
     return;
   }
   if ('callMethod' in step) {

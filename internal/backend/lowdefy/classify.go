@@ -581,7 +581,8 @@ func requiredAlways(n *node) bool {
 }
 
 // blockSchema is the JSON Schema of one input block's value: its type from the block
-// table's value type (seed 000's blockTypeMap), static options as enum, the label as
+// table's value type (seed 000's blockTypeMap), static options as enum (an AutoComplete's
+// options are only suggestions: free text, named in the description), the label as
 // description.
 func blockSchema(n *node) *jsvalue.Object {
 	props, _ := n.cfg.Prop("properties").(*jsvalue.Object)
@@ -617,6 +618,21 @@ func blockSchema(n *node) *jsvalue.Object {
 				dynamic = "choices come from request " + strings.Join(reqs, ", ")
 			}
 		}
+	}
+	if n.meta.Options == blocks.SuggestedOptions {
+		// AutoComplete: the options are suggestions and any text is a value, never an enum.
+		var sugg []string
+		for _, v := range enum {
+			sugg = append(sugg, jsvalue.ToString(v))
+		}
+		enum, labels = nil, nil
+		switch {
+		case len(sugg) > 0:
+			labels = []string{"Suggestions: " + strings.Join(sugg, ", ") + "; any text is accepted"}
+		case dynamic != "":
+			labels = []string{"Suggestions come from the app (" + dynamic + "); any text is accepted"}
+		}
+		dynamic = ""
 	}
 	enumType := func() string {
 		t := ""
@@ -694,7 +710,9 @@ func blockSchema(n *node) *jsvalue.Object {
 	if d := describe(n); d != "" {
 		notes = append(notes, d)
 	}
-	if len(labels) > 0 {
+	if len(labels) > 0 && n.meta.Options == blocks.SuggestedOptions {
+		notes = append(notes, labels[0]+".")
+	} else if len(labels) > 0 {
 		notes = append(notes, "Values: "+strings.Join(labels, ", ")+".")
 	}
 	if dynamic != "" {

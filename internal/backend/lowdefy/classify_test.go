@@ -174,7 +174,7 @@ pages:
 }
 
 // Input schemas: types from the block table, static options as enum (object options by
-// value), labels as descriptions, dotted ids as nested objects, lists as arrays of their
+// value; an AutoComplete's options are suggestions, not an enum), labels as descriptions, dotted ids as nested objects, lists as arrays of their
 // item inputs, required only when static, conditional visibility said.
 func TestInputSchema(t *testing.T) {
 	a := loadYAML(t, `lowdefy: 4.0.0
@@ -196,6 +196,7 @@ pages:
         properties:
           options: [{label: Small, value: 1}, {label: Large, value: 2}]
       - {id: tags, type: MultipleSelector, properties: {options: [red, blue]}}
+      - {id: city, type: AutoComplete, properties: {title: City, options: [Oslo, Rome]}}
       - {id: span, type: DateRangeSelector, properties: {placeholder: From and to}}
       - {id: phone, type: PhoneNumberInput}
       - id: note
@@ -225,6 +226,7 @@ pages:
 		`"size":{"type":"number","enum":[1,2],"description":"Values: 1=Small, 2=Large."}` +
 		`},"additionalProperties":false,"required":["qty","size"]},` +
 		`"tags":{"type":"array","items":{"type":"string","enum":["red","blue"]}},` +
+		`"city":{"type":"string","description":"City. Suggestions: Oslo, Rome; any text is accepted."},` +
 		`"span":{"type":"array","items":{"type":"string","format":"date"},"description":"From and to"},` +
 		`"phone":{"type":"object","properties":{"code":{"type":"string"},"phone":{"type":"string"}}},` +
 		`"note":{"type":"string","description":"Used only when shown; that depends on order.gift."},` +

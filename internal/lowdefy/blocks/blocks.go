@@ -37,9 +37,31 @@ type Meta struct {
 	// Methods are the names of the methods the component registers for
 	// CallMethod (pushItem on lists, toggleOpen on modals, …).
 	Methods []string
+	// Options says what an input's options property means for its value:
+	// ClosedOptions (the value is one of them: Selector, RadioSelector, …),
+	// SuggestedOptions (they are suggestions and any text is a value:
+	// AutoComplete) or NoOptions.
+	Options OptionsKind
+	// Unsupported says, for a built-in type whose work mcpbridge cannot do
+	// headlessly (a camera, a browser upload, a hosted search), what the block
+	// does and what an agent can do instead; "" for supported types.
+	Unsupported string
 	// initValue builds the initial value when not nil.
 	initValue func() any
 }
+
+// OptionsKind says what an input's options property means for its value.
+type OptionsKind int
+
+// The kinds of options.
+const (
+	// NoOptions: the block has no options property.
+	NoOptions OptionsKind = iota
+	// ClosedOptions: the value is one of the options (or a list of them).
+	ClosedOptions
+	// SuggestedOptions: the options are suggestions; any text is a value.
+	SuggestedOptions
+)
 
 // HasInitValue reports whether the type has an initial value other than the
 // coerced null of its value type.
@@ -117,7 +139,34 @@ func newTable() map[string]Meta {
 	add("@lowdefy/blocks-qr", Input, "object", nil, "QRScanner")
 	add("@lowdefy/blocks-algolia", Display, "", nil, "DocSearch")
 	add("@lowdefy/plugin-aws", Input, "object", nil, "S3UploadButton", "S3UploadPhoto")
+
+	for _, t := range []string{"ButtonSelector", "CheckboxSelector", "MultipleSelector", "RadioSelector", "Selector"} {
+		m := table[t]
+		m.Options = ClosedOptions
+		table[t] = m
+	}
+	ac := table["AutoComplete"]
+	ac.Options = SuggestedOptions
+	table["AutoComplete"] = ac
+	for t, why := range unsupported {
+		m := table[t]
+		m.Unsupported = why
+		table[t] = m
+	}
 	return table
+}
+
+// unsupported names the built-in types whose work needs a browser device or a
+// hosted service, with what an agent can do instead.
+var unsupported = map[string]string{
+	"DocSearch": "searches an Algolia DocSearch index from the browser; mcpbridge does not call Algolia, " +
+		"so the search box does nothing headless",
+	"QRScanner": "scans a QR code with the device camera; there is no camera headless: " +
+		"set the scanned value with setValue instead",
+	"S3UploadButton": "uploads a file from the browser to S3 through a presigned policy; mcpbridge " +
+		"does not upload files, so nothing can be uploaded headless",
+	"S3UploadPhoto": "uploads a photo from the browser to S3 through a presigned policy; mcpbridge " +
+		"does not upload files, so nothing can be uploaded headless",
 }
 
 // Lookup returns the meta of a default block type.

@@ -391,16 +391,10 @@ func (p *Page) runMethod(ctx context.Context, b *block, method string, args []an
 		}
 		switch b.typ {
 		case "Modal", "Drawer", "Sider":
-			if open {
-				p.triggerEvent(ctx, b, "onOpen", jsvalue.Undefined)
-			} else {
-				p.triggerEvent(ctx, b, "onClose", jsvalue.Undefined)
-			}
-			if b.typ != "Modal" {
-				p.triggerEvent(ctx, b, "onToggle", jsvalue.Undefined)
-			}
+			p.setOpen(ctx, b, open)
+		default:
+			b.open = open
 		}
-		b.open = open
 	case "open":
 		if b.typ == "ConfirmModal" {
 			b.open = true

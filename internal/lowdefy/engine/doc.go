@@ -50,9 +50,18 @@
 //     a JavaScript function), inputs setValue (no onChange), lists the list
 //     methods of Blocks.js; Modal, Drawer and Sider toggleOpen/setOpen (and
 //     ConfirmModal open) keep an open flag and trigger onOpen/onClose
-//     (Drawer and Sider also onToggle); the other component methods
-//     (Message.open, Carousel.goTo, AgGrid exports, …) only change what is
-//     drawn and do nothing.
+//     (Drawer and Sider also onToggle; an open Modal that closes then runs
+//     afterClose); the other component methods (Message.open,
+//     Carousel.goTo, AgGrid exports, …) only change what is drawn and do
+//     nothing.
+//   - Events a component's own controls raise do what the component does
+//     around them when triggered (components.go): Modal onOk/onCancel and
+//     Drawer onClose close the block unless the event failed, ConfirmModal
+//     onOk/onCancel close it, Tabs and Collapse onChange switch the active
+//     key, closable Alerts and Tags close. The Page's Tree shows the result
+//     (Node.Open, ActiveKey, Closed).
+//   - Menus (_menu, the home page, Page.Menus) are the user's: filtered by
+//     page auth as Lowdefy's getMenus does.
 //   - Unknown block types run as containers (with areas) or display blocks
 //     with a logged warning instead of failing the page (package blocks).
 //   - Link: pageId and home links set the input and navigate after the

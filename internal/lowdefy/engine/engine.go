@@ -91,6 +91,7 @@ type Engine struct {
 	apiResponses     *jsvalue.Object
 	journal          []*jsvalue.Object
 	pending          *navigation
+	menus            []any // the user's menus (Menus), built on first use
 }
 
 type navigation struct {
@@ -168,51 +169,111 @@ func (e *Engine) recordOpt(kv ...any) {
 	e.journal = append(e.journal, o)
 }
 
-// HomePageID returns the home page id as Lowdefy computes it: the
-// configured config.homePageId, else the first page of the default menu,
-// else the first page.
+// HomePageID returns the home page id as Lowdefy computes it
+// (getHomeAndMenus): the configured config.homePageId, else the first link of
+// the user's default menu (or first menu) — links.0, links.0.links.0 or
+// links.0.links.0.links.0 — else, where Lowdefy would have none, the first
+// page.
 func (e *Engine) HomePageID() string {
 	if s, ok := e.app.Config.Prop("homePageId").(string); ok && s != "" {
 		return s
 	}
 	var menu *jsvalue.Object
-	for _, m := range e.app.Menus {
+	for _, m := range e.Menus() {
 		mo, _ := m.(*jsvalue.Object)
 		if mo == nil {
 			continue
 		}
-		if menu == nil || mo.Prop("menuId") == "default" {
+		if menu == nil || mo.Prop("menuId") == "default" && menu.Prop("menuId") != "default" {
 			menu = mo
 		}
 	}
 	if menu != nil {
-		if id := firstMenuPage(menu.Prop("links")); id != "" {
-			return id
+		for _, path := range []string{"links.0.pageId", "links.0.links.0.pageId", "links.0.links.0.links.0.pageId"} {
+			if id, ok := getPath(menu, path).(string); ok && id != "" {
+				return id
+			}
 		}
 	}
 	for _, p := range e.app.Pages {
-		if p.ID != "404" {
+		if p.ID != "404" && e.authorized(p) {
 			return p.ID
 		}
 	}
 	return ""
 }
 
-func firstMenuPage(links any) string {
-	arr, _ := links.([]any)
-	for _, l := range arr {
-		lo, _ := l.(*jsvalue.Object)
-		if lo == nil {
-			continue
-		}
-		if id, ok := lo.Prop("pageId").(string); ok && id != "" {
-			return id
-		}
-		if id := firstMenuPage(lo.Prop("links")); id != "" {
-			return id
+// Menus returns the app's menus as the user gets them (Lowdefy's getMenus):
+// only the MenuLinks the user may open (by the link's auth, which is its
+// page's) and the MenuGroups with such links left; other items (dividers)
+// are dropped. They are computed on first use.
+func (e *Engine) Menus() []any {
+	if e.menus == nil {
+		e.menus = make([]any, 0, len(e.app.Menus))
+		for _, m := range e.app.Menus {
+			mo, ok := m.(*jsvalue.Object)
+			if !ok {
+				continue
+			}
+			c := copyObject(mo)
+			links, _ := mo.Prop("links").([]any)
+			c.Set("links", e.filterMenuList(links))
+			e.menus = append(e.menus, c)
 		}
 	}
-	return ""
+	return e.menus
+}
+
+func (e *Engine) filterMenuList(links []any) []any {
+	out := []any{}
+	for _, l := range links {
+		lo, ok := l.(*jsvalue.Object)
+		if !ok {
+			continue
+		}
+		switch lo.Prop("type") {
+		case "MenuLink":
+			if auth, _ := lo.Prop("auth").(*jsvalue.Object); e.authorize(auth) {
+				out = append(out, lo)
+			}
+		case "MenuGroup":
+			sub, _ := lo.Prop("links").([]any)
+			if kept := e.filterMenuList(sub); len(kept) > 0 {
+				c := copyObject(lo)
+				c.Set("links", kept)
+				out = append(out, c)
+			}
+		}
+	}
+	return out
+}
+
+// authorize is Lowdefy's createAuthorize on an auth object {public, roles}
+// for the engine's user; an auth object of another shape allows nothing.
+func (e *Engine) authorize(auth *jsvalue.Object) bool {
+	switch auth.Prop("public") {
+	case true:
+		return true
+	case false:
+	default:
+		return false
+	}
+	if e.opts.User == nil {
+		return false
+	}
+	want, ok := auth.Prop("roles").([]any)
+	if !ok {
+		return true
+	}
+	roles, _ := e.opts.User.Prop("roles").([]any)
+	for _, r := range roles {
+		for _, w := range want {
+			if r == w {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // authorized applies Lowdefy's authorize rule to a page for the engine's user.
@@ -402,8 +463,11 @@ func (e *Engine) SetValue(ctx context.Context, blockID string, value any) error 
 }
 
 // Trigger triggers an event of a block (a click is "onClick") with an
-// optional event object (nil for none). A block without that event does
-// nothing, as in Lowdefy.
+// optional event object (nil for none), as the block's component does when
+// its controls raise the event: a Modal's onOk closes it when the actions
+// succeed, a Tabs onChange switches the tab (see components.go). A block
+// without that event runs no actions, as in Lowdefy, but its component
+// still does its part (the Modal still closes).
 func (e *Engine) Trigger(ctx context.Context, blockID, event string, args any) error {
 	return e.step(ctx, func(p *Page) error {
 		b, err := p.block(blockID)
@@ -413,7 +477,7 @@ func (e *Engine) Trigger(ctx context.Context, blockID, event string, args any) e
 		if args == nil {
 			args = jsvalue.Undefined
 		}
-		p.triggerEvent(ctx, b, event, args)
+		p.componentEvent(ctx, b, event, args)
 		return nil
 	})
 }

@@ -54,7 +54,7 @@ func (p *Page) init() {
 	p.octx = &operators.Context{
 		PageID:     p.id,
 		HomePageID: p.e.HomePageID(),
-		Menus:      p.e.app.Menus,
+		Menus:      p.e.Menus(),
 		User:       p.e.opts.User,
 		Window:     &p.e.opts.Window,
 		Now:        p.e.opts.Now,

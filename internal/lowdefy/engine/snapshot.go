@@ -36,7 +36,8 @@ type PageSnapshot struct {
 	OnInitDone      bool            `json:"onInitDone"`
 	OnInitAsyncDone bool            `json:"onInitAsyncDone"`
 	// Blocks holds per-block data that state does not: whether validation is
-	// shown, modal open state, list item counts and the values of inputs
+	// shown, modal open state, switched tabs and panels, closed alerts and
+	// tags, list item counts and the values of inputs
 	// whose state value was removed (hidden inputs keep their value).
 	Blocks json.RawMessage `json:"blocks"`
 	// Order is the order of the block map (the order validation is reported in).
@@ -112,6 +113,12 @@ func (p *Page) save() (PageSnapshot, error) {
 		}
 		if b.open {
 			o.Set("open", true)
+		}
+		if b.activeKey != nil {
+			o.Set("activeKey", b.activeKey)
+		}
+		if b.closed {
+			o.Set("closed", true)
 		}
 		if b.isList() {
 			o.Set("items", float64(len(b.sub)))
@@ -261,6 +268,10 @@ func restorePage(ctx context.Context, e *Engine, cfg *app.Page, ps PageSnapshot)
 		}
 		b.showValidation = data.Prop("showValidation") == true
 		b.open = data.Prop("open") == true
+		if k, ok := data.Get("activeKey"); ok {
+			b.activeKey = k
+		}
+		b.closed = data.Prop("closed") == true
 		if v, ok := data.Prop("validation").(*jsvalue.Object); ok {
 			b.evaluated = true
 			b.validation.status = v.Prop("status")

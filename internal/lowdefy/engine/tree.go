@@ -39,6 +39,8 @@ type block struct {
 	showValidation             bool
 	sub                        []*blockSet
 	open                       bool // Modal, Drawer: open state of the component
+	activeKey                  any  // Tabs, Collapse: the key(s) switched to (nil: the default)
+	closed                     bool // Alert, Tag: closed with their close control
 	eventLoading               map[string]bool
 }
 

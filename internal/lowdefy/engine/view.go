@@ -30,6 +30,18 @@ type Node struct {
 	Validation *jsvalue.Object
 	// Open is the open flag of a Modal, Drawer, ConfirmModal or Sider.
 	Open bool
+	// ActiveKey is the tab (Tabs) or the open panels (Collapse: a key or a
+	// list of keys) switched to through onChange, nil until then.
+	ActiveKey any
+	// Closed is true once a closable Alert or Tag was closed (antd hides it).
+	Closed bool
+	// Skeleton is true when the block has a skeleton: while it is loading,
+	// Lowdefy draws the skeleton instead of the block and its children.
+	Skeleton bool
+	// ComponentEvents are the events the block's own controls raise whether
+	// declared or not (a Modal's onOk and onCancel, Tabs onChange), which an
+	// agent triggers to act as a person using the component would.
+	ComponentEvents []string
 	// Areas are a container's children, one entry per area in config order.
 	Areas []Area
 	// Items are a list's items, each with its areas.
@@ -50,9 +62,10 @@ func (p *Page) Tree() *Node {
 	return p.rootBlock.node()
 }
 
-// Menus returns the app's built menus ({menuId, links}), as page layouts
-// such as PageHeaderMenu show them.
-func (p *Page) Menus() []any { return p.e.app.Menus }
+// Menus returns the app's menus ({menuId, links}) as the user sees them,
+// filtered by page auth (Engine.Menus), as page layouts such as
+// PageHeaderMenu show them.
+func (p *Page) Menus() []any { return p.e.Menus() }
 
 func (b *block) node() *Node {
 	n := &Node{
@@ -62,7 +75,11 @@ func (b *block) node() *Node {
 		Required:   orDefault(b.requiredOut, false),
 		Loading:    jsvalue.Truthy(b.loadingOut),
 		Open:       b.open,
+		ActiveKey:  b.activeKey,
+		Closed:     b.closed,
 	}
+	_, n.Skeleton = b.cfg.Prop("skeleton").(*jsvalue.Object)
+	n.ComponentEvents = ComponentEvents(b.typ, b.propertiesOut)
 	if b.isInput() || b.isList() {
 		n.Value = orDefault(b.value, nil)
 		if b.isList() {

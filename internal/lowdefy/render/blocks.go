@@ -46,7 +46,8 @@ func newRich() map[string]renderFunc {
 		}
 	}
 	set(func(r *renderer, n *engine.Node) { r.input(n, textAttrs) },
-		"TextInput", "TextArea", "AutoComplete", "ParagraphInput", "TitleInput", "ColorSelector")
+		"TextInput", "TextArea", "ParagraphInput", "TitleInput", "ColorSelector")
+	set(func(r *renderer, n *engine.Node) { r.input(n, r.suggestionAttrs) }, "AutoComplete")
 	set(func(r *renderer, n *engine.Node) { r.input(n, textAttrs) }, "PasswordInput")
 	set(func(r *renderer, n *engine.Node) { r.input(n, numberAttrs) }, "NumberInput", "RatingSlider")
 	set(func(r *renderer, n *engine.Node) { r.input(n, switchAttrs) }, "Switch", "CheckboxSwitch")
@@ -56,15 +57,26 @@ func newRich() map[string]renderFunc {
 		"DateSelector", "DateTimeSelector", "DateRangeSelector", "MonthSelector", "WeekSelector")
 	set((*renderer).button, "Button")
 	set((*renderer).anchor, "Anchor")
-	set((*renderer).markdown, "Markdown", "MarkdownWithCode", "DangerousMarkdown", "Html", "DangerousHtml")
-	set((*renderer).paragraph, "Paragraph", "Tag")
+	set((*renderer).markdown, "Markdown", "MarkdownWithCode", "DangerousMarkdown")
+	set((*renderer).html, "Html", "DangerousHtml")
+	set((*renderer).echart, "EChart")
+	set((*renderer).googleMaps, "GoogleMaps", "GoogleMapsHeatmap")
+	set((*renderer).menu, "Menu", "MobileMenu")
+	set((*renderer).breadcrumb, "Breadcrumb")
+	set((*renderer).pagination, "Pagination")
+	set((*renderer).paragraph, "Paragraph")
+	set((*renderer).tag, "Tag")
 	set((*renderer).title, "Title")
 	set((*renderer).table, "Table", "AgGridAlpine", "AgGridAlpineDark", "AgGridBalham",
 		"AgGridBalhamDark", "AgGridMaterial", "AgGridInputAlpine", "AgGridInputAlpineDark",
 		"AgGridInputBalham", "AgGridInputBalhamDark", "AgGridInputMaterial")
 	set(func(r *renderer, n *engine.Node) { r.container(n, "container", titleOf(n)) }, "Card")
 	set((*renderer).layout, "Box", "Span", "Layout", "Content", "Header", "Footer", "Affix",
-		"Label", "Tooltip", "Badge", "Comment", "Carousel")
+		"Carousel", "GoogleMapsScript")
+	set((*renderer).label, "Label")
+	set((*renderer).tooltip, "Tooltip")
+	set((*renderer).badge, "Badge")
+	set((*renderer).comment, "Comment")
 	set((*renderer).page, "PageHeaderMenu", "PageSiderMenu", "PageTitleCard")
 	set((*renderer).modal, "Modal", "Drawer", "Sider")
 	set((*renderer).confirmModal, "ConfirmModal")
@@ -77,7 +89,8 @@ func newRich() map[string]renderFunc {
 	set((*renderer).result, "Result")
 	set((*renderer).divider, "Divider")
 	set((*renderer).progress, "Progress")
-	set((*renderer).img, "Img", "Avatar")
+	set((*renderer).img, "Img")
+	set((*renderer).avatar, "Avatar")
 	set((*renderer).silent, "Icon", "Spinner", "Skeleton", "SkeletonAvatar", "SkeletonButton",
 		"SkeletonInput", "SkeletonParagraph", "ProgressBar", "Message", "Notification")
 	return rich
@@ -140,7 +153,7 @@ func numberAttrs(t *tag, n *engine.Node) {
 }
 
 func switchAttrs(t *tag, n *engine.Node) {
-	if d := text(prop(n, "description")); d != "" {
+	if d := htmlInline(text(prop(n, "description"))); d != "" {
 		t.attr("description", d)
 	}
 }
@@ -169,7 +182,7 @@ func (r *renderer) optionAttrs(t *tag, n *engine.Node) {
 		}
 		v := oo.Prop("value")
 		item := jsonValue(v)
-		if l := text(oo.Prop("label")); l != "" && l != text(v) {
+		if l := htmlInline(text(oo.Prop("label"))); l != "" && l != text(v) {
 			item += ":" + jsonAttr(l)
 		}
 		if d, _ := oo.Prop("disabled").(bool); d {
@@ -182,12 +195,21 @@ func (r *renderer) optionAttrs(t *tag, n *engine.Node) {
 
 // Display blocks.
 
+// button renders a Button: its title (HTML, shown as text), or its block id
+// when it has none, as antd's Button shows; nothing with hideTitle.
 func (r *renderer) button(n *engine.Node) {
 	t := r.common("button", n)
 	if typ := text(prop(n, "type")); typ == "danger" || jsvalue.Truthy(prop(n, "danger")) {
 		t.flag("danger")
 	}
-	r.leaf(t, strings.TrimSpace(text(prop(n, "title"))))
+	title := ""
+	if !jsvalue.Truthy(prop(n, "hideTitle")) {
+		title = htmlInline(strings.TrimSpace(text(prop(n, "title"))))
+		if jsvalue.IsNullish(prop(n, "title")) {
+			title = n.ID
+		}
+	}
+	r.leaf(t, title)
 }
 
 func (r *renderer) anchor(n *engine.Node) {
@@ -195,30 +217,72 @@ func (r *renderer) anchor(n *engine.Node) {
 	if h := text(prop(n, "href")); h != "" {
 		t.attr("href", h)
 	}
-	r.leaf(t, strings.TrimSpace(firstText(n, "title", "content")))
+	title := strings.TrimSpace(text(prop(n, "title")))
+	if title == "" {
+		// The Link's default title: the page id, the url, else the block id.
+		title = firstText(n, "pageId", "url")
+		if title == "" {
+			title = n.ID
+		}
+	}
+	r.leaf(t, title)
 }
 
+// markdown renders the markdown blocks: their content is markdown, written
+// fenced. Markdown and MarkdownWithCode show HTML in the content as text
+// (react-markdown escapes it); DangerousMarkdown draws it, so its HTML
+// paragraphs are turned into markdown.
 func (r *renderer) markdown(n *engine.Node) {
-	body := strings.TrimSpace(firstText(n, "content", "html"))
+	body := strings.TrimSpace(text(prop(n, "content")))
+	if n.Type == "DangerousMarkdown" {
+		body = markdownWithHTML(body)
+	}
 	t := r.common("display", n)
-	if body == "" {
-		r.line(t.open())
-	} else {
-		r.line(t.open())
-		info := "markdown"
-		if strings.Contains(n.Type, "Html") {
-			info = "html"
-		}
-		r.fence(info, body)
+	r.line(t.open())
+	if body != "" {
+		r.fence("markdown", body)
 	}
 	r.areas(n.Areas)
 	r.line(t.close())
 }
 
+// markdownWithHTML turns the paragraphs of markdown that hold HTML into
+// markdown, leaving the others as written.
+func markdownWithHTML(s string) string {
+	if !looksLikeHTML(s) {
+		return s
+	}
+	paras := strings.Split(strings.ReplaceAll(s, "\r\n", "\n"), "\n\n")
+	for i, p := range paras {
+		if looksLikeHTML(p) {
+			paras[i] = htmlToMarkdown(p)
+		}
+	}
+	return strings.Join(paras, "\n\n")
+}
+
+// html renders Html and DangerousHtml as the text a person reads, turned
+// into markdown (never the markup itself); plain text is written as it is,
+// other text fenced as markdown.
+func (r *renderer) html(n *engine.Node) {
+	body := htmlToMarkdown(text(prop(n, "html")))
+	t := r.common("display", n)
+	switch {
+	case body == "":
+		r.line(t.selfClosed())
+	case plain(body):
+		r.line(t.open() + body + t.close())
+	default:
+		r.line(t.open())
+		r.fence("markdown", body)
+		r.line(t.close())
+	}
+}
+
 // paragraph writes plain text as a line of its own; text that is not plain,
 // or a paragraph with events, is a <display> with the text fenced.
 func (r *renderer) paragraph(n *engine.Node) {
-	body := strings.TrimSpace(firstText(n, "content", "title"))
+	body := strings.TrimSpace(htmlText(strings.TrimSpace(text(prop(n, "content")))))
 	if body == "" && len(n.Events) == 0 {
 		return
 	}
@@ -231,7 +295,7 @@ func (r *renderer) paragraph(n *engine.Node) {
 
 // title writes a heading one level below the page's (level 1 → ##).
 func (r *renderer) title(n *engine.Node) {
-	body := strings.TrimSpace(text(prop(n, "content")))
+	body := htmlInline(strings.TrimSpace(text(prop(n, "content"))))
 	if body == "" && len(n.Events) == 0 {
 		return
 	}
@@ -246,34 +310,12 @@ func (r *renderer) title(n *engine.Node) {
 	r.display(n, body, func(t *tag) { t.raw("level", strconv.Itoa(level)) })
 }
 
-func (r *renderer) statistic(n *engine.Node) {
-	r.display(n, "", func(t *tag) {
-		if s := text(prop(n, "title")); s != "" {
-			t.attr("title", s)
-		}
-		v := prop(n, "value")
-		if jsvalue.IsUndefined(v) {
-			v = nil
-		}
-		t.value("value", v)
-		for _, k := range []string{"prefix", "suffix"} {
-			if s := text(prop(n, k)); s != "" {
-				t.attr(k, s)
-			}
-		}
-	})
-}
-
 func (r *renderer) divider(n *engine.Node) {
-	if s := strings.TrimSpace(text(prop(n, "title"))); s != "" || len(n.Events) > 0 {
+	if s := htmlInline(strings.TrimSpace(text(prop(n, "title")))); s != "" || len(n.Events) > 0 {
 		r.display(n, s)
 		return
 	}
 	r.line("---")
-}
-
-func (r *renderer) progress(n *engine.Node) {
-	r.display(n, "", func(t *tag) { t.value("percent", orNull(prop(n, "percent"))) })
 }
 
 func (r *renderer) img(n *engine.Node) {
@@ -300,9 +342,24 @@ func (r *renderer) silent(n *engine.Node) {
 
 // layout blocks (Box, Layout, …) draw only their children unless they have
 // a title or events to show.
+//
+// Box and Span show their content property (as text, in place of their
+// children) when they have one.
 func (r *renderer) layout(n *engine.Node) {
+	content := ""
+	if n.Type == "Box" || n.Type == "Span" {
+		content = strings.TrimSpace(text(prop(n, "content")))
+	}
 	if len(n.Events) == 0 && !n.Loading && titleOf(n) == "" {
+		if content != "" {
+			r.text(content)
+			return
+		}
 		r.areas(n.Areas)
+		return
+	}
+	if content != "" {
+		r.display(n, content)
 		return
 	}
 	r.container(n, "container", titleOf(n))
@@ -315,7 +372,7 @@ func (r *renderer) page(n *engine.Node) { r.container(n, "container", titleOf(n)
 // modal renders a Modal, Drawer or Sider as a container with its open
 // state and methods; its content is always shown.
 func (r *renderer) modal(n *engine.Node) {
-	r.container(n, "container", titleOf(n), func(t *tag) {
+	r.container(n, "container", htmlInline(titleOf(n)), func(t *tag) {
 		t.raw("open", strconv.FormatBool(n.Open))
 		t.list("methods", methodsOf(n.Type))
 	})
@@ -323,7 +380,7 @@ func (r *renderer) modal(n *engine.Node) {
 
 func (r *renderer) confirmModal(n *engine.Node) {
 	t := r.common("container", n)
-	if s := titleOf(n); s != "" {
+	if s := htmlInline(titleOf(n)); s != "" {
 		t.attr("title", s)
 	}
 	t.raw("open", strconv.FormatBool(n.Open))
@@ -334,67 +391,120 @@ func (r *renderer) confirmModal(n *engine.Node) {
 		}
 	}
 	r.line(t.open())
-	r.text(strings.TrimSpace(text(prop(n, "content"))))
+	if allEmpty(n.Areas) {
+		// The content property shows only when the content area is empty.
+		r.text(htmlText(strings.TrimSpace(text(prop(n, "content")))))
+	}
 	r.areas(n.Areas)
 	r.line(t.close())
 }
 
-// panels renders Tabs and Collapse: every panel with its key and title
-// (from the tabs/panels property, else the area keys), the active one
-// marked.
+// panels renders Tabs and Collapse as their components draw them: the
+// panels of the tabs/panels property, else one per area in key order (the
+// Tabs extraAreaKey area is the tab bar's extra content, not a tab), each
+// with its key and title (HTML for Collapse, shown as text). Tabs mark the
+// active tab (activeKey, else the tab switched to with onChange, else
+// defaultActiveKey, else the first); Collapse marks the open panels the
+// same way (its default is the first panel). Every panel's content is
+// shown: Lowdefy evaluates all of them.
 func (r *renderer) panels(n *engine.Node, outer, inner, listProp string) {
-	titles := map[string]string{}
-	var order []string
+	type panel struct {
+		key, title string
+		disabled   bool
+	}
+	extraKey := ""
+	if outer == "tabs" {
+		extraKey = text(prop(n, "extraAreaKey"))
+	}
+	var order []panel
 	if l, ok := prop(n, listProp).([]any); ok {
 		for _, p := range l {
 			po, _ := p.(*jsvalue.Object)
 			k := text(po.Prop("key"))
-			if k == "" {
+			if k == "" || k == extraKey {
 				continue
 			}
-			order = append(order, k)
-			titles[k] = text(po.Prop("title"))
+			title := strings.TrimSpace(text(po.Prop("title")))
+			if outer == "collapse" {
+				title = htmlInline(title) // Collapse draws panel titles as HTML
+			}
+			order = append(order, panel{key: k, title: title, disabled: jsvalue.Truthy(po.Prop("disabled"))})
+		}
+	} else {
+		var keys []string
+		for _, a := range n.Areas {
+			if a.Key != extraKey {
+				keys = append(keys, a.Key)
+			}
+		}
+		slices.Sort(keys)
+		for _, k := range keys {
+			order = append(order, panel{key: k, title: k})
 		}
 	}
 	areas := map[string]engine.Area{}
-	var extra []engine.Area
 	for _, a := range n.Areas {
 		areas[a.Key] = a
-		if len(order) > 0 && !slices.Contains(order, a.Key) {
-			extra = append(extra, a)
+	}
+	var active []string
+	activeOf := func(v any) []string {
+		var out []string
+		for _, k := range asList(v) {
+			if s := text(k); s != "" {
+				out = append(out, s)
+			}
 		}
+		return out
 	}
-	if len(order) == 0 {
-		for _, a := range n.Areas {
-			order = append(order, a.Key)
+	switch {
+	case jsvalue.Truthy(prop(n, "activeKey")):
+		active = activeOf(prop(n, "activeKey"))
+	case n.ActiveKey != nil:
+		active = activeOf(n.ActiveKey) // switched to; may be no panel
+		if active == nil {
+			active = []string{}
 		}
-	}
-	active := text(prop(n, "activeKey"))
-	if active == "" {
-		active = text(prop(n, "defaultActiveKey"))
-	}
-	if active == "" && outer == "tabs" && len(order) > 0 {
-		active = order[0]
+	case jsvalue.Truthy(prop(n, "defaultActiveKey")):
+		active = activeOf(prop(n, "defaultActiveKey"))
+	case len(order) > 0:
+		active = []string{order[0].key}
 	}
 	t := r.common(outer, n)
 	if s := text(prop(n, "title")); s != "" {
 		t.attr("title", s)
 	}
-	if active != "" {
-		t.attr("active", active)
+	if outer == "tabs" {
+		if len(active) > 0 {
+			t.attr("active", active[0])
+		}
+	} else {
+		items := make([]string, len(active))
+		for i, k := range active {
+			items[i] = jsonAttr(k)
+		}
+		t.raw("open", "["+strings.Join(items, ", ")+"]")
 	}
 	r.line(t.open())
-	for _, k := range order {
+	shown := map[string]bool{}
+	for _, p := range order {
+		shown[p.key] = true
 		pt := newTag(inner, "", "")
-		pt.attr("key", k)
-		if s := titles[k]; s != "" && s != k {
-			pt.attr("title", s)
+		pt.attr("key", p.key)
+		if p.title != "" && p.title != p.key {
+			pt.attr("title", p.title)
+		}
+		if p.disabled {
+			pt.flag("disabled")
 		}
 		r.line(pt.open())
-		r.blocks(areas[k].Blocks)
+		r.blocks(areas[p.key].Blocks)
 		r.line(pt.close())
 	}
-	r.areas(extra)
+	for _, a := range n.Areas {
+		if !shown[a.Key] {
+			r.blocks(a.Blocks)
+		}
+	}
 	r.line(t.close())
 }
 
@@ -419,8 +529,20 @@ func (r *renderer) list(n *engine.Node, title string) {
 		return
 	}
 	r.line(t.open())
+	// A TimelineList labels its items from its data property.
+	data, _ := prop(n, "data").([]any)
+	labelField := text(prop(n, "labelField"))
+	if labelField == "" {
+		labelField = "label"
+	}
 	for i, item := range n.Items {
-		r.line("[" + strconv.Itoa(i) + "]")
+		head := "[" + strconv.Itoa(i) + "]"
+		if n.Type == "TimelineList" && i < len(data) {
+			if l := strings.TrimSpace(text(getPath(data[i], labelField))); l != "" {
+				head += " " + oneLine(l)
+			}
+		}
+		r.line(head)
 		r.areas(item)
 	}
 	r.line(t.close())
@@ -439,7 +561,7 @@ func (r *renderer) descriptions(n *engine.Node) {
 			if io == nil {
 				continue
 			}
-			rows = append(rows, []string{cell(io.Prop("label")), cell(io.Prop("value"))})
+			rows = append(rows, []string{cell(htmlCell(io.Prop("label"))), cell(htmlCell(io.Prop("value")))})
 		}
 		r.markdownTable([]string{"", ""}, rows, "")
 	}
@@ -448,8 +570,8 @@ func (r *renderer) descriptions(n *engine.Node) {
 }
 
 func (r *renderer) alert(n *engine.Node) {
-	body := strings.TrimSpace(text(prop(n, "message")))
-	if d := strings.TrimSpace(text(prop(n, "description"))); d != "" {
+	body := strings.TrimSpace(htmlText(text(prop(n, "message"))))
+	if d := strings.TrimSpace(htmlText(text(prop(n, "description")))); d != "" {
 		if body != "" {
 			body += "\n"
 		}
@@ -477,13 +599,21 @@ func (r *renderer) result(n *engine.Node) {
 		if s := text(prop(n, "status")); s != "" {
 			t.attr("status", s)
 		}
-		if s := text(prop(n, "title")); s != "" {
+		if s := htmlInline(text(prop(n, "title"))); s != "" {
 			t.attr("title", s)
 		}
-		if s := text(prop(n, "subTitle")); s != "" {
+		if s := htmlInline(text(prop(n, "subTitle"))); s != "" {
 			t.attr("subTitle", s)
 		}
 	})
+}
+
+// htmlCell is a value drawn as HTML, as text when it is a string.
+func htmlCell(v any) any {
+	if s, ok := v.(string); ok {
+		return htmlInline(s)
+	}
+	return v
 }
 
 func allEmpty(areas []engine.Area) bool {

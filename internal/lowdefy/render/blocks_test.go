@@ -11,7 +11,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpbridge/mcpbridge/internal/jsvalue"
 	"github.com/mcpbridge/mcpbridge/internal/lowdefy/app"
+	"github.com/mcpbridge/mcpbridge/internal/lowdefy/blocks"
 	"github.com/mcpbridge/mcpbridge/internal/lowdefy/engine"
 	"github.com/mcpbridge/mcpbridge/internal/lowdefy/render"
 	"github.com/mcpbridge/mcpbridge/internal/lowdefy/runtime"
@@ -21,20 +23,28 @@ import (
 // some unknown ones), headlessly without a server.
 func blocksEngine(t *testing.T) *engine.Engine {
 	t.Helper()
+	return blocksEngineAs(t, nil)
+}
+
+// blocksEngineAs is blocksEngine for a signed-in user (nil: anonymous).
+func blocksEngineAs(t *testing.T, user *jsvalue.Object) *engine.Engine {
+	t.Helper()
 	a, err := app.Load(filepath.Join("testdata", "blocks"), app.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	return runtime.NewEngine(a, runtime.Options{
 		NoServer: true,
+		User:     user,
 		Now:      func() time.Time { return now },
 		Logger:   slog.New(slog.NewTextHandler(io.Discard, nil)),
 	})
 }
 
-// Every type with a render of its own appears in testdata/blocks, so its render is in a
-// golden file.
-func TestEveryRichTypeIsGolden(t *testing.T) {
+// Every built-in block type of Lowdefy v4 (the types of the block packages at 4.0.0-rc.11,
+// as internal/lowdefy/blocks lists them) and every type with a render of its own appears in
+// testdata/blocks, so its render is in a golden file.
+func TestEveryBuiltinTypeIsGolden(t *testing.T) {
 	src, err := os.ReadFile(filepath.Join("testdata", "blocks", "lowdefy.yaml"))
 	if err != nil {
 		t.Fatal(err)
@@ -43,28 +53,23 @@ func TestEveryRichTypeIsGolden(t *testing.T) {
 	for _, m := range regexp.MustCompile(`(?m)^\s*type: (\w+)`).FindAllStringSubmatch(string(src), -1) {
 		used[m[1]] = true
 	}
-	var missing []string
-	for _, typ := range render.RichTypes() {
+	want := append(blocks.Types(), render.RichTypes()...)
+	if len(blocks.Types()) != 96 {
+		t.Errorf("%d built-in types, want 96", len(blocks.Types()))
+	}
+	for _, typ := range want {
 		if !used[typ] {
-			missing = append(missing, typ)
-		}
-	}
-	if len(render.RichTypes()) < 30 {
-		t.Errorf("%d rich types, want at least 30", len(render.RichTypes()))
-	}
-	// Variants that share a render with a type in the app (the other AgGrid themes,
-	// markdown and html variants, the other skeletons) need not each be there.
-	shared := regexp.MustCompile(`^(AgGrid(Input)?(AlpineDark|BalhamDark|Balham|Material|Alpine)|MarkdownWithCode|DangerousMarkdown|DangerousHtml|Skeleton\w*|ProgressBar|Message|Notification|Span|Content|Header|Footer|Affix|Label|Tooltip|Badge|Comment|Carousel|Sider|PageTitleCard|TimelineList|AutoComplete|ParagraphInput|TitleInput|ColorSelector|RatingSlider|WeekSelector|Avatar)$`)
-	for _, typ := range missing {
-		if !shared.MatchString(typ) {
-			t.Errorf("rich type %s is not in testdata/blocks", typ)
+			t.Errorf("block type %s is not in testdata/blocks", typ)
 		}
 	}
 }
 
+// blockPages are the pages of testdata/blocks, each rendered to a golden file.
+var blockPages = []string{"inputs", "display", "containers", "charts", "more", "loading", "result_page"}
+
 func TestBlocksPages(t *testing.T) {
 	e := blocksEngine(t)
-	for _, page := range []string{"inputs", "display", "containers"} {
+	for _, page := range blockPages {
 		got := render.Page(navigate(t, e, page), render.Options{})
 		golden(t, "blocks-"+page, got)
 	}
@@ -115,7 +120,7 @@ func TestDisplay(t *testing.T) {
 		`<button id="save" loading events=[onClick]>Save</button>`,
 		`<button id="remove" disabled danger>Delete</button>`,
 		`<button id="docs" type="Anchor" href="https://docs.lowdefy.com">Docs</button>`,
-		`<display id="total" type="Statistic" title="Total" value=1234 prefix="$">`,
+		`<display id="total" type="Statistic" title="Total" value=1234>$1,234</display>`,
 		`<display id="warn" type="Alert" status="warning">`,
 		"\n---\n",
 		`<display id="named_rule" type="Divider">Part two</display>`,
@@ -130,7 +135,7 @@ func TestDisplay(t *testing.T) {
 		`| Ann | 31 | {"city":"Oslo"} |`,
 		`<table id="empty_grid" type="AgGridMaterial" rows=0></table>`,
 		`<table id="grid_input" type="AgGridInputAlpine" label="Editable" rows=0></table>`,
-		"| Note | <script>x</script> |",
+		"| Note |  |", // the script is dropped, as DOMPurify does
 	)
 	// Text that could pose as markup is fenced: the heading made of data, the multi-line
 	// paragraph, the markdown (with a fence longer than its backticks).
@@ -138,7 +143,7 @@ func TestDisplay(t *testing.T) {
 		"<display id=\"data_title\" type=\"Title\" level=1>\n```\n# injected heading\n```\n</display>",
 		"<display id=\"para_multi\" type=\"Paragraph\">\n```\nLine one\nLine two\n```\n</display>",
 		"<display id=\"md\" type=\"Markdown\">\n````markdown\n## Heading\nSome **bold** text with ```code```.\n````\n</display>",
-		"```html\n<b>bold</b>\n```",
+		"<display id=\"html\" type=\"Html\">\n```markdown\n**bold**\n```\n</display>",
 	)
 	lacks(t, got, "AiOutlineHome", "spinner", `id="icon"`, "\n# not a heading")
 }
@@ -151,12 +156,12 @@ func TestContainers(t *testing.T) {
 		"<container id=\"card\" type=\"Card\" title=\"A card\">\nInside the card.\n</container>",
 		"\nA plain box is drawn by its children only.\n",
 		"<container id=\"box_click\" type=\"Box\" events=[onClick]>\nA box with events keeps its tag.\n</container>",
-		"<tabs id=\"tabs\" type=\"Tabs\" active=\"one\">\n<tab key=\"one\" title=\"First tab\">\n<input id=\"in_tab_one\"",
+		"<tabs id=\"tabs\" type=\"Tabs\" active=\"one\" events=[onChange]>\n<tab key=\"one\" title=\"First tab\">\n<input id=\"in_tab_one\"",
 		"<tab key=\"two\" title=\"Second tab\">\nTab two.\n</tab>\n</tabs>",
-		"<collapse id=\"collapse\" type=\"Collapse\">\n<panel key=\"p1\" title=\"Panel 1\">\nIn the panel.\n</panel>\n</collapse>",
-		`<container id="modal" type="Modal" title="Edit" open=false methods=[toggleOpen, setOpen] events=[onOk]>`,
-		`<container id="drawer" type="Drawer" title="Details" open=false methods=[toggleOpen, setOpen]>`,
-		"<container id=\"confirm\" type=\"ConfirmModal\" title=\"Sure?\" open=false methods=[open] okText=\"Yes\" cancelText=\"No\" events=[onOk]>\nThis deletes it.\n</container>",
+		"<collapse id=\"collapse\" type=\"Collapse\" open=[\"p1\"] events=[onChange]>\n<panel key=\"p1\" title=\"Panel 1\">\nIn the panel.\n</panel>\n</collapse>",
+		`<container id="modal" type="Modal" title="Edit" open=false methods=[toggleOpen, setOpen] events=[onOk, onCancel]>`,
+		`<container id="drawer" type="Drawer" title="Details" open=false methods=[toggleOpen, setOpen] events=[onClose]>`,
+		"<container id=\"confirm\" type=\"ConfirmModal\" title=\"Sure?\" open=false methods=[open] okText=\"Yes\" cancelText=\"No\" events=[onOk, onCancel]>\nThis deletes it.\n</container>",
 		"<list id=\"todo\" type=\"ControlledList\" title=\"To do\" items=2 actions=[pushItem, unshiftItem, removeItem, moveItemUp, moveItemDown]>\n[0]\n<input id=\"todo.0.task\" type=\"TextInput\" label=\"Task\" value=\"Write\">\n[1]\n<input id=\"todo.1.task\" type=\"TextInput\" label=\"Task\" value=\"Test\">\n</list>",
 		`<list id="plain_list" type="List" items=0 actions=[pushItem, unshiftItem, removeItem, moveItemUp, moveItemDown]></list>`,
 		`<container id="result" type="Result" status="success" title="Done" subTitle="All saved.">`,

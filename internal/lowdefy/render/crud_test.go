@@ -82,7 +82,7 @@ func TestCrudPages(t *testing.T) {
 	}
 	got = render.Page(e.Page(), render.Options{})
 	contains(t, got, `<input id="name" type="TextInput" label="Name" placeholder="Brand Name" value="Bluebird">`,
-		`<container id="delete_modal" type="ConfirmModal" open=false methods=[open] okText="Yes" cancelText="No" events=[onOk]>`)
+		`<container id="delete_modal" type="ConfirmModal" open=false methods=[open] okText="Yes" cancelText="No" events=[onOk, onCancel]>`)
 	golden(t, "crud-edit-brand", got)
 
 	golden(t, "crud-new-brand", render.Page(navigate(t, e, "new-brand"), render.Options{}))

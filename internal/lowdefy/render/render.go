@@ -26,6 +26,7 @@
 package render
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 
@@ -95,7 +96,7 @@ func Page(p *engine.Page, opts Options) string {
 	if root == nil {
 		return ""
 	}
-	title := text(prop(root, "title"))
+	title := htmlInline(text(prop(root, "title")))
 	if title == "" {
 		title = p.ID()
 	}
@@ -123,8 +124,19 @@ func (r *renderer) root(pageID string, n *engine.Node) {
 	if n.Loading {
 		t.flag("loading")
 	}
-	if links := r.menuLinks(); links != "" && isPageLayout(n.Type) {
-		t.raw("menu", links)
+	if n.Type == "Result" {
+		// A Result page shows its status and subtitle under its title.
+		if s := text(prop(n, "status")); s != "" {
+			t.attr("status", s)
+		}
+		if s := htmlInline(text(prop(n, "subTitle"))); s != "" {
+			t.attr("subTitle", s)
+		}
+	}
+	if isPageLayout(n.Type) {
+		if links := r.menuLinks(prop(n, "menu")); links != "" {
+			t.raw("menu", links)
+		}
 	}
 	// The page's lifecycle events run on navigation; only other events are
 	// the agent's to trigger.
@@ -136,6 +148,10 @@ func (r *renderer) root(pageID string, n *engine.Node) {
 		}
 	}
 	r.line(t.open())
+	if n.Loading {
+		r.line(loadingNote)
+		return
+	}
 	r.areas(n.Areas)
 }
 
@@ -147,19 +163,33 @@ func isPageLayout(typ string) bool {
 	return false
 }
 
-// menuLinks lists the default menu's page links as [pageId:"Title", …].
-func (r *renderer) menuLinks() string {
-	var menu *jsvalue.Object
-	for _, m := range r.menus {
-		mo, _ := m.(*jsvalue.Object)
-		if mo == nil {
-			continue
+// menuLinks lists the links of the menu a page layout or Menu block shows
+// (its links property, else the menu named by menuId, else the default
+// menu, else the first) as [pageId:"Title", …], groups flattened. The
+// menus are the user's: links to pages the user may not open are gone.
+func (r *renderer) menuLinks(props any) string {
+	links, ok := propOf(props, "links").([]any)
+	if !ok {
+		menuID := text(propOf(props, "menuId"))
+		if menuID == "" {
+			menuID = "default"
 		}
-		if menu == nil || mo.Prop("menuId") == "default" {
-			menu = mo
+		var menu *jsvalue.Object
+		for _, m := range r.menus {
+			mo, _ := m.(*jsvalue.Object)
+			if mo == nil {
+				continue
+			}
+			if mo.Prop("menuId") == menuID {
+				menu = mo
+				break
+			}
+			if menu == nil {
+				menu = mo
+			}
 		}
+		links, _ = menu.Prop("links").([]any)
 	}
-	links, _ := menu.Prop("links").([]any)
 	var parts []string
 	var walk func(links []any)
 	walk = func(links []any) {
@@ -172,15 +202,20 @@ func (r *renderer) menuLinks() string {
 				walk(sub)
 				continue
 			}
-			pid, _ := lo.Prop("pageId").(string)
-			if pid == "" {
+			target := text(lo.Prop("pageId"))
+			if target == "" {
+				if u := text(lo.Prop("url")); u != "" {
+					target = jsonAttr(u)
+				}
+			}
+			if target == "" {
 				continue
 			}
-			title := text(propOf(lo.Prop("properties"), "title"))
-			if title == "" || title == pid {
-				parts = append(parts, pid)
+			title := htmlInline(text(propOf(lo.Prop("properties"), "title")))
+			if title == "" || title == target {
+				parts = append(parts, target)
 			} else {
-				parts = append(parts, pid+":"+jsonAttr(title))
+				parts = append(parts, target+":"+jsonAttr(title))
 			}
 		}
 	}
@@ -204,10 +239,27 @@ func (r *renderer) blocks(ns []*engine.Node) {
 	}
 }
 
-// block renders one block and its children, or nothing when it is hidden.
+// loadingNote stands for what a loading block does not show yet.
+const loadingNote = "(loading)"
+
+// block renders one block and its children, or nothing when it is hidden
+// (or, for a closable Alert or Tag, closed).
+//
+// Loading follows @lowdefy/client: a loading block with a skeleton is drawn
+// as its skeleton, so it shows no values; a loading container or list draws
+// its children loading (disabled, or their skeletons), so its content is
+// shown as loading rather than as the values it holds until it has loaded.
+// Other loading blocks are drawn with a loading flag.
 func (r *renderer) block(n *engine.Node) {
-	if !n.Visible {
+	if !n.Visible || n.Closed {
 		return
+	}
+	if n.Loading {
+		cat := blocks.Category(n.Category)
+		if n.Skeleton || cat == blocks.Container || cat == blocks.List {
+			r.loading(n)
+			return
+		}
 	}
 	if fn, ok := rich()[n.Type]; ok {
 		fn(r, n)
@@ -228,6 +280,25 @@ func (r *renderer) fallback(n *engine.Node) {
 	default:
 		r.display(n, firstText(n, "title", "content", "text", "label", "description"))
 	}
+}
+
+// loading renders a loading block as one line, without its values or
+// children.
+func (r *renderer) loading(n *engine.Node) {
+	name := "display"
+	switch blocks.Category(n.Category) {
+	case blocks.Input:
+		name = "input"
+	case blocks.List:
+		name = "list"
+	case blocks.Container:
+		name = "container"
+	}
+	t := r.common(name, n)
+	if s := htmlInline(titleOf(n)); s != "" {
+		t.attr("title", s)
+	}
+	r.line(t.open() + loadingNote + t.close())
 }
 
 // container renders <TAG id type …> title, children, </TAG>.
@@ -295,6 +366,7 @@ func (r *renderer) common(tagName string, n *engine.Node) *tag {
 		typ = "" // the tag says it
 	}
 	t := newTag(tagName, n.ID, typ)
+	unsupportedNote(t, n.Type)
 	if n.Loading {
 		t.flag("loading")
 	}
@@ -346,7 +418,16 @@ func (t *tag) list(k string, items []string) {
 	}
 }
 
-func (t *tag) events(n *engine.Node) { t.evs = n.Events }
+// events lists the block's declared events, then the events its
+// component's own controls raise (a Modal's onOk and onCancel, …).
+func (t *tag) events(n *engine.Node) {
+	t.evs = n.Events
+	for _, ev := range n.ComponentEvents {
+		if !slices.Contains(t.evs, ev) {
+			t.evs = append(t.evs[:len(t.evs):len(t.evs)], ev)
+		}
+	}
+}
 
 func (t *tag) open() string {
 	parts := t.parts
@@ -404,9 +485,9 @@ func firstText(n *engine.Node, keys ...string) string {
 }
 
 // titleOf is a container's title: properties.title, or header for Card-like
-// blocks.
+// blocks, shown as text when it holds HTML (most components draw it so).
 func titleOf(n *engine.Node) string {
-	return firstText(n, "title", "header")
+	return htmlInline(firstText(n, "title", "header"))
 }
 
 // labelOf is an input's label as antd inputs show it: label.title, else
@@ -416,7 +497,7 @@ func labelOf(n *engine.Node) string {
 		return ""
 	}
 	if s := text(prop(n, "label", "title")); s != "" {
-		return s
+		return htmlInline(s)
 	}
-	return text(prop(n, "title"))
+	return htmlInline(text(prop(n, "title")))
 }

@@ -69,6 +69,11 @@ func (r *renderer) table(n *engine.Node) {
 	}
 	t.raw("rows", strconv.Itoa(len(rows)))
 	validationAttrs(t, n)
+	if n.Loading {
+		// AgGrid draws its loading overlay over the rows.
+		r.line(t.open() + loadingNote + t.close())
+		return
+	}
 	if len(rows) == 0 {
 		r.line(t.open() + t.close())
 		return
