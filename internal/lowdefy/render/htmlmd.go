@@ -22,7 +22,13 @@ type hnode struct {
 	attrs    map[string]string
 	children []*hnode
 	parent   *hnode
+	depth    int // elements above it
 }
+
+// maxHTMLDepth bounds how deep the tree nests: deeper start tags are ignored and their
+// text joins the element at the bound, so converting nested markup (which may come from a
+// request's data) costs time in proportion to its length, not to its depth squared.
+const maxHTMLDepth = 64
 
 // voidTags have no content and no end tag.
 var voidTags = map[string]bool{
@@ -143,11 +149,15 @@ func parseHTML(s string) *hnode {
 			for _, c := range closedBy[name] {
 				closeTo(c, "ul", "ol", "table", "blockquote", "div", "td", "th")
 			}
-			n.parent = cur
-			cur.children = append(cur.children, n)
 			i += end + 1
+			if cur.depth >= maxHTMLDepth && !rawTextTags[name] {
+				continue // too deep: the element's text joins cur
+			}
+			n.parent = cur
+			n.depth = cur.depth + 1
+			cur.children = append(cur.children, n)
 			if rawTextTags[name] {
-				closeAt := strings.Index(strings.ToLower(s[i:]), "</"+name)
+				closeAt := indexEndTag(s[i:], name)
 				if closeAt < 0 {
 					closeAt = len(s) - i
 				}
@@ -167,6 +177,21 @@ func parseHTML(s string) *hnode {
 		}
 	}
 	return root
+}
+
+// indexEndTag returns the index of the first "</name" in s, in any case, or -1.
+func indexEndTag(s, name string) int {
+	for i := 0; ; {
+		j := strings.Index(s[i:], "</")
+		if j < 0 {
+			return -1
+		}
+		i += j
+		if len(s)-i-2 >= len(name) && strings.EqualFold(s[i+2:i+2+len(name)], name) {
+			return i
+		}
+		i += 2
+	}
 }
 
 func isLetter(c byte) bool { return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' }
