@@ -96,6 +96,7 @@ const connections = {
   ...(await import('@lowdefy/connection-knex/connections')),
   ...(await import('@lowdefy/connection-mongodb/connections')),
 };
+const { default: moment } = await import('moment');
 const metas = JSON.parse(fs.readFileSync(new URL('./block-metas.json', import.meta.url), 'utf8'));
 
 // --- build -------------------------------------------------------------------------------
@@ -468,6 +469,60 @@ async function followLinks() {
   }
 }
 
+// --- date blocks: what a person picking a date hands the component -------------------------------
+// A setValue step that gives a date block (DateSelector, DateTimeSelector, MonthSelector,
+// WeekSelector, DateRangeSelector) an ISO 8601 string is a person picking that date: the antd
+// picker hands the component's onChange a moment showing the picked wall-clock time in the
+// browser's zone (TZ; UTC for a DateTimeSelector with selectUTC, whose picker shows UTC). The
+// onChange bodies below are those of @lowdefy/blocks-antd 4.0.0-rc.11
+// (dist/blocks/<Type>/<Type>.js), with methods.setValue as block.setValue. Any other value
+// (a {"~d"} date, null) goes to block.setValue as it is.
+const DATE_BLOCKS = new Set(['DateSelector', 'DateTimeSelector', 'MonthSelector', 'WeekSelector', 'DateRangeSelector']);
+function picked(s, utcPicker) {
+  const m = utcPicker ? moment.utc(s, moment.ISO_8601, true) : moment(s, moment.ISO_8601, true);
+  if (!m.isValid()) throw new Error(`"${s}" is not an ISO 8601 date or timestamp.`);
+  // A local moment showing the wall-clock time the picker shows.
+  return moment(m.format('YYYY-MM-DDTHH:mm:ss.SSS'));
+}
+function pickDate(block, value) {
+  const properties = block.propertiesEval?.output ?? {};
+  const methods = { setValue: block.setValue };
+  const strings = (v) => type.isString(v) || (type.isArray(v) && v.every(type.isString));
+  if (!strings(value) || value === '') return false;
+  switch (block.type) {
+    case 'DateSelector': {
+      const newVal = picked(value);
+      methods.setValue(!newVal ? null : moment.utc(newVal.add(newVal.utcOffset(), 'minutes')).startOf('day').toDate());
+      return true;
+    }
+    case 'DateTimeSelector': {
+      const timeUnit = !type.isString(properties.timeFormat) ? 'minute' : properties.timeFormat === 'HH:mm:ss' ? 'second' : properties.timeFormat === 'HH' ? 'hour' : 'minute';
+      const newVal = picked(value, !!properties.selectUTC);
+      methods.setValue(!newVal ? null : moment.utc(newVal.add(properties.selectUTC ? newVal.utcOffset() : 0, 'minutes')).startOf(timeUnit).toDate());
+      return true;
+    }
+    case 'MonthSelector': {
+      const newVal = picked(value);
+      methods.setValue(!newVal ? null : moment.utc(newVal.add(newVal.utcOffset(), 'minutes')).startOf('month').toDate());
+      return true;
+    }
+    case 'WeekSelector': {
+      const newVal = picked(value);
+      methods.setValue(!newVal ? null : moment.utc(newVal.add(newVal.utcOffset(), 'minutes')).startOf('week').toDate());
+      return true;
+    }
+    case 'DateRangeSelector': {
+      const parts = type.isString(value) ? value.split('/') : value;
+      if (parts.length !== 2) throw new Error('A range is two dates.');
+      const newVal = parts.map((p) => (type.isDate(p) ? moment(p) : picked(p)));
+      methods.setValue(!newVal ? null : newVal.map((val) => moment.utc(val.add(val.utcOffset(), 'minutes')).startOf('day').toDate()));
+      return true;
+    }
+    default:
+      return false;
+  }
+}
+
 function block(blockId) {
   if (!context) throw new Error('No page: the journey must start with a navigate step.');
   const b = context._internal.RootBlocks.map[blockId];
@@ -485,7 +540,8 @@ async function runStep(step) {
   if ('setValue' in step) {
     const b = block(step.setValue);
     if (b.meta.category !== 'input') throw new Error(`Block "${step.setValue}" is not an input block.`);
-    b.setValue(serializer.deserialize(step.value));
+    const value = serializer.deserialize(step.value);
+    if (!(DATE_BLOCKS.has(b.type) && pickDate(b, value))) b.setValue(value);
     await track(b.triggerEvent({ name: 'onChange' }));
     return;
   }

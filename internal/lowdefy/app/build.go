@@ -52,6 +52,7 @@ func (b *builder) run() {
 	b.buildPages()
 	b.buildMenus()
 	b.checkTypes()
+	b.checkTimeZone()
 	if get(b.c, "global") == nil {
 		b.c.Set("global", &jsvalue.Object{})
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/mcpbridge/mcpbridge/internal/jsvalue"
 	"github.com/mcpbridge/mcpbridge/internal/lowdefy/app"
+	"github.com/mcpbridge/mcpbridge/internal/lowdefy/blocks"
 	"github.com/mcpbridge/mcpbridge/internal/lowdefy/operators"
 )
 
@@ -70,6 +71,9 @@ type Options struct {
 	Origin string
 	// Window is the browser window size (_media); 1280×800 if zero.
 	Window operators.Window
+	// TimeZone is the browser's time zone: SetValue reads a date without a zone given to a
+	// date block in it. The app's time zone (app.App.TimeZone, UTC) if nil.
+	TimeZone *time.Location
 }
 
 // Engine is one headless Lowdefy client: the `lowdefy` object of the
@@ -109,6 +113,12 @@ func New(a *app.App, opts Options) *Engine {
 	}
 	if opts.Origin == "" {
 		opts.Origin = "http://localhost:3000"
+	}
+	if opts.TimeZone == nil {
+		opts.TimeZone = a.TimeZone
+	}
+	if opts.TimeZone == nil {
+		opts.TimeZone = time.UTC
 	}
 	if opts.Window.InnerWidth == 0 {
 		opts.Window = operators.Window{InnerWidth: 1280, InnerHeight: 800}
@@ -383,9 +393,17 @@ func (e *Engine) step(ctx context.Context, fn func(p *Page) error) error {
 	return err
 }
 
+// TimeZone returns the browser's time zone (Options.TimeZone).
+func (e *Engine) TimeZone() *time.Location { return e.opts.TimeZone }
+
 // SetValue sets an input block's value as the block's component does on a
 // change: the value is coerced to the block's value type, written to state,
 // the page updated, and the block's onChange event triggered.
+//
+// A date block (DateSelector, DateTimeSelector, MonthSelector, WeekSelector,
+// DateRangeSelector) takes what a person picks in it, as an ISO 8601 string,
+// and stores what its component stores (blocks.PickDate, in the engine's time
+// zone); a value it cannot take is an error and changes nothing.
 func (e *Engine) SetValue(ctx context.Context, blockID string, value any) error {
 	return e.step(ctx, func(p *Page) error {
 		b, err := p.block(blockID)
@@ -394,6 +412,11 @@ func (e *Engine) SetValue(ctx context.Context, blockID string, value any) error 
 		}
 		if b.meta.Category != "input" {
 			return fmt.Errorf("block %q is a %s block (%s), not an input: only input blocks take a value", blockID, b.meta.Category, b.typ)
+		}
+		if blocks.DateKindOf(b.typ) != blocks.NotDate {
+			if value, err = blocks.PickDate(b.typ, b.propertiesOut, value, e.opts.TimeZone); err != nil {
+				return fmt.Errorf("block %q: %w", blockID, err)
+			}
 		}
 		p.setValue(ctx, b, deepCopy(value))
 		p.triggerEvent(ctx, b, "onChange", jsvalue.Undefined)
