@@ -284,7 +284,7 @@ func parseISO(s string) (wall, error) {
 		}
 		// ISO week 1 holds January 4th; weeks start on Monday.
 		jan4 := time.Date(year, 1, 4, 0, 0, 0, 0, time.UTC)
-		monday := jan4.AddDate(0, 0, -((int(jan4.Weekday())+6)%7))
+		monday := jan4.AddDate(0, 0, -((int(jan4.Weekday()) + 6) % 7))
 		d := monday.AddDate(0, 0, (week-1)*7+day-1)
 		if week < 1 || week > isoWeeks(year) {
 			return wall{}, fmt.Errorf("%d has no ISO week %d", year, week)
