@@ -201,8 +201,9 @@ const windowStub = {
   innerHeight: 800,
   navigator: {},
 };
-function setLocation(pageId, urlQuery) {
-  const query = type.isNone(urlQuery) ? '' : urlQueryFn.stringify(urlQuery);
+function setLocation(pageId, urlQuery, rawSearch) {
+  // rawSearch: the query of a URL opened as it is written (a navigate step "page?k=v").
+  const query = type.isString(rawSearch) ? rawSearch : type.isNone(urlQuery) ? '' : urlQueryFn.stringify(urlQuery);
   const search = query ? `?${query}` : '';
   const pathname = `/${pageId}`;
   Object.assign(windowStub.location, { pathname, search, href: `${ORIGIN}${pathname}${search}` });
@@ -432,15 +433,15 @@ async function mountBlocks(blocks) {
   }
 }
 
-async function navigate(pageId, { input, urlQuery, back } = {}) {
+async function navigate(pageId, { input, urlQuery, search, back } = {}) {
   const pageConfig = await api.getPageConfig(serverCtx, { pageId });
   if (!pageConfig) throw new Error(`Page "${pageId}" not found.`);
   stripDebounce(pageConfig);
   if (!back) {
     if (input !== undefined) lowdefy.inputs[`page:${pageId}`] = input;
-    history.push({ pageId, urlQuery });
+    history.push({ pageId, urlQuery, search });
   }
-  setLocation(pageId, urlQuery);
+  setLocation(pageId, urlQuery, search);
   lowdefy.pageId = pageId;
   context = getContext({ config: pageConfig, lowdefy });
   instrument(context);
@@ -461,7 +462,7 @@ async function followLinks() {
     if (nav.back) {
       history.pop();
       const prev = history[history.length - 1];
-      await navigate(prev.pageId, { urlQuery: prev.urlQuery, back: true });
+      await navigate(prev.pageId, { urlQuery: prev.urlQuery, search: prev.search, back: true });
     } else {
       await navigate(nav.pageId, { urlQuery: nav.urlQuery, input: lowdefy.inputs[`page:${nav.pageId}`] });
     }
@@ -534,7 +535,13 @@ async function runStep(step) {
   if (!type.isObject(step)) throw new Error('A step must be an object.');
   if ('navigate' in step) {
     if (!type.isString(step.navigate)) throw new Error('"navigate" must be a page id.');
-    await navigate(step.navigate, { input: step.input ?? {}, urlQuery: step.urlQuery });
+    // "page?k=v" opens the page as its URL would: the query is the location's search as written.
+    // As a URL: a leading "/" is the path's, and a "#fragment" is not part of the search.
+    const [pageId, ...rest] = step.navigate.split('#')[0].replace(/^\//, '').split('?');
+    const search = rest.length > 0 && rest.join('?') !== '' ? rest.join('?') : undefined;
+    // Dates ({"~d": ms}) in input and urlQuery are dates, as in the Go journey runner.
+    const urlQuery = step.urlQuery === undefined ? undefined : serializer.deserialize(step.urlQuery);
+    await navigate(pageId, { input: serializer.deserialize(step.input ?? {}), urlQuery, search });
     return;
   }
   if ('setValue' in step) {

@@ -398,3 +398,25 @@ func TestDifferentialDates(t *testing.T) {
 		})
 	}
 }
+
+// Navigation like a link against Lowdefy's engine: Link with urlQuery and input, a page
+// opened by its URL with a query string ("profile?id=42"), _url_query, _input and
+// _location.search read on the page, and Link back restoring the previous page's query.
+// Run once as a journey and once saved and restored after every step.
+func TestDifferentialNavigation(t *testing.T) {
+	dir := filepath.Join(lowdefytest.RepoRoot(t), "internal", "lowdefy", "lowdefytest", "testdata", "navigation")
+	script := lowdefytest.Journey(t, "navigation")
+	want := lowdefytest.RunOracleWith(t, dir, script, lowdefytest.OracleOptions{Now: diffNow})
+	for _, l := range want {
+		if bytes.Contains(l, []byte(`"error":"`)) {
+			t.Fatalf("the oracle failed a step: %s", l)
+		}
+	}
+	if !bytes.Contains(want[2], []byte(`"query":{"flag":null,"id":42,"name":"Ada L"}`)) {
+		t.Errorf("step 3 (profile?id=42&name=Ada%%20L&flag) of the oracle: %s", want[2])
+	}
+	compareJourney(t, want, runEngine(t, &lowdefytest.App{Dir: dir}, script, nil, newReplay(t, want)))
+	t.Run("save-restore", func(t *testing.T) {
+		compareJourney(t, want, runEngineRestoring(t, &lowdefytest.App{Dir: dir}, script, nil, newReplay(t, want), true))
+	})
+}
