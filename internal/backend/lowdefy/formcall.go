@@ -111,7 +111,8 @@ func (b *Backend) submitForm(ctx context.Context, c *backend.Call, t *genTool, i
 			continue
 		}
 		if fl.List {
-			err = e.SetState(ctx, jsvalue.ObjectOf(fl.ID, v))
+			// The items' date blocks get dates, as setValue gives them.
+			err = e.SetStateFromAgent(ctx, jsvalue.ObjectOf(fl.ID, v))
 		} else {
 			err = e.SetValue(ctx, fl.ID, v)
 		}

@@ -126,7 +126,7 @@ func settingsOf(a *app.App) (*mcpSettings, error) {
 	}
 	for k, v := range a.MCP.Range {
 		switch k {
-		case "limits":
+		case "limits", "timeZone": // read by the backend and the app loader
 		case "enabled":
 			b, ok := v.(bool)
 			if !ok {
@@ -189,7 +189,7 @@ func settingsOf(a *app.App) (*mcpSettings, error) {
 					s.resourceOrder = append(s.resourceOrder, name)
 				})
 		default:
-			bad(k, "unknown setting (there are enabled, limits, tools and resources)")
+			bad(k, "unknown setting (there are enabled, limits, timeZone, tools and resources)")
 		}
 	}
 	return s, errors.Join(errs...)

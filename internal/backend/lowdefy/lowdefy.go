@@ -139,7 +139,7 @@ func (sp *spec) Open(ctx context.Context, deps backend.Deps) (backend.Backend, e
 		cache:    newSessionCache(DefaultCachedSessions),
 	}
 	if b.toolset != ToolsetForms {
-		b.tools = sessionTools(limits)
+		b.tools = sessionTools(limits, a.TimeZone.String())
 	}
 	if b.toolset != ToolsetSession {
 		for _, t := range gen.tools {
@@ -158,7 +158,7 @@ func sessionToolNames(toolset string) []string {
 		return nil
 	}
 	var out []string
-	for _, t := range sessionTools(DefaultLimits) {
+	for _, t := range sessionTools(DefaultLimits, "UTC") {
 		out = append(out, t.Name)
 	}
 	return out
