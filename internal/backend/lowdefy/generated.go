@@ -536,5 +536,5 @@ func (b *Backend) ToolAllowed(p auth.Principal, tool string) bool {
 	if t == nil || t.pageID() == "" {
 		return true
 	}
-	return b.srv.PageAllowed(userOf(p), t.pageID())
+	return b.srv.PageAllowed(b.user(p), t.pageID())
 }

@@ -254,7 +254,7 @@ func (b *Backend) getPages(ctx context.Context, c *backend.Call) (*mcp.CallToolR
 	}
 	return b.withSession(ctx, c, in.SessionID, false, func(s *session) (*mcp.CallToolResult, error) {
 		out := []any{}
-		for _, id := range b.srv.Pages(userOf(c.Principal)) {
+		for _, id := range b.srv.Pages(b.user(c.Principal)) {
 			p := b.app.Page(id)
 			if p == nil || id == "404" {
 				continue

@@ -48,6 +48,7 @@ func (b *builder) run() {
 	if !b.buildAuth() {
 		return
 	}
+	b.checkUserFields()
 	b.buildConnections()
 	b.buildPages()
 	b.buildMenus()

@@ -98,3 +98,22 @@ func TestMCPTimeZone(t *testing.T) {
 		}
 	}
 }
+
+// auth.userFields maps _user fields from paths: a path that is not a string is a problem,
+// one outside account, profile and user a warning (it always reads nothing).
+func TestUserFieldsChecked(t *testing.T) {
+	a := mustLoad(t, map[string]string{"lowdefy.yaml": "lowdefy: 4.0.0\nauth:\n  userFields:\n    id: user.id\n    mail: email\npages:\n  - {id: a, type: Box}\n"})
+	var warned bool
+	for _, w := range a.Warnings {
+		if strings.HasPrefix(w.String(), `lowdefy.yaml:4:5: auth.userFields.mail: "email" reads nothing: userFields paths start with account, profile or user`) {
+			warned = true
+		}
+	}
+	if !warned {
+		t.Errorf("no warning for mail: email; warnings %v", a.Warnings)
+	}
+	ps := loadProblems(t, map[string]string{"lowdefy.yaml": "lowdefy: 4.0.0\nauth:\n  userFields:\n    id: 3\npages:\n  - {id: a, type: Box}\n"})
+	if len(ps) != 1 || !strings.HasPrefix(ps[0].String(), "lowdefy.yaml:4:5: auth.userFields.id: must be a path string") {
+		t.Errorf("problems %v", ps)
+	}
+}
