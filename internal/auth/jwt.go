@@ -149,7 +149,7 @@ func (v *JWTVerifier) Verify(ctx context.Context, token string, audiences []stri
 	if err := v.checkClaims(claims, audiences); err != nil {
 		return Anonymous, err
 	}
-	p := Principal{User: str(claims["sub"]), Name: str(claims["name"]), Email: str(claims["email"]), Via: "jwt", Issuer: v.Issuer}
+	p := Principal{User: str(claims["sub"]), Name: str(claims["name"]), Email: str(claims["email"]), Via: "jwt", Issuer: v.Issuer, Claims: claims}
 	if p.Name == "" {
 		p.Name = str(claims["preferred_username"])
 	}

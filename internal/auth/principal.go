@@ -24,6 +24,10 @@ type Principal struct {
 	// Issuer is the iss of the JWT the principal came from ("" for other sources): the
 	// namespace its User (the token's sub) is unique in.
 	Issuer string
+	// Claims are the verified claims of the JWT the principal came from (numbers as
+	// json.Number), nil for other sources. Backends read them (a Lowdefy app's
+	// auth.userFields maps them into _user); nothing may change them.
+	Claims map[string]any
 }
 
 // Anonymous is the principal of an unauthenticated request.

@@ -96,6 +96,7 @@ const connections = {
   ...(await import('@lowdefy/connection-knex/connections')),
   ...(await import('@lowdefy/connection-mongodb/connections')),
 };
+const { default: moment } = await import('moment');
 const metas = JSON.parse(fs.readFileSync(new URL('./block-metas.json', import.meta.url), 'utf8'));
 
 // --- build -------------------------------------------------------------------------------
@@ -200,8 +201,9 @@ const windowStub = {
   innerHeight: 800,
   navigator: {},
 };
-function setLocation(pageId, urlQuery) {
-  const query = type.isNone(urlQuery) ? '' : urlQueryFn.stringify(urlQuery);
+function setLocation(pageId, urlQuery, rawSearch) {
+  // rawSearch: the query of a URL opened as it is written (a navigate step "page?k=v").
+  const query = type.isString(rawSearch) ? rawSearch : type.isNone(urlQuery) ? '' : urlQueryFn.stringify(urlQuery);
   const search = query ? `?${query}` : '';
   const pathname = `/${pageId}`;
   Object.assign(windowStub.location, { pathname, search, href: `${ORIGIN}${pathname}${search}` });
@@ -467,15 +469,15 @@ async function mountBlocks(blocks) {
   }
 }
 
-async function navigate(pageId, { input, urlQuery, back } = {}) {
+async function navigate(pageId, { input, urlQuery, search, back } = {}) {
   const pageConfig = await api.getPageConfig(serverCtx, { pageId });
   if (!pageConfig) throw new Error(`Page "${pageId}" not found.`);
   stripDebounce(pageConfig);
   if (!back) {
     if (input !== undefined) lowdefy.inputs[`page:${pageId}`] = input;
-    history.push({ pageId, urlQuery });
+    history.push({ pageId, urlQuery, search });
   }
-  setLocation(pageId, urlQuery);
+  setLocation(pageId, urlQuery, search);
   lowdefy.pageId = pageId;
   context = getContext({ config: pageConfig, lowdefy });
   instrument(context);
@@ -496,11 +498,65 @@ async function followLinks() {
     if (nav.back) {
       history.pop();
       const prev = history[history.length - 1];
-      await navigate(prev.pageId, { urlQuery: prev.urlQuery, back: true });
+      await navigate(prev.pageId, { urlQuery: prev.urlQuery, search: prev.search, back: true });
     } else {
       await navigate(nav.pageId, { urlQuery: nav.urlQuery, input: lowdefy.inputs[`page:${nav.pageId}`] });
     }
     await drain();
+  }
+}
+
+// --- date blocks: what a person picking a date hands the component -------------------------------
+// A setValue step that gives a date block (DateSelector, DateTimeSelector, MonthSelector,
+// WeekSelector, DateRangeSelector) an ISO 8601 string is a person picking that date: the antd
+// picker hands the component's onChange a moment showing the picked wall-clock time in the
+// browser's zone (TZ; UTC for a DateTimeSelector with selectUTC, whose picker shows UTC). The
+// onChange bodies below are those of @lowdefy/blocks-antd 4.0.0-rc.11
+// (dist/blocks/<Type>/<Type>.js), with methods.setValue as block.setValue. Any other value
+// (a {"~d"} date, null) goes to block.setValue as it is.
+const DATE_BLOCKS = new Set(['DateSelector', 'DateTimeSelector', 'MonthSelector', 'WeekSelector', 'DateRangeSelector']);
+function picked(s, utcPicker) {
+  const m = utcPicker ? moment.utc(s, moment.ISO_8601, true) : moment(s, moment.ISO_8601, true);
+  if (!m.isValid()) throw new Error(`"${s}" is not an ISO 8601 date or timestamp.`);
+  // A local moment showing the wall-clock time the picker shows.
+  return moment(m.format('YYYY-MM-DDTHH:mm:ss.SSS'));
+}
+function pickDate(block, value) {
+  const properties = block.propertiesEval?.output ?? {};
+  const methods = { setValue: block.setValue };
+  const strings = (v) => type.isString(v) || (type.isArray(v) && v.every(type.isString));
+  if (!strings(value) || value === '') return false;
+  switch (block.type) {
+    case 'DateSelector': {
+      const newVal = picked(value);
+      methods.setValue(!newVal ? null : moment.utc(newVal.add(newVal.utcOffset(), 'minutes')).startOf('day').toDate());
+      return true;
+    }
+    case 'DateTimeSelector': {
+      const timeUnit = !type.isString(properties.timeFormat) ? 'minute' : properties.timeFormat === 'HH:mm:ss' ? 'second' : properties.timeFormat === 'HH' ? 'hour' : 'minute';
+      const newVal = picked(value, !!properties.selectUTC);
+      methods.setValue(!newVal ? null : moment.utc(newVal.add(properties.selectUTC ? newVal.utcOffset() : 0, 'minutes')).startOf(timeUnit).toDate());
+      return true;
+    }
+    case 'MonthSelector': {
+      const newVal = picked(value);
+      methods.setValue(!newVal ? null : moment.utc(newVal.add(newVal.utcOffset(), 'minutes')).startOf('month').toDate());
+      return true;
+    }
+    case 'WeekSelector': {
+      const newVal = picked(value);
+      methods.setValue(!newVal ? null : moment.utc(newVal.add(newVal.utcOffset(), 'minutes')).startOf('week').toDate());
+      return true;
+    }
+    case 'DateRangeSelector': {
+      const parts = type.isString(value) ? value.split('/') : value;
+      if (parts.length !== 2) throw new Error('A range is two dates.');
+      const newVal = parts.map((p) => (type.isDate(p) ? moment(p) : picked(p)));
+      methods.setValue(!newVal ? null : newVal.map((val) => moment.utc(val.add(val.utcOffset(), 'minutes')).startOf('day').toDate()));
+      return true;
+    }
+    default:
+      return false;
   }
 }
 
@@ -515,13 +571,20 @@ async function runStep(step) {
   if (!type.isObject(step)) throw new Error('A step must be an object.');
   if ('navigate' in step) {
     if (!type.isString(step.navigate)) throw new Error('"navigate" must be a page id.');
-    await navigate(step.navigate, { input: step.input ?? {}, urlQuery: step.urlQuery });
+    // "page?k=v" opens the page as its URL would: the query is the location's search as written.
+    // As a URL: a leading "/" is the path's, and a "#fragment" is not part of the search.
+    const [pageId, ...rest] = step.navigate.split('#')[0].replace(/^\//, '').split('?');
+    const search = rest.length > 0 && rest.join('?') !== '' ? rest.join('?') : undefined;
+    // Dates ({"~d": ms}) in input and urlQuery are dates, as in the Go journey runner.
+    const urlQuery = step.urlQuery === undefined ? undefined : serializer.deserialize(step.urlQuery);
+    await navigate(pageId, { input: serializer.deserialize(step.input ?? {}), urlQuery, search });
     return;
   }
   if ('setValue' in step) {
     const b = block(step.setValue);
     if (b.meta.category !== 'input') throw new Error(`Block "${step.setValue}" is not an input block.`);
-    b.setValue(serializer.deserialize(step.value));
+    const value = serializer.deserialize(step.value);
+    if (!(DATE_BLOCKS.has(b.type) && pickDate(b, value))) b.setValue(value);
     await track(b.triggerEvent({ name: 'onChange' }));
     return;
   }

@@ -2,6 +2,7 @@ package lowdefy
 
 import (
 	"container/list"
+	"encoding/json"
 	"strings"
 	"sync"
 
@@ -103,8 +104,14 @@ func (c *sessionCache) len() int {
 	return c.order.Len()
 }
 
-// principalKey identifies what of a principal an engine is made from (userOf): a call by the
-// same user with other roles, name or email gets a freshly restored engine.
+// principalKey identifies what of a principal an engine is made from (Backend.user): a call
+// by the same user with other roles, name, email or token claims gets a freshly restored
+// engine.
 func principalKey(p auth.Principal) string {
-	return strings.Join(append([]string{p.User, p.Name, p.Email}, p.Roles...), "\x00")
+	key := strings.Join(append([]string{p.User, p.Name, p.Email}, p.Roles...), "\x00")
+	if p.Claims != nil {
+		c, _ := json.Marshal(p.Claims) // keys sorted
+		key += "\x00\x00" + string(c)
+	}
+	return key
 }

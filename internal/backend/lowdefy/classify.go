@@ -97,6 +97,8 @@ type node struct {
 	dependsOn   []string
 	// items are the input blocks inside a list block's items.
 	items []*node
+	// tz is the app's time zone (date blocks' schemas name it).
+	tz string
 }
 
 func (n *node) input() bool { return n.meta.Category == blocks.Input }
@@ -403,6 +405,7 @@ func classifyPage(a *app.App, p *app.Page) *pageClass {
 		return pc
 	}
 	nodes := walkPage(p)
+	setTimeZone(nodes, a.TimeZone.String())
 	var inputs []*node
 	for _, n := range nodes {
 		if n.input() || n.listInput() {
@@ -667,6 +670,7 @@ func blockSchema(n *node) *jsvalue.Object {
 			o.Set("type", def)
 		}
 	}
+	dateNote := ""
 	switch n.meta.ValueType {
 	case "string":
 		withEnum(s, "string")
@@ -675,18 +679,14 @@ func blockSchema(n *node) *jsvalue.Object {
 	case "boolean":
 		s.Set("type", "boolean")
 	case "date":
-		s.Set("type", "string")
-		if n.typ == "DateTimeSelector" {
-			s.Set("format", "date-time")
-		} else {
-			s.Set("format", "date")
-		}
+		dateNote = dateSchema(s, n)
 	case "array":
+		if n.typ == "DateRangeSelector" {
+			dateNote = dateSchema(s, n)
+			break
+		}
 		items := jsvalue.NewObject(2)
 		switch {
-		case n.typ == "DateRangeSelector":
-			items.Set("type", "string")
-			items.Set("format", "date")
 		case strings.HasPrefix(n.typ, "AgGridInput"):
 			items.Set("type", "object")
 		default:
@@ -709,6 +709,9 @@ func blockSchema(n *node) *jsvalue.Object {
 	var notes []string
 	if d := describe(n); d != "" {
 		notes = append(notes, d)
+	}
+	if dateNote != "" {
+		notes = append(notes, dateNote)
 	}
 	if len(labels) > 0 && n.meta.Options == blocks.SuggestedOptions {
 		notes = append(notes, labels[0]+".")

@@ -221,13 +221,13 @@ pages:
 		`"order":{"type":"object","properties":{` +
 		`"qty":{"type":"number","description":"Quantity"},` +
 		`"gift":{"type":"boolean","description":"Gift wrap"},` +
-		`"when":{"type":"string","format":"date"},` +
-		`"at":{"type":"string","format":"date-time","description":"Required in some cases."},` +
+		`"when":{"type":"string","format":"date","description":"A date, YYYY-MM-DD."},` +
+		`"at":{"type":"string","format":"date-time","description":"A date and time, ISO 8601 such as 2026-03-01T09:30 (without an offset: UTC time). Required in some cases."},` +
 		`"size":{"type":"number","enum":[1,2],"description":"Values: 1=Small, 2=Large."}` +
 		`},"additionalProperties":false,"required":["qty","size"]},` +
 		`"tags":{"type":"array","items":{"type":"string","enum":["red","blue"]}},` +
 		`"city":{"type":"string","description":"City. Suggestions: Oslo, Rome; any text is accepted."},` +
-		`"span":{"type":"array","items":{"type":"string","format":"date"},"description":"From and to"},` +
+		`"span":{"type":"array","items":{"type":"string","format":"date"},"minItems":2,"maxItems":2,"description":"From and to. Two dates [start, end], each YYYY-MM-DD."},` +
 		`"phone":{"type":"object","properties":{"code":{"type":"string"},"phone":{"type":"string"}}},` +
 		`"note":{"type":"string","description":"Used only when shown; that depends on order.gift."},` +
 		`"lines":{"type":"array","items":{"type":"object","properties":{"sku":{"type":"string"},"n":{"type":"number"}},"required":["sku"],"additionalProperties":false}}` +

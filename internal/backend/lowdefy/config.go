@@ -114,6 +114,9 @@ func (sp *spec) Check(deps backend.Deps) config.Problems {
 		ps = append(ps, backend.CheckRef(deps, sec, "secrets."+name, sp.conf.Secrets[name])...)
 	}
 	if a != nil {
+		if note := adapterNote(a); note != "" {
+			ps = append(ps, sec.Warning("app", "%s", note))
+		}
 		for _, m := range unprovidedSecrets(a, sp.conf.Secrets) {
 			ps = append(ps, sec.Warning("app", "the app reads _secret %s (%s), which the server does not provide; Lowdefy runs without it but requests that need it fail: add %s: secret:%s under secrets:", m.name, m.where, m.name, m.name))
 		}

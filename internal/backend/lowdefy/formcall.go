@@ -67,7 +67,7 @@ func getPath(o *jsvalue.Object, path string) (any, bool) {
 func (b *Backend) submitForm(ctx context.Context, c *backend.Call, t *genTool, in *jsvalue.Object) (*mcp.CallToolResult, error) {
 	f := t.form
 	pid := f.Page.ID
-	if !b.srv.PageAllowed(userOf(c.Principal), pid) {
+	if !b.srv.PageAllowed(b.user(c.Principal), pid) {
 		return backend.ErrorResult("%s is not available to you: its page %s is not visible to your user (the app's auth.pages)", t.tool.Name, pid), nil
 	}
 	extra := func(name string, keys []string) (*jsvalue.Object, error) {
@@ -111,7 +111,8 @@ func (b *Backend) submitForm(ctx context.Context, c *backend.Call, t *genTool, i
 			continue
 		}
 		if fl.List {
-			err = e.SetState(ctx, jsvalue.ObjectOf(fl.ID, v))
+			// The items' date blocks get dates, as setValue gives them.
+			err = e.SetStateFromAgent(ctx, jsvalue.ObjectOf(fl.ID, v))
 		} else {
 			err = e.SetValue(ctx, fl.ID, v)
 		}
@@ -194,7 +195,7 @@ func formOutcome(t *genTool, p *engine.Page, e *engine.Engine, entry *jsvalue.Ob
 // callEndpointTool calls an API endpoint with the arguments as its payload, as the caller,
 // through the app's server side (the one CallAPI goes through).
 func (b *Backend) callEndpointTool(ctx context.Context, c *backend.Call, t *genTool, payload *jsvalue.Object) (*mcp.CallToolResult, error) {
-	res, err := b.runner.CallEndpoint(ctx, userOf(c.Principal), server.EndpointCall{EndpointID: t.endpoint, BlockID: t.tool.Name, Payload: payload})
+	res, err := b.runner.CallEndpoint(ctx, b.user(c.Principal), server.EndpointCall{EndpointID: t.endpoint, BlockID: t.tool.Name, Payload: payload})
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
@@ -223,7 +224,7 @@ func (b *Backend) callEndpointTool(ctx context.Context, c *backend.Call, t *genT
 // as a resource that does not exist.
 func (b *Backend) ReadResource(ctx context.Context, p auth.Principal, uri string) (*mcp.ReadResourceResult, error) {
 	r := b.gen.byURI[uri]
-	if r == nil || b.toolset == ToolsetSession || !b.srv.PageAllowed(userOf(p), r.page.ID) {
+	if r == nil || b.toolset == ToolsetSession || !b.srv.PageAllowed(b.user(p), r.page.ID) {
 		return nil, mcp.ResourceNotFoundError(uri)
 	}
 	e := b.newEngine(p)

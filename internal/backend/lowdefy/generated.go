@@ -126,7 +126,7 @@ func settingsOf(a *app.App) (*mcpSettings, error) {
 	}
 	for k, v := range a.MCP.Range {
 		switch k {
-		case "limits":
+		case "limits", "timeZone": // read by the backend and the app loader
 		case "enabled":
 			b, ok := v.(bool)
 			if !ok {
@@ -189,7 +189,7 @@ func settingsOf(a *app.App) (*mcpSettings, error) {
 					s.resourceOrder = append(s.resourceOrder, name)
 				})
 		default:
-			bad(k, "unknown setting (there are enabled, limits, tools and resources)")
+			bad(k, "unknown setting (there are enabled, limits, timeZone, tools and resources)")
 		}
 	}
 	return s, errors.Join(errs...)
@@ -536,5 +536,5 @@ func (b *Backend) ToolAllowed(p auth.Principal, tool string) bool {
 	if t == nil || t.pageID() == "" {
 		return true
 	}
-	return b.srv.PageAllowed(userOf(p), t.pageID())
+	return b.srv.PageAllowed(b.user(p), t.pageID())
 }

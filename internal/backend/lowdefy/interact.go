@@ -27,6 +27,7 @@ type action struct {
 	Method     string          `json:"method"`
 	Args       json.RawMessage `json:"args"`
 	PageID     string          `json:"pageId"`
+	URLQuery   json.RawMessage `json:"urlQuery"`
 	Input      json.RawMessage `json:"input"`
 	EndpointID string          `json:"endpointId"`
 	Payload    json.RawMessage `json:"payload"`
@@ -121,7 +122,8 @@ func (b *Backend) runAction(ctx context.Context, e *engine.Engine, a action, ent
 		var values *jsvalue.Object
 		if values, err = keyValues(a); err == nil {
 			if a.Type == "setState" {
-				run = func() error { return e.SetState(ctx, values) }
+				// Date blocks among the paths get dates, as setValue gives them.
+				run = func() error { return e.SetStateFromAgent(ctx, values) }
 			} else {
 				run = func() error { return e.SetGlobal(ctx, values) }
 			}
@@ -139,9 +141,11 @@ func (b *Backend) runAction(ctx context.Context, e *engine.Engine, a action, ent
 		}
 	case "navigate":
 		entry.Set("pageId", a.PageID)
-		var input *jsvalue.Object
+		var input, urlQuery *jsvalue.Object
 		if input, err = objectArg("input", a.Input); err == nil {
-			run = func() error { return e.Navigate(ctx, a.PageID, input, nil) }
+			if urlQuery, err = objectArg("urlQuery", a.URLQuery); err == nil {
+				run = func() error { return e.NavigateURL(ctx, a.PageID, input, urlQuery) }
+			}
 		}
 	case "callApi":
 		entry.Set("endpointId", a.EndpointID)

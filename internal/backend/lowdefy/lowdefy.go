@@ -16,8 +16,10 @@
 // created it; to anyone else it does not exist.
 //
 // The app's `auth.pages` rules apply to the calling principal: the engine's user (_user) is
-// built from the principal (its user id, name, email and roles), so get_pages lists, and
-// navigate opens, only the pages that user may see, and requests run as that user.
+// built from the principal (its user id, name, email and roles, a JWT's standard claims) and
+// the app's `auth.userFields` (mapping a JWT's claims or a key's user record, as Lowdefy maps
+// a provider's profile), so get_pages lists, and navigate opens, only the pages that user
+// may see, and requests run as that user.
 //
 // Limits come from the app's `mcp.limits` (maxActionsPerCall, maxSessionsPerUser,
 // sessionExpiryMinutes), defaulting to 100, 50 and 1,440 (see Limits).
@@ -101,6 +103,9 @@ func (sp *spec) Open(ctx context.Context, deps backend.Deps) (backend.Backend, e
 	for _, w := range a.Warnings {
 		log.Warn("lowdefy app warning", "problem", w.String())
 	}
+	if note := adapterNote(a); note != "" {
+		log.Warn("lowdefy app auth adapter", "note", note)
+	}
 	for _, m := range unprovidedSecrets(a, sp.conf.Secrets) {
 		// Lowdefy runs with it (the operator gives null); every request that needs it fails.
 		log.Warn("the lowdefy app reads a secret the server does not provide; requests that need it will fail",
@@ -139,7 +144,7 @@ func (sp *spec) Open(ctx context.Context, deps backend.Deps) (backend.Backend, e
 		cache:    newSessionCache(DefaultCachedSessions),
 	}
 	if b.toolset != ToolsetForms {
-		b.tools = sessionTools(limits)
+		b.tools = sessionTools(limits, a.TimeZone.String())
 	}
 	if b.toolset != ToolsetSession {
 		for _, t := range gen.tools {
@@ -158,7 +163,7 @@ func sessionToolNames(toolset string) []string {
 		return nil
 	}
 	var out []string
-	for _, t := range sessionTools(DefaultLimits) {
+	for _, t := range sessionTools(DefaultLimits, "UTC") {
 		out = append(out, t.Name)
 	}
 	return out
@@ -212,31 +217,10 @@ func (b *Backend) CallTool(ctx context.Context, c *backend.Call) (*mcp.CallToolR
 // how it authenticated (auth.Principal.Owner).
 func owner(p auth.Principal) string { return p.Owner() }
 
-// userOf is the Lowdefy user (_user, and what auth.pages rules are checked against) of a
-// principal: nil for an anonymous caller.
-func userOf(p auth.Principal) *jsvalue.Object {
-	if p.User == "" {
-		return nil
-	}
-	roles := make([]any, len(p.Roles))
-	for i, r := range p.Roles {
-		roles[i] = r
-	}
-	u := jsvalue.ObjectOf("id", p.User, "sub", p.User)
-	if p.Name != "" {
-		u.Set("name", p.Name)
-	}
-	if p.Email != "" {
-		u.Set("email", p.Email)
-	}
-	u.Set("roles", roles)
-	return u
-}
-
 // newEngine returns a fresh engine for the caller.
 func (b *Backend) newEngine(p auth.Principal) *engine.Engine {
 	return runtime.NewEngine(b.app, runtime.Options{
-		User:       userOf(p),
+		User:       b.user(p),
 		Now:        b.now,
 		Logger:     b.log,
 		HTTPClient: b.client,

@@ -20,7 +20,7 @@ var actionTypes = []string{"setValue", "triggerEvent", "setState", "setGlobal", 
 
 // sessionTools describes the work-session tools. The descriptions teach the workflow in
 // few words: the whole list is measured by TestToolListSize.
-func sessionTools(l Limits) []*mcp.Tool {
+func sessionTools(l Limits, tz string) []*mcp.Tool {
 	obj := func(props map[string]any, required ...string) map[string]any {
 		s := map[string]any{"type": "object", "properties": props, "additionalProperties": false}
 		if len(required) > 0 {
@@ -49,22 +49,24 @@ func sessionTools(l Limits) []*mcp.Tool {
 			InputSchema: obj(sid, "sessionId"),
 		},
 		{
-			Name:        "navigate",
-			Description: "Open a page. Returns it as markdown: blocks with their ids, values and events, and a log.",
-			InputSchema: obj(map[string]any{"sessionId": str, "pageId": str, "input": map[string]any{"type": "object"}}, "sessionId", "pageId"),
+			Name: "navigate",
+			Description: "Open a page as a link does: pageId may carry a URL query (profile?id=42), or give urlQuery and input as Lowdefy's Link does (the page reads them with _url_query and _input). " +
+				"Returns the page as markdown: blocks with their ids, values and events, and a log.",
+			InputSchema: obj(map[string]any{"sessionId": str, "pageId": str, "urlQuery": map[string]any{"type": "object"}, "input": map[string]any{"type": "object"}}, "sessionId", "pageId"),
 		},
 		{
 			Name: "interact",
 			Description: fmt.Sprintf("Act on the open page like a user, in order (at most %d actions): "+
 				"setValue{blockId,value}, triggerEvent{blockId,event} (a button click is onClick; runs its actions to the end), "+
-				"setState/setGlobal{key,value}, callMethod{blockId,method,args}, callApi{endpointId,payload}, navigate{pageId,input}. "+
-				"A page change skips the remaining actions; a failed action is logged and the rest run. Returns the page and a log per action.", l.MaxActionsPerCall),
+				"setState/setGlobal{key,value}, callMethod{blockId,method,args}, callApi{endpointId,payload}, navigate{pageId,urlQuery,input}. "+
+				"Date blocks take ISO 8601: \"2026-03-01\", \"2026-03-01T09:30\" (no offset: %s time), a range [start, end]; null clears. "+
+				"A page change skips the remaining actions; a failed action is logged and the rest run. Returns the page and a log per action.", l.MaxActionsPerCall, tz),
 			InputSchema: obj(map[string]any{
 				"sessionId": str,
 				"actions": map[string]any{"type": "array", "items": obj(map[string]any{
 					"type": map[string]any{"enum": actionTypes}, "blockId": str, "value": map[string]any{}, "event": str,
 					"key": str, "values": map[string]any{"type": "object"}, "method": str, "args": map[string]any{},
-					"pageId": str, "input": map[string]any{"type": "object"}, "endpointId": str, "payload": map[string]any{},
+					"pageId": str, "urlQuery": map[string]any{"type": "object"}, "input": map[string]any{"type": "object"}, "endpointId": str, "payload": map[string]any{},
 				}, "type")},
 			}, "sessionId", "actions"),
 		},
@@ -201,6 +203,7 @@ func (b *Backend) navigate(ctx context.Context, c *backend.Call) (*mcp.CallToolR
 	var in struct {
 		SessionID string          `json:"sessionId"`
 		PageID    string          `json:"pageId"`
+		URLQuery  json.RawMessage `json:"urlQuery"`
 		Input     json.RawMessage `json:"input"`
 	}
 	if err := args(c, &in); err != nil {
@@ -210,9 +213,13 @@ func (b *Backend) navigate(ctx context.Context, c *backend.Call) (*mcp.CallToolR
 	if err != nil {
 		return toolResult(nil, err)
 	}
+	urlQuery, err := objectArg("urlQuery", in.URLQuery)
+	if err != nil {
+		return toolResult(nil, err)
+	}
 	return b.withSession(ctx, c, in.SessionID, true, func(s *session) (*mcp.CallToolResult, error) {
 		entry := jsvalue.ObjectOf("action", "navigate", "pageId", in.PageID)
-		err := b.step(ctx, s.e, entry, func() error { return s.e.Navigate(ctx, in.PageID, input, nil) })
+		err := b.step(ctx, s.e, entry, func() error { return s.e.NavigateURL(ctx, in.PageID, input, urlQuery) })
 		s.audit(auditEntry{At: b.now(), Tool: "navigate", Action: auditArgs(c.Arguments), Page: pageID(s.e), OK: err == nil, Error: errText(err)})
 		if s.e.Page() == nil {
 			return nil, toolErr("%v. get_pages lists the pages you may open", err)
@@ -247,7 +254,7 @@ func (b *Backend) getPages(ctx context.Context, c *backend.Call) (*mcp.CallToolR
 	}
 	return b.withSession(ctx, c, in.SessionID, false, func(s *session) (*mcp.CallToolResult, error) {
 		out := []any{}
-		for _, id := range b.srv.Pages(userOf(c.Principal)) {
+		for _, id := range b.srv.Pages(b.user(c.Principal)) {
 			p := b.app.Page(id)
 			if p == nil || id == "404" {
 				continue

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"log/slog"
 	"path/filepath"
+	"time"
 
 	"github.com/mcpbridge/mcpbridge/internal/jsvalue"
 )
@@ -39,6 +40,10 @@ type App struct {
 	// MCP is the app's `mcp` section as written (mcpbridge's own: limits, tools,
 	// resources), or nil. Lowdefy itself has no such section; nil for LoadBuild.
 	MCP *jsvalue.Object
+	// TimeZone is the app's time zone (mcp.timeZone; UTC when the app names none): a date
+	// without a zone given to a date block is taken in it, and DateTimeSelector shows its
+	// value in it, as a browser in that zone would. Never nil after Load and LoadBuild.
+	TimeZone *time.Location
 	// Warnings are problems that do not stop the app from loading (Lowdefy warns about them).
 	Warnings []Problem
 }
@@ -242,6 +247,8 @@ func (l *loader) load() (*App, []Problem) {
 	app.Plugins = asList(get(components, "plugins"))
 	app.API = asList(get(components, "api"))
 	app.MCP = asMap(get(components, "mcp"))
+	tz, _ := get(app.MCP, "timeZone").(string)
+	app.TimeZone, _ = timeZoneOf(tz) // checked by the builder
 	return app, nil
 }
 

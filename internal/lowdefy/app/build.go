@@ -48,10 +48,12 @@ func (b *builder) run() {
 	if !b.buildAuth() {
 		return
 	}
+	b.checkUserFields()
 	b.buildConnections()
 	b.buildPages()
 	b.buildMenus()
 	b.checkTypes()
+	b.checkTimeZone()
 	if get(b.c, "global") == nil {
 		b.c.Set("global", &jsvalue.Object{})
 	}

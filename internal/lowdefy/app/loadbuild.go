@@ -10,6 +10,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/mcpbridge/mcpbridge/internal/jsvalue"
 	"github.com/mcpbridge/mcpbridge/internal/lazy"
@@ -23,7 +24,7 @@ import (
 // `{"~d": ms}` (dates) are kept as they are.
 func LoadBuild(buildDir string) (*App, error) {
 	r := &artifactReader{dir: buildDir}
-	app := &App{Dir: buildDir}
+	app := &App{Dir: buildDir, TimeZone: time.UTC}
 	app.AppConfig = asMap(r.read("app.json", true))
 	app.Auth = asMap(r.read("auth.json", true))
 	app.Config = asMap(r.read("config.json", true))

@@ -3,6 +3,7 @@ package app
 import (
 	"strings"
 	"testing"
+	"time"
 )
 
 // The app's mcp section (mcpbridge's own) is accepted, built with operators like any other
@@ -64,7 +65,7 @@ pages:
 		got = append(got, p.String())
 	}
 	want := []string{
-		`lowdefy.yaml:3:3: mcp.transport: unknown key "transport" in a settings section (allowed: enabled, limits, resources, tools)`,
+		`lowdefy.yaml:3:3: mcp.transport: unknown key "transport" in a settings section (allowed: enabled, limits, resources, timeZone, tools)`,
 		`lowdefy.yaml:5:18: mcp.tools.x.confirm: must be boolean, got number 1`,
 		`lowdefy.yaml:5:21: mcp.tools.x.nope: unknown key "nope" in a tool override (allowed: confirm, description, enabled)`,
 		`lowdefy.yaml:7:43: api[0].mcp.toolname: unknown key "toolname" in an endpoint mcp annotation (allowed: description, exclude, inputSchema, toolName)`,
@@ -72,5 +73,47 @@ pages:
 	}
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("problems:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+// mcp.timeZone names the app's time zone (UTC when absent); a name that is not an IANA zone
+// is a problem at its place, as is Local (the gateway machine's zone is not the app's).
+func TestMCPTimeZone(t *testing.T) {
+	a := mustLoad(t, map[string]string{"lowdefy.yaml": "lowdefy: 4.0.0\nmcp:\n  timeZone: Europe/Paris\npages:\n  - {id: a, type: Box}\n"})
+	if a.TimeZone == nil || a.TimeZone.String() != "Europe/Paris" {
+		t.Fatalf("TimeZone = %v, want Europe/Paris", a.TimeZone)
+	}
+	b := mustLoad(t, map[string]string{"lowdefy.yaml": "lowdefy: 4.0.0\npages:\n  - {id: a, type: Box}\n"})
+	if b.TimeZone != time.UTC {
+		t.Fatalf("TimeZone without mcp.timeZone = %v, want UTC", b.TimeZone)
+	}
+	for _, c := range []struct{ zone, want string }{
+		{"Mars/Olympus", `lowdefy.yaml:3:3: mcp.timeZone: time zone "Mars/Olympus" is not an IANA time zone name such as UTC, Europe/Paris or America/New_York`},
+		{"Local", `lowdefy.yaml:3:3: mcp.timeZone: time zone "Local" is not an IANA time zone name`},
+		{"3", `lowdefy.yaml:3:13: mcp.timeZone: must be string, got number 3`},
+	} {
+		ps := loadProblems(t, map[string]string{"lowdefy.yaml": "lowdefy: 4.0.0\nmcp:\n  timeZone: " + c.zone + "\npages:\n  - {id: a, type: Box}\n"})
+		if len(ps) != 1 || !strings.HasPrefix(ps[0].String(), c.want) {
+			t.Errorf("timeZone %s: problems %v\nwant one starting %q", c.zone, ps, c.want)
+		}
+	}
+}
+
+// auth.userFields maps _user fields from paths: a path that is not a string is a problem,
+// one outside account, profile and user a warning (it always reads nothing).
+func TestUserFieldsChecked(t *testing.T) {
+	a := mustLoad(t, map[string]string{"lowdefy.yaml": "lowdefy: 4.0.0\nauth:\n  userFields:\n    id: user.id\n    mail: email\npages:\n  - {id: a, type: Box}\n"})
+	var warned bool
+	for _, w := range a.Warnings {
+		if strings.HasPrefix(w.String(), `lowdefy.yaml:4:5: auth.userFields.mail: "email" reads nothing: userFields paths start with account, profile or user`) {
+			warned = true
+		}
+	}
+	if !warned {
+		t.Errorf("no warning for mail: email; warnings %v", a.Warnings)
+	}
+	ps := loadProblems(t, map[string]string{"lowdefy.yaml": "lowdefy: 4.0.0\nauth:\n  userFields:\n    id: 3\npages:\n  - {id: a, type: Box}\n"})
+	if len(ps) != 1 || !strings.HasPrefix(ps[0].String(), "lowdefy.yaml:4:5: auth.userFields.id: must be a path string") {
+		t.Errorf("problems %v", ps)
 	}
 }

@@ -133,8 +133,9 @@ var appSchema = lazy.Value[*schema]{New: func() *schema {
 	// mcpbridge's own section: the limits of work sessions and the generated tools and
 	// resources (see docs/lowdefy-mcp.md).
 	mcpSection := obj("settings section", true, nil, map[string]*schema{
-		"enabled": boolValue,
-		"limits":  objValue,
+		"enabled":  boolValue,
+		"limits":   objValue,
+		"timeZone": strValue,
 		"tools": {types: []kind{kindMap}, what: "map of tool name to override", values: obj("tool override", true, nil, map[string]*schema{
 			"description": strValue, "enabled": boolValue, "confirm": boolValue,
 		})},

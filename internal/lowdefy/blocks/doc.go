@@ -8,6 +8,11 @@
 // plugin-aws at 4.0.0-rc.11). The headless engine reads only these metas, never
 // a component, exactly as Lowdefy's engine does.
 //
+// Date blocks: PickDate turns an ISO 8601 date or timestamp into what a date
+// block's component stores when a person picks it (read from the components'
+// onChange in blocks-antd 4.0.0-rc.11), and DateKind says how each shows its
+// value. Lowdefy has no TimeSelector block.
+//
 // Categories are those of Lowdefy v4: container, display, input and list.
 // There is no "context" category in v4 (pages are containers).
 //

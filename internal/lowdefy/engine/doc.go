@@ -9,9 +9,13 @@
 // reused on return as getContext memoises them) and the current page.
 // Navigate opens a page like a Link action and runs its lifecycle: onInit
 // (once per context, then the state is frozen for Reset), onInitAsync
-// (once), then onMount and onMountAsync of the rendered blocks. SetValue,
-// Trigger, CallMethod and SetState are what a user (or agent) does on the
-// page. Save and Restore move the engine's plain data through JSON.
+// (once), then onMount and onMountAsync of the rendered blocks; NavigateURL
+// also opens "page?query" as its URL would. SetValue, Trigger, CallMethod and
+// SetState are what a user (or agent) does on the page; SetValue gives a date
+// block what its component stores for a picked date (an ISO 8601 string, in
+// Options.TimeZone: blocks.PickDate), and SetStateFromAgent is SetState that
+// does the same for the date blocks it reaches. Save and Restore move the
+// engine's plain data through JSON.
 //
 // What runs as in Lowdefy: Blocks.js (areas, list blocks with one set of
 // sub-areas per item, `$` index substitution, pushItem, unshiftItem,
@@ -67,7 +71,8 @@
 //   - Link: pageId and home links set the input and navigate after the
 //     current step (the rest of the action chain still runs on the old page,
 //     as router.push does); newTab, url and href links are only recorded;
-//     back goes to the previous page of the engine's history.
+//     back goes to the previous page of the engine's history, with its URL
+//     query.
 //   - Browser-only actions (ScrollTo, SetFocus, CopyToClipboard,
 //     GeolocationCurrentPosition) do nothing and log a warning entry
 //     {"type":"warning","action":T,"message":"T is a browser-only action; it

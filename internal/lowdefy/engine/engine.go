@@ -10,6 +10,7 @@ import (
 
 	"github.com/mcpbridge/mcpbridge/internal/jsvalue"
 	"github.com/mcpbridge/mcpbridge/internal/lowdefy/app"
+	"github.com/mcpbridge/mcpbridge/internal/lowdefy/blocks"
 	"github.com/mcpbridge/mcpbridge/internal/lowdefy/operators"
 )
 
@@ -70,6 +71,9 @@ type Options struct {
 	Origin string
 	// Window is the browser window size (_media); 1280×800 if zero.
 	Window operators.Window
+	// TimeZone is the browser's time zone: SetValue reads a date without a zone given to a
+	// date block in it. The app's time zone (app.App.TimeZone, UTC) if nil.
+	TimeZone *time.Location
 }
 
 // Engine is one headless Lowdefy client: the `lowdefy` object of the
@@ -84,8 +88,10 @@ type Engine struct {
 	pages  map[string]*Page
 	cur    *Page
 	// visited lists page ids in the order first visited; history is the
-	// navigation stack for Link back.
+	// navigation stack for Link back, historySearch the URL query (search) of
+	// each of its entries.
 	visited, history []string
+	historySearch    []string
 	urlQuery         *jsvalue.Object // as linked (before stringify)
 	search           string          // window.location.search without "?"
 	apiResponses     *jsvalue.Object
@@ -97,7 +103,10 @@ type Engine struct {
 type navigation struct {
 	pageID   string
 	urlQuery any
-	back     bool
+	// search, when set, is the URL query as a URL gives it (without "?"): it is used as
+	// it is instead of stringifying urlQuery.
+	search *string
+	back   bool
 }
 
 // New returns an engine for a loaded app. No page is open until Navigate.
@@ -110,6 +119,12 @@ func New(a *app.App, opts Options) *Engine {
 	}
 	if opts.Origin == "" {
 		opts.Origin = "http://localhost:3000"
+	}
+	if opts.TimeZone == nil {
+		opts.TimeZone = a.TimeZone
+	}
+	if opts.TimeZone == nil {
+		opts.TimeZone = time.UTC
 	}
 	if opts.Window.InnerWidth == 0 {
 		opts.Window = operators.Window{InnerWidth: 1280, InnerHeight: 800}
@@ -341,6 +356,40 @@ func (e *Engine) Navigate(ctx context.Context, pageID string, input *jsvalue.Obj
 	return e.settle(ctx)
 }
 
+// NavigateURL opens a page the way opening its URL does: target is the page id with
+// an optional query string ("profile?id=42", a leading "/" and a "#fragment" are
+// ignored), and the query becomes window.location.search as it is written, so that
+// _url_query reads {id: 42} as in a browser. input is the page's input as for Navigate;
+// urlQuery, as a Link action gives it, may be used instead of a query string in target
+// (not with one).
+func (e *Engine) NavigateURL(ctx context.Context, target string, input, urlQuery *jsvalue.Object) error {
+	if i := strings.IndexByte(target, '#'); i >= 0 {
+		target = target[:i]
+	}
+	pageID, search, hasQuery := strings.Cut(target, "?")
+	pageID = strings.TrimPrefix(pageID, "/")
+	if base, _ := e.app.Config.Prop("basePath").(string); base != "" {
+		if rest, ok := strings.CutPrefix(pageID, strings.TrimPrefix(base, "/")+"/"); ok {
+			pageID = rest
+		}
+	}
+	if !hasQuery || search == "" {
+		return e.Navigate(ctx, pageID, input, urlQuery)
+	}
+	if urlQuery != nil {
+		return fmt.Errorf("give the URL query either in the page id (%q) or as urlQuery, not both", target)
+	}
+	if cfg := e.app.Page(pageID); cfg == nil || !e.authorized(cfg) {
+		return fmt.Errorf("page %q not found (or not visible to this user)", pageID)
+	}
+	if input == nil {
+		input = jsvalue.NewObject(0)
+	}
+	e.inputs[pageID] = input
+	e.pending = &navigation{pageID: pageID, search: &search}
+	return e.settle(ctx)
+}
+
 // settle performs pending navigations (at most 20 in a row, as a guard
 // against pages that link to themselves on mount).
 func (e *Engine) settle(ctx context.Context) error {
@@ -366,6 +415,13 @@ func (e *Engine) open(ctx context.Context, nav *navigation) error {
 		}
 		e.history = e.history[:len(e.history)-1]
 		id = e.history[len(e.history)-1]
+		// The browser's back restores the URL, query included.
+		if n := len(e.history); len(e.historySearch) == n+1 {
+			e.historySearch = e.historySearch[:n]
+			e.urlQuery, e.search = nil, e.historySearch[n-1]
+		}
+	} else if nav.search != nil {
+		e.urlQuery, e.search = nil, *nav.search
 	} else {
 		e.setURLQuery(nav.urlQuery)
 	}
@@ -374,7 +430,12 @@ func (e *Engine) open(ctx context.Context, nav *navigation) error {
 		return err
 	}
 	if !nav.back {
+		if len(e.historySearch) != len(e.history) {
+			// A snapshot saved before queries were kept: no query is known.
+			e.historySearch = make([]string, len(e.history))
+		}
 		e.history = append(e.history, cfg.ID)
+		e.historySearch = append(e.historySearch, e.search)
 	}
 	p := e.pages[cfg.ID]
 	if p == nil {
@@ -444,9 +505,17 @@ func (e *Engine) step(ctx context.Context, fn func(p *Page) error) error {
 	return err
 }
 
+// TimeZone returns the browser's time zone (Options.TimeZone).
+func (e *Engine) TimeZone() *time.Location { return e.opts.TimeZone }
+
 // SetValue sets an input block's value as the block's component does on a
 // change: the value is coerced to the block's value type, written to state,
 // the page updated, and the block's onChange event triggered.
+//
+// A date block (DateSelector, DateTimeSelector, MonthSelector, WeekSelector,
+// DateRangeSelector) takes what a person picks in it, as an ISO 8601 string,
+// and stores what its component stores (blocks.PickDate, in the engine's time
+// zone); a value it cannot take is an error and changes nothing.
 func (e *Engine) SetValue(ctx context.Context, blockID string, value any) error {
 	return e.step(ctx, func(p *Page) error {
 		b, err := p.block(blockID)
@@ -455,6 +524,11 @@ func (e *Engine) SetValue(ctx context.Context, blockID string, value any) error 
 		}
 		if b.meta.Category != "input" {
 			return fmt.Errorf("block %q is a %s block (%s), not an input: only input blocks take a value", blockID, b.meta.Category, b.typ)
+		}
+		if blocks.DateKindOf(b.typ) != blocks.NotDate {
+			if value, err = blocks.PickDate(b.typ, b.propertiesOut, value, e.opts.TimeZone); err != nil {
+				return fmt.Errorf("block %q: %w", blockID, err)
+			}
 		}
 		p.setValue(ctx, b, deepCopy(value))
 		p.triggerEvent(ctx, b, "onChange", jsvalue.Undefined)

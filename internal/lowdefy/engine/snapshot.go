@@ -16,15 +16,18 @@ import (
 // fresh engine for the same app. It marshals to JSON with encoding/json;
 // values are Lowdefy-serialized (dates as {"~d": ms}, key order kept).
 type Snapshot struct {
-	CurrentPage  string                  `json:"currentPage"`
-	Visited      []string                `json:"visited"`
-	History      []string                `json:"history"`
-	Global       json.RawMessage         `json:"global"`
-	Inputs       json.RawMessage         `json:"inputs"`
-	URLQuery     string                  `json:"urlQuery"`
-	APIResponses json.RawMessage         `json:"apiResponses"`
-	Journal      json.RawMessage         `json:"journal"`
-	Pages        map[string]PageSnapshot `json:"pages"`
+	CurrentPage string   `json:"currentPage"`
+	Visited     []string `json:"visited"`
+	History     []string `json:"history"`
+	// HistoryQueries is the URL query of each history entry, for Link back (absent in
+	// snapshots saved before it was kept).
+	HistoryQueries []string                `json:"historyQueries,omitempty"`
+	Global         json.RawMessage         `json:"global"`
+	Inputs         json.RawMessage         `json:"inputs"`
+	URLQuery       string                  `json:"urlQuery"`
+	APIResponses   json.RawMessage         `json:"apiResponses"`
+	Journal        json.RawMessage         `json:"journal"`
+	Pages          map[string]PageSnapshot `json:"pages"`
 }
 
 // PageSnapshot is one page context's plain data.
@@ -55,10 +58,11 @@ func marshal(v any) (json.RawMessage, error) {
 // Save extracts the engine's plain data.
 func (e *Engine) Save() (*Snapshot, error) {
 	s := &Snapshot{
-		Visited:  append([]string{}, e.visited...),
-		History:  append([]string{}, e.history...),
-		URLQuery: e.search,
-		Pages:    map[string]PageSnapshot{},
+		Visited:        append([]string{}, e.visited...),
+		History:        append([]string{}, e.history...),
+		HistoryQueries: append([]string(nil), e.historySearch...),
+		URLQuery:       e.search,
+		Pages:          map[string]PageSnapshot{},
 	}
 	if e.cur != nil {
 		s.CurrentPage = e.cur.id
@@ -200,6 +204,10 @@ func (e *Engine) Restore(ctx context.Context, s *Snapshot) error {
 	}
 	e.visited = append([]string(nil), s.Visited...)
 	e.history = append([]string(nil), s.History...)
+	e.historySearch = nil
+	if len(s.HistoryQueries) == len(s.History) {
+		e.historySearch = append([]string(nil), s.HistoryQueries...)
+	}
 	e.search = s.URLQuery
 	e.urlQuery = nil
 	e.pending = nil
@@ -313,6 +321,10 @@ func (s *Snapshot) AppendJSON(dst []byte) []byte {
 	dst = appendStrings(dst, s.Visited)
 	dst = append(dst, `,"history":`...)
 	dst = appendStrings(dst, s.History)
+	if len(s.HistoryQueries) > 0 {
+		dst = append(dst, `,"historyQueries":`...)
+		dst = appendStrings(dst, s.HistoryQueries)
+	}
 	dst = append(dst, `,"global":`...)
 	dst = appendRaw(dst, s.Global)
 	dst = append(dst, `,"inputs":`...)

@@ -1,6 +1,10 @@
 package engine
 
-import "github.com/mcpbridge/mcpbridge/internal/jsvalue"
+import (
+	"time"
+
+	"github.com/mcpbridge/mcpbridge/internal/jsvalue"
+)
 
 // Node is one block instance as a renderer sees it: the block tree of a page
 // with each block's evaluated properties, value, visibility, declared events,
@@ -129,3 +133,6 @@ func (b *block) areasOf(s *blockSet) []Area {
 	}
 	return out
 }
+
+// TimeZone returns the browser's time zone, in which DateTimeSelector shows its value.
+func (p *Page) TimeZone() *time.Location { return p.e.opts.TimeZone }

@@ -18,7 +18,8 @@
 //
 // navigate behaves like a Link action to the page: the page's input becomes
 // the given input (an empty object when absent) and the URL query the given
-// one (none when absent).
+// one (none when absent). A page id with a query string ("profile?id=42")
+// opens the page as its URL would (engine.NavigateURL).
 package journey
 
 import (
@@ -110,7 +111,7 @@ func RunStep(ctx context.Context, e *engine.Engine, s Step) error {
 	}
 	switch {
 	case s.Has("navigate"):
-		return e.Navigate(ctx, s.Prop("navigate").(string), obj("input"), obj("urlQuery"))
+		return e.NavigateURL(ctx, s.Prop("navigate").(string), obj("input"), obj("urlQuery"))
 	case s.Has("setValue"):
 		v := s.Prop("value")
 		return e.SetValue(ctx, s.Prop("setValue").(string), v)

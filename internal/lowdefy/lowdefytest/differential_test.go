@@ -393,3 +393,61 @@ func randomIDs(lines []json.RawMessage) []json.RawMessage {
 	}
 	return out
 }
+
+// The date blocks against Lowdefy's own: the journey gives each date block ISO 8601
+// strings (dates, timestamps with and without offsets, months, ISO weeks, ranges), Lowdefy's
+// stored form and values it cannot take. The oracle runs the blocks' own onChange
+// (@lowdefy/blocks-antd 4.0.0-rc.11) on what the picker hands it, in the browser's zone TZ;
+// the Go engine runs the same app with mcp.timeZone naming that zone. The state after each
+// step must agree — in UTC, west of it across both DST changes, and at a half-hour offset.
+func TestDifferentialDates(t *testing.T) {
+	dir := filepath.Join(lowdefytest.RepoRoot(t), "internal", "lowdefy", "lowdefytest", "testdata", "dates")
+	script := lowdefytest.Journey(t, "dates")
+	for _, zone := range []string{"UTC", "America/New_York", "Asia/Kolkata"} {
+		t.Run(strings.ReplaceAll(zone, "/", "_"), func(t *testing.T) {
+			want := lowdefytest.RunOracleWith(t, dir, script, lowdefytest.OracleOptions{Now: diffNow, Env: []string{"TZ=" + zone}})
+			goDir := t.TempDir()
+			yaml := string(mustRead(t, filepath.Join(dir, "lowdefy.yaml"))) + "mcp:\n  timeZone: " + zone + "\n"
+			if err := os.WriteFile(filepath.Join(goDir, "lowdefy.yaml"), []byte(yaml), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			got := runEngine(t, &lowdefytest.App{Dir: goDir}, script, nil, newReplay(t, want))
+			compareJourney(t, want, got)
+			// The journey is not vacuous: the last line holds a date in every date block that
+			// was not cleared.
+			var last struct {
+				State map[string]any `json:"state"`
+			}
+			if err := json.Unmarshal(want[len(want)-1], &last); err != nil {
+				t.Fatal(err)
+			}
+			for _, id := range []string{"stamp", "stamp_utc", "stamp_seconds", "stamp_hour", "month", "week", "copied"} {
+				if d, ok := last.State[id].(map[string]any); !ok || d["~d"] == nil {
+					t.Errorf("oracle state.%s = %v, want a date", id, last.State[id])
+				}
+			}
+		})
+	}
+}
+
+// Navigation like a link against Lowdefy's engine: Link with urlQuery and input, a page
+// opened by its URL with a query string ("profile?id=42"), _url_query, _input and
+// _location.search read on the page, and Link back restoring the previous page's query.
+// Run once as a journey and once saved and restored after every step.
+func TestDifferentialNavigation(t *testing.T) {
+	dir := filepath.Join(lowdefytest.RepoRoot(t), "internal", "lowdefy", "lowdefytest", "testdata", "navigation")
+	script := lowdefytest.Journey(t, "navigation")
+	want := lowdefytest.RunOracleWith(t, dir, script, lowdefytest.OracleOptions{Now: diffNow})
+	for _, l := range want {
+		if bytes.Contains(l, []byte(`"error":"`)) {
+			t.Fatalf("the oracle failed a step: %s", l)
+		}
+	}
+	if !bytes.Contains(want[2], []byte(`"query":{"flag":null,"id":42,"name":"Ada L"}`)) {
+		t.Errorf("step 3 (profile?id=42&name=Ada%%20L&flag) of the oracle: %s", want[2])
+	}
+	compareJourney(t, want, runEngine(t, &lowdefytest.App{Dir: dir}, script, nil, newReplay(t, want)))
+	t.Run("save-restore", func(t *testing.T) {
+		compareJourney(t, want, runEngineRestoring(t, &lowdefytest.App{Dir: dir}, script, nil, newReplay(t, want), true))
+	})
+}

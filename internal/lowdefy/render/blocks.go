@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"github.com/mcpbridge/mcpbridge/internal/jsvalue"
+	"github.com/mcpbridge/mcpbridge/internal/lowdefy/blocks"
 	"github.com/mcpbridge/mcpbridge/internal/lowdefy/engine"
 )
 
@@ -114,7 +115,9 @@ func (r *renderer) input(n *engine.Node, extra func(*tag, *engine.Node)) {
 	if extra != nil {
 		extra(t, n)
 	}
-	if n.Type == "PasswordInput" {
+	if k := blocks.DateKindOf(n.Type); k != blocks.NotDate {
+		r.dateValue(t, n, k)
+	} else if n.Type == "PasswordInput" {
 		if s, _ := n.Value.(string); s != "" {
 			t.raw("value", `"(`+strconv.Itoa(len([]rune(s)))+` characters, hidden)"`)
 		} else {

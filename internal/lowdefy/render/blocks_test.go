@@ -90,7 +90,7 @@ func TestInputs(t *testing.T) {
 		`options=["red":"Red", "green":"Green", "blue":"Blue"(disabled)] value="green"`,
 		`<input id="tags" type="MultipleSelector" label="Tags" options=["a", "b", "c"] value=["a","c"]>`,
 		`options=[1:"Low", 2:"High"]`,
-		`<input id="when" type="DateSelector" label="Date" format="YYYY-MM-DD" value="2024-03-01T00:00:00.000Z">`,
+		`<input id="when" type="DateSelector" label="Date" format="YYYY-MM-DD" value="2024-03-01" iso="2024-03-01T00:00:00.000Z">`,
 		`<display id="custom_input" type="ShinyCustomInput">A custom type without areas runs as a display block</display>`,
 		`<input id="phone" type="PhoneNumberInput" label="Phone" value=`,
 	)

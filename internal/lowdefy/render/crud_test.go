@@ -2,6 +2,7 @@ package render_test
 
 import (
 	"context"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -98,4 +99,24 @@ func TestCrudPages(t *testing.T) {
 	got = render.Page(e.Page(), render.Options{})
 	contains(t, got, `<container id="edit_product_drawer" type="Drawer"`, "open=true")
 	golden(t, "crud-products-edit-open", got)
+}
+
+// A brand's edit page opened by its shared link (the URL the brands page's row click
+// opens: edit-brand?brand_id={"_oid": …}) loads that brand, as a browser opening the link
+// does; the same page opened without the query finds none.
+func TestCrudEditBrandByLink(t *testing.T) {
+	ctx := context.Background()
+	a := crudApp(t)
+	e := appEngine(t, a)
+	link := "edit-brand?brand_id=" + url.QueryEscape(`{"_oid":"650000000000000000000001"}`)
+	must(t, e.NavigateURL(ctx, link, nil, nil))
+	got := render.Page(e.Page(), render.Options{})
+	contains(t, got, `<input id="name" type="TextInput" label="Name" placeholder="Brand Name" value="Northwind">`)
+	if q := e.URLQuery().String(); q != `{"brand_id":{"_oid":"650000000000000000000001"}}` {
+		t.Errorf("_url_query = %s", q)
+	}
+
+	other := appEngine(t, a)
+	must(t, other.NavigateURL(ctx, "edit-brand", nil, nil))
+	lacks(t, render.Page(other.Page(), render.Options{}), "Northwind")
 }

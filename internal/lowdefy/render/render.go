@@ -29,6 +29,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/mcpbridge/mcpbridge/internal/jsvalue"
 	"github.com/mcpbridge/mcpbridge/internal/lowdefy/blocks"
@@ -91,7 +92,7 @@ func Page(p *engine.Page, opts Options) string {
 	if p == nil {
 		return ""
 	}
-	r := &renderer{opts: opts, menus: p.Menus()}
+	r := &renderer{opts: opts, menus: p.Menus(), tz: p.TimeZone()}
 	root := p.Tree()
 	if root == nil {
 		return ""
@@ -110,6 +111,7 @@ type renderer struct {
 	b     strings.Builder
 	opts  Options
 	menus []any
+	tz    *time.Location // the browser's time zone (DateTimeSelector values)
 }
 
 func (r *renderer) line(s string) {
