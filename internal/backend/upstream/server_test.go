@@ -53,6 +53,7 @@ func runTestServer(mode string) {
 	}
 	srv := mcp.NewServer(&mcp.Implementation{Name: "upstream-test", Version: "1"}, opts)
 	addTools(srv)
+	addDirectAskers(srv)
 	if hostile {
 		addHostile(srv)
 	}
