@@ -30,7 +30,7 @@ import (
 // continuation, which only it holds), and must be taken up by the principal that started
 // it, with the same method and name. Since a legacy upstream's requests say nothing of
 // which call they belong to, a stateless caller's request on a legacy upstream runs on an
-// upstream session no other request of its is running on (see upstream.statelessKey): a
+// upstream session no other request of its is running on (see upstream.connFor): a
 // parked request another caller abandoned holds up nothing but its own session. A parked
 // request lives in this process (a retry must reach the same replica) for at most the
 // server's timeout.
@@ -248,15 +248,17 @@ func (b *Backend) take(id string, u *upstream, owner, method, name string) *park
 	return p
 }
 
-// errNotParked is the answer to a retry whose requestState names no parked request.
-var errNotParked = &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "the requestState names no request waiting for input (it expired, was already answered, or belongs to another tool or prompt); send the request again without it"}
+// notParked is the answer to a retry whose requestState names no parked request.
+func notParked() error {
+	return &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "the requestState names no request waiting for input (it expired, was already answered, or belongs to another tool or prompt); send the request again without it"}
+}
 
-// resume takes up a parked request with the answers of the client's retry, or returns
-// errNotParked.
+// resume takes up a parked request with the answers of the client's retry, or fails
+// with notParked.
 func (b *Backend) resume(ctx context.Context, u *upstream, w who, method, name, id string, responses mcp.InputResponseMap) (*parked, outcome, error) {
 	p := b.take(id, u, w.owner, method, name)
 	if p == nil {
-		return nil, outcome{}, errNotParked
+		return nil, outcome{}, notParked()
 	}
 	p.c.moveTo(p.f, ctx, w.sess, w.caps())
 	p.answer(responses)

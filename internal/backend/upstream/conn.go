@@ -360,7 +360,12 @@ func (c *conn) caller() (*target, string) {
 	id := c.calls[0].sess.ID()
 	for _, f := range c.calls[1:] {
 		if id == "" || f.sess.ID() != id {
-			return nil, "calls of several clients are running on this shared upstream session, so mcpbridge cannot tell which client to ask; use isolation: per-session"
+			if c.key == "" || c.key == sharedLegacyKey {
+				return nil, "calls of several clients are running on this shared upstream session, so mcpbridge cannot tell which client to ask; use isolation: per-session"
+			}
+			// Stateless calls share a session only when it speaks 2026-07-28 (see connFor),
+			// where input is asked for in results.
+			return nil, "several stateless (2026-07-28) calls are running on this upstream session, which speaks 2026-07-28, so mcpbridge cannot tell which to ask; the upstream should ask for input in its result (input_required), not with a request"
 		}
 	}
 	return c.calls[len(c.calls)-1].target(), ""
