@@ -107,7 +107,9 @@ type PromptRequest struct {
 // Session is a handle on the caller's MCP session, for a backend that forwards what an
 // upstream asks: progress and log notifications, and requests back to the client.
 type Session interface {
-	// ID is the MCP session id ("" for a stateless request).
+	// ID is the MCP session id: "" for a stateless (2026-07-28) request, and for a legacy
+	// session whose transport has none (HTTP+SSE, stdio) one the gateway gives it, so a
+	// non-empty ID always means a client that can be sent requests in the middle of a call.
 	ID() string
 	// Progress reports progress of the running call; it does nothing when the client
 	// asked for none. total is 0 when unknown.

@@ -217,16 +217,20 @@ func (g *Gateway) newEntry(name, title, instructions string) *Entry {
 		// A configured file resource that changes is announced to its subscribers.
 		SubscribeHandler:   g.subscribe(e),
 		UnsubscribeHandler: g.unsubscribe(e),
-		// The backend learns when a client session ends.
+		// The backend learns when a client session ends (on every transport: see sessionID).
 		InitializedHandler: func(_ context.Context, req *mcp.InitializedRequest) {
 			ss := req.Session
-			if ss == nil || ss.ID() == "" {
+			if ss == nil {
+				return
+			}
+			id := sessionID(ss)
+			if id == "" {
 				return
 			}
 			go func() {
 				_ = ss.Wait()
 				if se, ok := e.state.Load().backend.(backend.SessionEnder); ok {
-					se.SessionEnded(ss.ID())
+					se.SessionEnded(id)
 				}
 			}()
 		},

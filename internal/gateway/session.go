@@ -2,16 +2,49 @@ package gateway
 
 import (
 	"context"
+	"crypto/rand"
+	"sync"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcpbridge/mcpbridge/internal/backend"
 )
 
+// localIDs holds the ids the gateway gives legacy sessions whose transport has none
+// (HTTP+SSE, stdio), by session, while the session lasts.
+var localIDs sync.Map // *mcp.ServerSession -> string
+
+// sessionID returns the id backends know the session ss by: its transport's (a Streamable
+// HTTP session's Mcp-Session-Id), or, for a legacy session whose transport has none
+// (HTTP+SSE, stdio), one the gateway gives it for as long as it lasts. It is "" only for a
+// stateless (2026-07-28) request: backends treat "" as a caller with no session to send
+// requests to, and a legacy client has one whatever its transport.
+func sessionID(ss *mcp.ServerSession) string {
+	if id := ss.ID(); id != "" {
+		return id
+	}
+	p := ss.InitializeParams()
+	if p == nil || p.ProtocolVersion >= modernVersion {
+		return ""
+	}
+	if v, ok := localIDs.Load(ss); ok {
+		return v.(string)
+	}
+	v, loaded := localIDs.LoadOrStore(ss, "local-"+rand.Text())
+	if !loaded {
+		go func() {
+			_ = ss.Wait()
+			localIDs.Delete(ss)
+		}()
+	}
+	return v.(string)
+}
+
 // callSession is the backend's handle on the MCP session of one tool call.
 type callSession struct {
 	ss    *mcp.ServerSession
-	token any // the call's progress token; nil when the client asked for none
+	id    string // see sessionID
+	token any    // the call's progress token; nil when the client asked for none
 }
 
 func newCallSession(req *mcp.CallToolRequest) backend.Session {
@@ -22,7 +55,7 @@ func newCallSession(req *mcp.CallToolRequest) backend.Session {
 	if req.Params != nil {
 		tok = req.Params.GetProgressToken()
 	}
-	return &callSession{ss: req.Session, token: tok}
+	return &callSession{ss: req.Session, id: sessionID(req.Session), token: tok}
 }
 
 // newPromptSession is the backend's handle on the MCP session of a prompts/get.
@@ -34,10 +67,10 @@ func newPromptSession(req *mcp.GetPromptRequest) backend.Session {
 	if req.Params != nil {
 		tok = req.Params.GetProgressToken()
 	}
-	return &callSession{ss: req.Session, token: tok}
+	return &callSession{ss: req.Session, id: sessionID(req.Session), token: tok}
 }
 
-func (s *callSession) ID() string { return s.ss.ID() }
+func (s *callSession) ID() string { return s.id }
 
 func (s *callSession) Progress(ctx context.Context, progress, total float64, message string) {
 	if s.token == nil {

@@ -74,7 +74,7 @@ func TestAggregation(t *testing.T) {
 		pnames = append(pnames, p.Name)
 	}
 	slices.Sort(pnames)
-	if !slices.Equal(pnames, []string{"one__ask_prompt", "one__greet", "two__ask_prompt", "two__greet"}) {
+	if !slices.Equal(pnames, []string{"one__ask_direct_prompt", "one__ask_prompt", "one__greet", "two__ask_direct_prompt", "two__ask_prompt", "two__greet"}) {
 		t.Errorf("prompts = %v", pnames)
 	}
 	pr, err := cs.GetPrompt(ctx, &mcp.GetPromptParams{Name: "two__greet", Arguments: map[string]string{"who": "Bo"}})

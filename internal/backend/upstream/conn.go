@@ -70,10 +70,15 @@ type inflight struct {
 	// ctx and sess are the downstream request's: ctx carries what the gateway needs to
 	// route to the caller. A call waiting for a stateless client's input moves to the
 	// client's next request (see parked); they change under the conn's lock.
+	c      *conn
 	ctx    context.Context
 	sess   backend.Session
 	token  string  // the progress token sent upstream
 	parked *parked // the call's input requests to a stateless client (nil for others)
+	// caps is what the caller declared it can be asked (nil: nothing); refused says what
+	// the upstream asked that it cannot give ("" when nothing), for the call's error.
+	caps    *mcp.ClientCapabilities
+	refused string
 }
 
 // target is where a notification or request of the upstream goes: a snapshot of an
@@ -82,12 +87,35 @@ type target struct {
 	ctx    context.Context
 	sess   backend.Session
 	parked *parked
+	caps   *mcp.ClientCapabilities
+	f      *inflight
 }
 
-// moveTo points the call at the downstream request ctx of session s.
-func (c *conn) moveTo(f *inflight, ctx context.Context, s backend.Session) {
+// refuse notes that the upstream asked the call's client for what it cannot give.
+func (c *conn) refuse(f *inflight, why string) {
 	c.mu.Lock()
-	f.ctx, f.sess = ctx, s
+	defer c.mu.Unlock()
+	if f.refused == "" {
+		f.refused = why
+	}
+}
+
+// refusal says what the upstream asked of the call that its client cannot give ("" when
+// nothing).
+func (f *inflight) refusal() string {
+	if f == nil {
+		return ""
+	}
+	f.c.mu.Lock()
+	defer f.c.mu.Unlock()
+	return f.refused
+}
+
+// moveTo points the call at the downstream request ctx of session s, whose client
+// declared caps.
+func (c *conn) moveTo(f *inflight, ctx context.Context, s backend.Session, caps *mcp.ClientCapabilities) {
+	c.mu.Lock()
+	f.ctx, f.sess, f.caps = ctx, s, caps
 	c.mu.Unlock()
 }
 
@@ -291,9 +319,9 @@ func closeSession(cs *mcp.ClientSession, proc *process) {
 	proc.stop()
 }
 
-// begin registers a call in flight; end removes it.
-func (c *conn) begin(ctx context.Context, s backend.Session) *inflight {
-	f := &inflight{ctx: ctx, sess: s, token: c.u.b.newToken()}
+// begin registers a call in flight of a caller that declared caps; end removes it.
+func (c *conn) begin(ctx context.Context, s backend.Session, caps *mcp.ClientCapabilities) *inflight {
+	f := &inflight{ctx: ctx, sess: s, token: c.u.b.newToken(), caps: caps, c: c}
 	c.mu.Lock()
 	c.calls = append(c.calls, f)
 	c.tokens[f.token] = f
@@ -332,13 +360,27 @@ func (c *conn) caller() (*target, string) {
 	id := c.calls[0].sess.ID()
 	for _, f := range c.calls[1:] {
 		if id == "" || f.sess.ID() != id {
-			return nil, "calls of several clients are running on this shared upstream session, so mcpbridge cannot tell which client to ask; use isolation: per-session"
+			if c.key == "" || c.key == sharedLegacyKey {
+				return nil, "calls of several clients are running on this shared upstream session, so mcpbridge cannot tell which client to ask; use isolation: per-session"
+			}
+			// Stateless calls share a session only when it speaks 2026-07-28 (see connFor),
+			// where input is asked for in results.
+			return nil, "several stateless (2026-07-28) calls are running on this upstream session, which speaks 2026-07-28, so mcpbridge cannot tell which to ask; the upstream should ask for input in its result (input_required), not with a request"
 		}
 	}
 	return c.calls[len(c.calls)-1].target(), ""
 }
 
-func (f *inflight) target() *target { return &target{ctx: f.ctx, sess: f.sess, parked: f.parked} }
+func (f *inflight) target() *target {
+	return &target{ctx: f.ctx, sess: f.sess, parked: f.parked, caps: f.caps, f: f}
+}
+
+// busy reports whether a call runs on the connection or is about to (see reserve).
+func (c *conn) busy() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return len(c.calls) > 0 || c.reserved > 0
+}
 
 // byToken returns where the progress of the call with a progress token goes.
 func (c *conn) byToken(tok any) *target {

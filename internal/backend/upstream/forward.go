@@ -101,12 +101,18 @@ func (u *upstream) newClient(c *conn, n *notes) *mcp.Client {
 
 // forward sends an upstream's request to the client of the call it belongs to: over the
 // client's session, or, for a stateless client, as an input request of the call's result
-// (see parked). The request ends when the upstream cancels it or the call ends.
+// (see parked). The request ends when the upstream cancels it or the call ends. What the
+// client did not declare it can answer is refused (and the call's error says so), never
+// sent.
 func forward[R any](ctx context.Context, c *conn, method string, ask func(context.Context, backend.Session) (R, error), ir mcp.InputRequest, answer func(mcp.InputResponse) (R, error)) (R, error) {
 	var zero R
 	f, why := c.caller()
 	if f == nil {
 		return zero, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: fmt.Sprintf("mcpbridge cannot forward %s: %s", method, why)}
+	}
+	if why := lacks(f.caps, ir); why != "" {
+		c.refuse(f.f, why)
+		return zero, &jsonrpc.Error{Code: mcp.CodeMissingRequiredClientCapabilities, Message: fmt.Sprintf("mcpbridge cannot forward %s: the client cannot answer it (%s)", method, why)}
 	}
 	fctx, cancel := context.WithCancel(f.ctx)
 	stop := context.AfterFunc(ctx, cancel)

@@ -4,7 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -39,14 +42,15 @@ func TestForwarding(t *testing.T) {
 			srv := start(t, "servers:\n  up:\n    kind: mcp\n    description: d\n"+up.yaml)
 			for _, era := range []string{"2025-11-25", "2026-07-28"} {
 				t.Run(era, func(t *testing.T) {
-					testForwarding(t, srv.URL+"/mcp/up", era)
+					testForwarding(t, srv.URL+"/mcp/up", era, strings.HasSuffix(up.name, "-2025"))
 				})
 			}
 		})
 	}
 }
 
-func testForwarding(t *testing.T, url, era string) {
+// legacyUp says the upstream speaks 2025-11-25 and older only.
+func testForwarding(t *testing.T, url, era string, legacyUp bool) {
 	ctx := context.Background()
 	c, mc := newClient()
 	cs, err := mc.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: url}, &mcp.ClientSessionOptions{ProtocolVersion: era})
@@ -79,7 +83,7 @@ func testForwarding(t *testing.T, url, era string) {
 		t.Errorf("templates = %+v, %v", tmpls, err)
 	}
 	prompts, err := cs.ListPrompts(ctx, nil)
-	if err != nil || len(prompts.Prompts) != 2 || !slices.ContainsFunc(prompts.Prompts, func(p *mcp.Prompt) bool { return p.Name == "greet" }) {
+	if err != nil || len(prompts.Prompts) != 3 || !slices.ContainsFunc(prompts.Prompts, func(p *mcp.Prompt) bool { return p.Name == "greet" }) {
 		t.Errorf("prompts = %+v, %v", prompts, err)
 	}
 
@@ -132,6 +136,21 @@ func testForwarding(t *testing.T, url, era string) {
 	wantText(t, cs, "twice", nil, "Ada then Grace")
 	wantText(t, cs, "sample", nil, "model test-model said hello from the model")
 	wantText(t, cs, "roots", nil, "roots file:///work/a,file:///work/b")
+	// Prompts ask too. A tool or prompt that asks with requests of its own reaches a legacy
+	// client on every upstream, and a 2026-07-28 client on a legacy upstream (parked); a
+	// 2026-07-28 upstream session refuses to send such requests.
+	wantPrompt := func(name, want string) {
+		t.Helper()
+		pr, err := cs.GetPrompt(ctx, &mcp.GetPromptParams{Name: name})
+		if err != nil || len(pr.Messages) != 1 || pr.Messages[0].Content.(*mcp.TextContent).Text != want {
+			t.Errorf("prompt %s = %+v, %v; want %q", name, pr, err, want)
+		}
+	}
+	wantPrompt("ask_prompt", "context Ada (state prompted)")
+	if !modern || legacyUp {
+		wantText(t, cs, "ask_direct", nil, directAnswer)
+		wantPrompt("ask_direct_prompt", "context Ada")
+	}
 
 	// Resource reads, templates, prompts and completion.
 	for uri, want := range map[string]string{"test://static": "static text", "test://items/7": "item 7"} {
@@ -157,33 +176,34 @@ func testForwarding(t *testing.T, url, era string) {
 		t.Errorf("complete template = %+v, %v", comp, err)
 	}
 
-	// Cancelling a call cancels the upstream request.
-	before := callTool(t, cs, "cancelled", nil)
-	startedBefore := text(callTool(t, cs, "slow_started", nil))
+	// Cancelling a call cancels the upstream request. The slow call marks its start and
+	// its cancellation in files: on a legacy upstream a stateless client's calls run on
+	// upstream sessions (children) of their own while another runs, so counters kept in
+	// one child's memory would not see them.
+	mark := filepath.Join(t.TempDir(), "slow")
 	cctx, cancel := context.WithCancel(ctx)
 	done := make(chan error, 1)
 	go func() {
-		_, err := cs.CallTool(cctx, &mcp.CallToolParams{Name: "slow", Arguments: map[string]any{"ms": 600000}})
+		_, err := cs.CallTool(cctx, &mcp.CallToolParams{Name: "slow", Arguments: map[string]any{"ms": 600000, "mark": mark}})
 		done <- err
 	}()
 	// Cancel once the upstream runs the call (polled), so the cancellation has a request
 	// to reach.
-	for deadline := time.Now().Add(time.Minute); text(callTool(t, cs, "slow_started", nil)) == startedBefore; time.Sleep(20 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatal("the upstream did not start the slow call within a minute")
-		}
-	}
+	waitFile(t, mark+".started", "the upstream did not start the slow call")
 	cancel()
 	<-done
-	deadline := time.Now().Add(time.Minute)
-	for {
-		after := callTool(t, cs, "cancelled", nil)
-		if text(after) != text(before) {
-			break
+	waitFile(t, mark+".cancelled", "the upstream did not see the cancellation")
+}
+
+// waitFile waits up to a minute for the file path to exist.
+func waitFile(t *testing.T, path, why string) {
+	t.Helper()
+	for deadline := time.Now().Add(time.Minute); ; time.Sleep(20 * time.Millisecond) {
+		if _, err := os.Stat(path); err == nil {
+			return
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("the upstream did not see the cancellation (cancelled count still %s)", text(after))
+			t.Fatalf("%s within a minute (%s does not exist)", why, path)
 		}
-		time.Sleep(50 * time.Millisecond)
 	}
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/mcpbridge/mcpbridge/internal/cli"
 	"github.com/mcpbridge/mcpbridge/internal/gateway"
 	"github.com/mcpbridge/mcpbridge/internal/gateway/gatewaytest"
 )
@@ -21,6 +22,11 @@ func TestMain(m *testing.M) {
 	if mode := os.Getenv("UPSTREAM_TEST_SERVER"); mode != "" {
 		runTestServer(mode)
 		return
+	}
+	if os.Getenv("UPSTREAM_TEST_MCPBRIDGE") != "" {
+		// The test binary is mcpbridge itself (os.Args[1:] are its arguments), as the
+		// command-line tests run it: for `mcpbridge stdio`.
+		os.Exit(cli.Main())
 	}
 	os.Exit(m.Run())
 }

@@ -53,6 +53,7 @@ func runTestServer(mode string) {
 	}
 	srv := mcp.NewServer(&mcp.Implementation{Name: "upstream-test", Version: "1"}, opts)
 	addTools(srv)
+	addDirectAskers(srv)
 	if hostile {
 		addHostile(srv)
 	}
@@ -115,6 +116,9 @@ func runTestServer(mode string) {
 		}
 		if hostile {
 			h = recordAuthorization(h)
+		}
+		if mode == "http" {
+			h = malformedResults(h)
 		}
 		fmt.Printf("LISTEN %s\n", ln.Addr())
 		_ = http.Serve(ln, h)
@@ -240,13 +244,20 @@ func addTools(srv *mcp.Server) {
 		}
 		return &mcp.CallToolResult{InputRequests: mcp.InputRequestMap{"r": &mcp.ListRootsParams{}}}, nil
 	})
-	tool("slow", "waits", `"ms":{"type":"integer"}`, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+	tool("slow", "waits; with mark, writes the files mark.started and mark.cancelled", `"ms":{"type":"integer"},"mark":{"type":"string"}`, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		slowCalls.Add(1)
+		mark := args(req).str("mark")
+		if mark != "" {
+			_ = os.WriteFile(mark+".started", nil, 0o600)
+		}
 		select {
 		case <-time.After(time.Duration(args(req).num("ms")) * time.Millisecond):
 			return textResult("slept"), nil
 		case <-ctx.Done():
 			cancelled.Add(1)
+			if mark != "" {
+				_ = os.WriteFile(mark+".cancelled", nil, 0o600)
+			}
 			return textResult("cancelled"), nil
 		}
 	})

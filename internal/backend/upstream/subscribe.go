@@ -28,7 +28,7 @@ func (b *Backend) SubscribeResource(ctx context.Context, uri string) error {
 	defer cancel()
 	cs, _, err := u.shared.session(ctx)
 	if err != nil {
-		return u.rpcFailure(ctx, ctx, u.shared, nil, "resources/subscribe", err)
+		return u.rpcFailure(ctx, ctx.Err() != nil, u.shared, nil, "resources/subscribe", err)
 	}
 	if !canSubscribe(cs) {
 		u.subsMu.Lock()
@@ -37,7 +37,7 @@ func (b *Backend) SubscribeResource(ctx context.Context, uri string) error {
 		return &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("%s does not offer resource subscriptions", u.label)}
 	}
 	if err := cs.Subscribe(ctx, &mcp.SubscribeParams{URI: uri}); err != nil {
-		return u.rpcFailure(ctx, ctx, u.shared, cs, "resources/subscribe", err)
+		return u.rpcFailure(ctx, ctx.Err() != nil, u.shared, cs, "resources/subscribe", err)
 	}
 	return nil
 }
@@ -59,7 +59,7 @@ func (b *Backend) UnsubscribeResource(ctx context.Context, uri string) error {
 		return nil // a session that is gone holds no subscription
 	}
 	if err := cs.Unsubscribe(ctx, &mcp.UnsubscribeParams{URI: uri}); err != nil {
-		return u.rpcFailure(ctx, ctx, u.shared, cs, "resources/unsubscribe", err)
+		return u.rpcFailure(ctx, ctx.Err() != nil, u.shared, cs, "resources/unsubscribe", err)
 	}
 	return nil
 }

@@ -9,14 +9,17 @@
 //
 // # Sessions
 //
-// With isolation: per-session (the default) every downstream MCP session gets an upstream
-// session of its own, and for a command a child process of its own; it is closed when the
-// downstream session ends or after idle_timeout without calls. A stateless (2026-07-28)
-// call has no session: its upstream session is kept per caller (the principal's user;
-// every anonymous caller shares one). With isolation: shared every caller uses one upstream
-// session. Either way one more upstream session, the shared one, lists the catalog and
-// follows the upstream's list_changed notifications; resource reads, prompt gets and
-// completions go through it too, since the backend seam gives them no caller session.
+// With isolation: per-session (the default) every downstream MCP session — Streamable
+// HTTP, HTTP+SSE or stdio — gets an upstream session of its own that speaks its era, and
+// for a command a child process of its own; it is closed when the downstream session ends
+// or after idle_timeout without calls. A stateless (2026-07-28) call has no session: its
+// upstream session is kept per caller (the principal's owner; every anonymous caller
+// shares one), and on a legacy upstream each call of a caller takes one no other call
+// runs on (see connFor). With isolation: shared every caller uses one upstream session
+// per era. Tool calls and prompt gets take the caller's upstream session. One more
+// upstream session, the shared one, lists the catalog and follows the upstream's
+// list_changed notifications; resource reads and completions go through it too, since
+// the backend seam gives them no caller session.
 //
 // Children are supervised: a child that exits, or that sends something that is not
 // JSON-RPC, is stopped; its calls in flight end with a tool error saying so, and it is
@@ -415,22 +418,54 @@ func (u *upstream) afterConnect(ctx context.Context, cs *mcp.ClientSession) {
 	}
 }
 
+// who is the caller of a tool call or prompt get: what picks its upstream session, and
+// what it may be asked.
+type who struct {
+	owner  string // the principal's Owner
+	sess   backend.Session
+	client backend.Declared
+}
+
+func callerOf(call *backend.Call) who {
+	return who{owner: call.Principal.Owner(), sess: call.Session, client: call.Client}
+}
+
+// caps is what the caller declared it can be asked (nil: nothing, or an internal call).
+func (w who) caps() *mcp.ClientCapabilities {
+	_, caps := backend.DeclaredBy(w.client)
+	return caps
+}
+
 // connFor returns the connection a call uses — the shared one, or the one of its session
 // (created on first use) — reserved for the call: the caller releases it when the call ends.
-func (u *upstream) connFor(call *backend.Call) (*conn, error) {
+//
+// A stateless caller's calls share the upstream session of its principal when it speaks
+// 2026-07-28 (the upstream asks for input in results, which say whose they are). A
+// legacy upstream asks with requests that say nothing of the call they belong to, and a
+// call waiting for a stateless client's retry (see parked) holds its session until the
+// retry or its timeout: so there each call of a stateless caller takes a session of the
+// principal's no call is running on, and another is started when all are busy (up to
+// max_sessions; idle ones are closed after idle_timeout).
+func (u *upstream) connFor(w who) (*conn, error) {
 	if u.src.Isolation == Shared {
-		c, err := u.sharedFor(call)
+		c, err := u.sharedFor(w)
 		if err == nil {
 			c.reserve()
 		}
 		return c, err
 	}
-	key := call.Session.ID()
-	if key == "" {
-		key = statelessKey + call.Principal.Owner()
-	}
+	key := w.sess.ID()
+	u.shared.mu.Lock()
+	legacyShared := !u.shared.modern // as its last session spoke: the stateless ones ask for the same
+	u.shared.mu.Unlock()
 	u.mu.Lock()
 	defer u.mu.Unlock()
+	if key == "" {
+		key = statelessKey + w.owner
+		if legacyShared {
+			key = u.freeStatelessKey(key)
+		}
+	}
 	if c := u.perSess[key]; c != nil {
 		// Reserved under u.mu: the reaper and max_sessions, which take u.mu too, must not
 		// close it before the call ends ("the server is being closed").
@@ -457,31 +492,46 @@ func (u *upstream) connFor(call *backend.Call) (*conn, error) {
 		u.b.goBackground(oldest.close)
 	}
 	c := newConn(u, key)
-	if call.Session.ID() != "" && u.src.ProtocolVersion == "" {
+	if w.sess.ID() != "" && u.src.ProtocolVersion == "" {
 		// A legacy client's upstream session speaks the legacy protocol too, so that what
 		// the upstream asks in the middle of a call (sampling, elicitation, roots) comes as
 		// requests its session can carry, whichever way the upstream asks.
 		c.version = legacyVersion
 	}
-	if call.Session.ID() != "" {
+	if w.sess.ID() != "" {
 		// One legacy session, whose declarations do not change: the upstream session
 		// declares the same at initialize.
-		c.info, c.caps = backend.DeclaredBy(call.Client)
+		c.info, c.caps = backend.DeclaredBy(w.client)
 	}
 	u.perSess[key] = c
 	c.reserve()
 	return c, nil
 }
 
+// freeStatelessKey returns the key of the first upstream session of a stateless
+// principal (base, then base#2, base#3, …) that no call runs on, or the first key that has
+// no session yet. u.mu is held.
+func (u *upstream) freeStatelessKey(base string) string {
+	for n := 1; ; n++ {
+		key := base
+		if n > 1 {
+			key = fmt.Sprintf("%s#%d", base, n)
+		}
+		if c := u.perSess[key]; c == nil || !c.busy() {
+			return key
+		}
+	}
+}
+
 // sharedFor returns the shared connection a call uses: the shared session, or for a
 // legacy client, when that session speaks 2026-07-28, a shared session that speaks
 // 2025-11-25, so that what the upstream asks in the middle of a call (sampling,
 // elicitation, roots) comes as requests the client's session can carry.
-func (u *upstream) sharedFor(call *backend.Call) (*conn, error) {
+func (u *upstream) sharedFor(w who) (*conn, error) {
 	u.shared.mu.Lock()
 	modern := u.shared.modern
 	u.shared.mu.Unlock()
-	if call.Session.ID() == "" || !modern || u.src.ProtocolVersion != "" {
+	if w.sess.ID() == "" || !modern || u.src.ProtocolVersion != "" {
 		return u.shared, nil
 	}
 	u.mu.Lock()
@@ -756,13 +806,18 @@ func (b *Backend) CallTool(ctx context.Context, call *backend.Call) (*mcp.CallTo
 const maxRounds = 10
 
 func (u *upstream) callTool(ctx context.Context, call *backend.Call, name string) (*mcp.CallToolResult, error) {
+	w := callerOf(call)
 	if id, ok := isParked(call.RequestState); ok && call.Session.ID() == "" {
-		return u.b.resume(ctx, call, u, id)
+		p, o, err := u.b.resume(ctx, u, w, "tools/call", call.Name, id, call.InputResponses)
+		if err != nil {
+			return nil, err
+		}
+		return u.toolOutcome(ctx, p, o)
 	}
 	parent := ctx
 	ctx, cancel := context.WithTimeout(ctx, u.src.Timeout)
 	defer cancel()
-	c, err := u.connFor(call)
+	c, err := u.connFor(w)
 	if err != nil {
 		return backend.ErrorResult("%s", u.b.scrubString(err.Error())), nil
 	}
@@ -775,20 +830,23 @@ func (u *upstream) callTool(ctx context.Context, call *backend.Call, name string
 		return backend.ErrorResult("%s is not available: %s. Try again later.", u.label, u.describe(err, c)), nil
 	}
 	c.mu.Lock()
-	modern := c.modern
+	modern, logMeta := c.modern, c.modern && c.logs
 	c.mu.Unlock()
+	caps := w.caps()
 	if call.Session.ID() == "" && !modern {
-		return u.callParked(parent, call, name, c, cs, notes)
+		p := u.startParked(parent, w, "tools/call", call.Name, c, cs, notes, call.InputResponses, call.RequestState, func(ctx context.Context, tok string) (mcp.Result, error) {
+			params := &mcp.CallToolParams{Name: name, Arguments: call.Arguments, InputResponses: call.InputResponses, RequestState: call.RequestState}
+			params.SetProgressToken(tok)
+			return cs.CallTool(ctx, params)
+		})
+		return u.toolOutcome(parent, p, p.round(parent))
 	}
-	f := c.begin(ctx, call.Session)
+	f := c.begin(ctx, call.Session, caps)
 	defer c.end(f)
 	ctx = withNotes(ctx, notes) // an HTTP response stream's notifications are counted
 	params := &mcp.CallToolParams{Name: name, Arguments: call.Arguments, InputResponses: call.InputResponses, RequestState: call.RequestState}
 	for round := 1; ; round++ {
 		params.SetProgressToken(f.token)
-		c.mu.Lock()
-		logMeta := c.modern && c.logs
-		c.mu.Unlock()
 		if logMeta {
 			params.Meta[mcp.MetaKeyLogLevel] = "debug"
 		}
@@ -796,16 +854,25 @@ func (u *upstream) callTool(ctx context.Context, call *backend.Call, name string
 			params.Meta = present(params.Meta, call.Client)
 		}
 		res, err := cs.CallTool(ctx, params)
+		if why := f.refusal(); err != nil && why != "" && parent.Err() == nil {
+			return u.needsInput(why), nil
+		}
 		if e := u.clientError(err, params.InputResponses, params.RequestState); e != nil {
 			return nil, e
 		}
 		if err != nil {
-			return u.failure(parent, ctx, c, cs, "tools/call", err), nil
+			return u.failure(parent, ctx.Err() != nil, notes, c, cs, "tools/call", err), nil
 		}
 		notes.drain() // forward the notifications that came before the result
+		if len(res.InputRequests) > 0 {
+			// Input requests reach only a client that declared it can answer them.
+			if why := lacksAny(caps, res.InputRequests); why != "" {
+				return u.needsInput(why), nil
+			}
+		}
 		if len(res.InputRequests) == 0 || call.Session.ID() == "" || round >= maxRounds {
 			// A 2026-07-28 client gets the input requests and retries itself.
-			return u.b.scrubResult(res), nil
+			return u.checkedResult(res, f), nil
 		}
 		// A legacy client cannot read input requests: ask it over its session, and retry.
 		responses, err := fulfil(ctx, call.Session, res.InputRequests)
@@ -842,7 +909,9 @@ func (u *upstream) clientError(err error, responses mcp.InputResponseMap, state 
 const longLine = 1 << 20
 
 // failure turns a failed upstream request into a tool error that says what happened.
-func (u *upstream) failure(parent, ctx context.Context, c *conn, cs *mcp.ClientSession, method string, err error) *mcp.CallToolResult {
+// parent is the client's request; timedOut says whether the upstream request's own time
+// (the server's timeout) had run out when it failed; n counts the session's messages.
+func (u *upstream) failure(parent context.Context, timedOut bool, n *notes, c *conn, cs *mcp.ClientSession, method string, err error) *mcp.CallToolResult {
 	var rpcErr *jsonrpc.Error
 	switch {
 	case parent.Err() != nil:
@@ -855,8 +924,8 @@ func (u *upstream) failure(parent, ctx context.Context, c *conn, cs *mcp.ClientS
 	if why := c.whyEnded(cs); why != "" {
 		return backend.ErrorResult("%s stopped while running the call (%s); it is started again for the next call.", u.label, why)
 	}
-	if ctx.Err() != nil {
-		if n, _ := ctx.Value(notesKey{}).(*notes); n != nil && n.line.Load() >= longLine {
+	if timedOut {
+		if n != nil && n.line.Load() >= longLine {
 			return backend.ErrorResult("%s was still sending its answer to %s when the call's time (%s) ran out: one message of %d MiB so far. "+
 				"The tool answers too much at once; ask for less (narrower arguments, a page), or have the upstream page its results.", u.label, method, u.src.Timeout, n.line.Load()>>20)
 		}
@@ -867,8 +936,9 @@ func (u *upstream) failure(parent, ctx context.Context, c *conn, cs *mcp.ClientS
 }
 
 // rpcFailure turns a failed upstream request that is not a tool call into a JSON-RPC
-// error: the upstream's own, or an internal error that says what happened.
-func (u *upstream) rpcFailure(parent, ctx context.Context, c *conn, cs *mcp.ClientSession, method string, err error) error {
+// error: the upstream's own, or an internal error that says what happened. timedOut is
+// as for failure.
+func (u *upstream) rpcFailure(parent context.Context, timedOut bool, c *conn, cs *mcp.ClientSession, method string, err error) error {
 	var rpcErr *jsonrpc.Error
 	switch {
 	case parent.Err() != nil:
@@ -877,7 +947,7 @@ func (u *upstream) rpcFailure(parent, ctx context.Context, c *conn, cs *mcp.Clie
 		e := *rpcErr
 		e.Message = u.b.scrubString(e.Message)
 		return &e
-	case ctx.Err() != nil:
+	case timedOut:
 		return &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: fmt.Sprintf("%s did not answer %s within %s", u.label, method, u.src.Timeout)}
 	}
 	msg := u.b.scrubString(err.Error())
@@ -911,11 +981,11 @@ func (b *Backend) ReadResource(ctx context.Context, _ auth.Principal, uri string
 	defer cancel()
 	cs, _, err := u.shared.session(ctx)
 	if err != nil {
-		return nil, u.rpcFailure(parent, ctx, u.shared, nil, "resources/read", err)
+		return nil, u.rpcFailure(parent, ctx.Err() != nil, u.shared, nil, "resources/read", err)
 	}
 	res, err := cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: uri})
 	if err != nil {
-		return nil, u.rpcFailure(parent, ctx, u.shared, cs, "resources/read", err)
+		return nil, u.rpcFailure(parent, ctx.Err() != nil, u.shared, cs, "resources/read", err)
 	}
 	if len(res.InputRequests) > 0 {
 		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: fmt.Sprintf("%s asks for input to read %s, which mcpbridge cannot forward for resource reads", u.label, uri)}
@@ -923,11 +993,14 @@ func (b *Backend) ReadResource(ctx context.Context, _ auth.Principal, uri string
 	return res, nil
 }
 
-// GetPrompt gets a prompt from its upstream, through the shared upstream session (a
-// prompt keeps no state of the caller's). On a 2026-07-28 upstream session the request
-// carries the caller's declarations, and a prompt may ask for input: a 2026-07-28 client
-// gets the input requests and retries with its answers, which are passed on; a legacy
-// client is asked over its session, round after round.
+// GetPrompt gets a prompt from its upstream, through the caller's upstream session, as
+// a tool call goes: a prompt may ask the client for input, and the session decides how.
+// On a 2026-07-28 upstream session the request carries the caller's declarations and the
+// upstream asks in input_required results: a 2026-07-28 client gets the input requests
+// and retries with its answers, which are passed on; a legacy client is asked over its
+// session, round after round. A legacy upstream asks with requests: a legacy client's get
+// runs on its own legacy upstream session, which forwards them over the client's session,
+// and a stateless client's is parked (see parked).
 func (b *Backend) GetPrompt(ctx context.Context, r *backend.PromptRequest) (*mcp.GetPromptResult, error) {
 	u, pname := b.route(r.Name)
 	if u == nil {
@@ -937,20 +1010,42 @@ func (b *Backend) GetPrompt(ctx context.Context, r *backend.PromptRequest) (*mcp
 	if sess == nil {
 		sess = backend.NoSession{}
 	}
+	w := who{owner: r.Principal.Owner(), sess: sess, client: r.Client}
+	if id, ok := isParked(r.RequestState); ok && sess.ID() == "" {
+		p, o, err := b.resume(ctx, u, w, "prompts/get", r.Name, id, r.InputResponses)
+		if err != nil {
+			return nil, err
+		}
+		return u.promptOutcome(ctx, p, o)
+	}
 	parent := ctx
 	ctx, cancel := context.WithTimeout(ctx, u.src.Timeout)
 	defer cancel()
-	cs, notes, err := u.shared.session(ctx)
+	c, err := u.connFor(w)
 	if err != nil {
-		return nil, u.rpcFailure(parent, ctx, u.shared, nil, "prompts/get", err)
+		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: fmt.Sprintf("%s cannot get prompt %s: %s", u.label, r.Name, u.b.scrubString(err.Error()))}
 	}
-	u.shared.mu.Lock()
-	modern := u.shared.modern
-	u.shared.mu.Unlock()
-	// While it runs, the prompt is a caller of the shared session: its progress and log
+	defer c.release()
+	cs, notes, err := c.session(ctx)
+	if err != nil {
+		return nil, u.rpcFailure(parent, ctx.Err() != nil, c, nil, "prompts/get", err)
+	}
+	c.mu.Lock()
+	modern := c.modern
+	c.mu.Unlock()
+	caps := w.caps()
+	if sess.ID() == "" && !modern {
+		p := u.startParked(parent, w, "prompts/get", r.Name, c, cs, notes, r.InputResponses, r.RequestState, func(ctx context.Context, tok string) (mcp.Result, error) {
+			params := &mcp.GetPromptParams{Name: pname, Arguments: r.Arguments, InputResponses: r.InputResponses, RequestState: r.RequestState}
+			params.SetProgressToken(tok)
+			return cs.GetPrompt(ctx, params)
+		})
+		return u.promptOutcome(parent, p, p.round(parent))
+	}
+	// While it runs, the prompt is a caller of the session: its progress and log
 	// notifications reach the client, and so do a legacy upstream's requests.
-	f := u.shared.begin(ctx, sess)
-	defer u.shared.end(f)
+	f := c.begin(ctx, sess, caps)
+	defer c.end(f)
 	ctx = withNotes(ctx, notes)
 	params := &mcp.GetPromptParams{Name: pname, Arguments: r.Arguments, InputResponses: r.InputResponses, RequestState: r.RequestState}
 	for round := 1; ; round++ {
@@ -962,11 +1057,19 @@ func (b *Backend) GetPrompt(ctx context.Context, r *backend.PromptRequest) (*mcp
 		if err == nil {
 			notes.drain()
 		}
+		if why := f.refusal(); err != nil && why != "" && parent.Err() == nil {
+			return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: u.needsInputText(why)}
+		}
 		if e := u.clientError(err, params.InputResponses, params.RequestState); e != nil {
 			return nil, e
 		}
 		if err != nil {
-			return nil, u.rpcFailure(parent, ctx, u.shared, cs, "prompts/get", err)
+			return nil, u.rpcFailure(parent, ctx.Err() != nil, c, cs, "prompts/get", err)
+		}
+		if len(res.InputRequests) > 0 {
+			if why := lacksAny(caps, res.InputRequests); why != "" {
+				return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: u.needsInputText(why)}
+			}
 		}
 		if len(res.InputRequests) == 0 || sess.ID() == "" {
 			return res, nil // a 2026-07-28 client answers input requests itself
@@ -1015,11 +1118,11 @@ func (b *Backend) Complete(ctx context.Context, p *mcp.CompleteParams) (*mcp.Com
 	defer cancel()
 	cs, _, err := u.shared.session(ctx)
 	if err != nil {
-		return nil, u.rpcFailure(parent, ctx, u.shared, nil, "completion/complete", err)
+		return nil, u.rpcFailure(parent, ctx.Err() != nil, u.shared, nil, "completion/complete", err)
 	}
 	res, err := cs.Complete(ctx, &q)
 	if err != nil {
-		return nil, u.rpcFailure(parent, ctx, u.shared, cs, "completion/complete", err)
+		return nil, u.rpcFailure(parent, ctx.Err() != nil, u.shared, cs, "completion/complete", err)
 	}
 	return res, nil
 }
