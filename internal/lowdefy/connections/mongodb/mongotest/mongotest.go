@@ -93,7 +93,8 @@ func Start(ctx context.Context) (*Server, error) {
 		close(ready)
 	}()
 	go func() { s.done <- s.cmd.Wait() }()
-	timer := time.NewTimer(60 * time.Second)
+	// A generous bound: it only catches a server that hangs, never a slow machine.
+	timer := time.NewTimer(5 * time.Minute)
 	defer timer.Stop()
 	select {
 	case uri, ok := <-ready:
@@ -103,7 +104,7 @@ func Start(ctx context.Context) (*Server, error) {
 		}
 		err = errors.New("it exited before accepting connections")
 	case <-timer.C:
-		err = errors.New("it did not accept connections within 60s")
+		err = errors.New("it did not accept connections within 5 minutes")
 	case <-ctx.Done():
 		err = ctx.Err()
 	}
@@ -304,8 +305,9 @@ func buildBinary(ctx context.Context) (string, error) {
 	}
 	tmp.Close()
 	defer os.Remove(tmp.Name())
-	ctx, cancel := context.WithTimeout(ctx, 15*time.Minute)
-	defer cancel()
+	// No time limit of its own: a cold build on a busy machine takes as long as it takes
+	// (more than 15 minutes was seen beside six other builds); the caller's context (the
+	// test's deadline) bounds it.
 	cmd := exec.CommandContext(ctx, "go", "build", "-trimpath", "-o", tmp.Name(), ".")
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), "GOWORK=off", "GOFLAGS=-mod=readonly", "CGO_ENABLED=0")
