@@ -56,3 +56,5 @@ require (
 )
 
 replace github.com/modelcontextprotocol/go-sdk => ./third_party/go-sdk
+
+replace github.com/dop251/goja => ./third_party/goja
