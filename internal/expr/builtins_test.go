@@ -84,6 +84,22 @@ var builtinAttacks = []struct{ name, src, want string }{
 	{"split regexp", `'x,'.repeat(4e6).split(/,/)`, bounded},
 	{"match global", `'x'.repeat(8e6).match(/x/g)`, bounded},
 	{"fromCharCode apply", `String.fromCharCode.apply(null, {length: 1e8})`, tooLarge},
+	{"String.raw", `String.raw({raw: {length: 2**40}})`, stopped},
+	{"String.raw empty-segments", `String.raw({raw: {length: 2**53 - 1, get 0() { return '' }}})`, stopped},
+	{"String.raw long-segments", `const s = 'x'.repeat(4e6); String.raw({raw: [s, s, s]}, s, s)`, tooLarge},
+
+	// The keys of a string as an object: one per character, made in one native call.
+	{"Object.keys string", `Object.keys('x'.repeat(8e6))`, tooLarge},
+	{"Object.values string", `Object.values('x'.repeat(8e6))`, tooLarge},
+	{"Object.entries string", `Object.entries('x'.repeat(8e6))`, tooLarge},
+	{"Object.assign string", `Object.assign({}, 'x'.repeat(8e6))`, tooLarge},
+	{"Object.getOwnPropertyNames string", `Object.getOwnPropertyNames('x'.repeat(8e6))`, tooLarge},
+	{"Object.getOwnPropertyDescriptors string", `Object.getOwnPropertyDescriptors('x'.repeat(8e6))`, tooLarge},
+	{"Reflect.ownKeys String", `Reflect.ownKeys(new String('x'.repeat(8e6)))`, tooLarge},
+	{"Object.freeze String", `Object.freeze(new String('x'.repeat(8e6)))`, tooLarge},
+	{"spread string into object", `({...'x'.repeat(8e6)})`, tooLarge},
+	{"for-in string", `let n = 0; for (const k in 'x'.repeat(8e6)) n++; n`, tooLarge},
+	{"JSON.stringify String keys", `JSON.stringify({...new String('x'.repeat(8e6))})`, tooLarge},
 	{"fromCodePoint spread", `String.fromCodePoint(...'x'.repeat(8e6))`, bounded},
 
 	// Function.prototype.apply and Reflect with huge argument lists.
@@ -294,6 +310,12 @@ func TestBuiltinsUnderTheLimits(t *testing.T) {
 		{"apply", `Math.max.apply(null, [1, 5, 3]) + Reflect.apply(Math.min, null, [4, 2])`, int64(7)},
 		{"Reflect.construct", `Reflect.construct(Array, [1, 2]).length`, int64(2)},
 		{"fromCharCode spread", `String.fromCharCode(...[104, 105])`, "hi"},
+		{"String.raw", "[String.raw`a${1}b${'x'}c\\n`, String.raw({raw: ['a', 'b', 'c']}, 1, 2, 3, 4), String.raw({raw: 'xyz'}, '-', '+'), String.raw({raw: {length: 0}})]",
+			[]any{"a1bxc\\n", "a1b2c", "x-y+z", ""}},
+		{"String.raw errors", `[() => String.raw(), () => String.raw({})].map(f => { try { f() } catch (e) { return e.name } })`, []any{"TypeError", "TypeError"}},
+		{"keys of a string", `const s = new String('ab'); s.x = 1; [Object.keys('abc'), Object.entries('ab'), Object.keys(s), Object.getOwnPropertyNames(s), ({...'hi'})[1], Object.assign({}, 'ab')[0]]`,
+			[]any{[]any{"0", "1", "2"}, []any{[]any{"0", "a"}, []any{"1", "b"}}, []any{"0", "1", "x"}, []any{"0", "1", "length", "x"}, "i", "a"}},
+		{"keys of a string at the limit", `let n = 0; for (const k in 'x'.repeat(65536)) n++; [n, Object.keys('y'.repeat(65536)).length]`, []any{int64(65536), int64(65536)}},
 		{"sort default", `[10, 9, 1, undefined, , "b", "a"].sort()`, []any{int64(1), int64(10), int64(9), "a", "b", nil, nil}},
 		{"sort comparator", `[3, 1, 2].sort((a, b) => b - a)`, []any{int64(3), int64(2), int64(1)}},
 		{"array methods", `const a = [1, 2, 3, 2];

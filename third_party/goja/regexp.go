@@ -142,23 +142,23 @@ func buildUTF8PosMap(s unicodeString) (positionMap, string) {
 	return pm, sb.String()
 }
 
-func (p *regexpPattern) findSubmatchIndex(s String, start int) regexpResult {
+func (p *regexpPattern) findSubmatchIndex(rt *Runtime, s String, start int) regexpResult {
 	if p.regexpWrapper == nil {
-		return p.regexp2Wrapper.findSubmatchIndex(s, start, p.unicode, p.global || p.sticky)
+		return p.regexp2Wrapper.findSubmatchIndex(rt, s, start, p.unicode, p.global || p.sticky)
 	}
 	if start != 0 {
 		// Unfortunately Go's regexp library does not allow starting from an arbitrary position.
 		// If we just drop the first _start_ characters of the string the assertions (^, $, \b and \B) will not
 		// work correctly.
 		p.createRegexp2()
-		return p.regexp2Wrapper.findSubmatchIndex(s, start, p.unicode, p.global || p.sticky)
+		return p.regexp2Wrapper.findSubmatchIndex(rt, s, start, p.unicode, p.global || p.sticky)
 	}
 	return p.regexpWrapper.findSubmatchIndex(s, p.unicode)
 }
 
-func (p *regexpPattern) findAllSubmatchIndex(s String, start int, limit int, sticky bool) []regexpResult {
+func (p *regexpPattern) findAllSubmatchIndex(rt *Runtime, s String, start int, limit int, sticky bool) []regexpResult {
 	if p.regexpWrapper == nil {
-		return p.regexp2Wrapper.findAllSubmatchIndex(s, start, limit, sticky, p.unicode)
+		return p.regexp2Wrapper.findAllSubmatchIndex(rt, s, start, limit, sticky, p.unicode)
 	}
 	if start == 0 {
 		a, u := devirtualizeString(s)
@@ -190,7 +190,7 @@ func (p *regexpPattern) findAllSubmatchIndex(s String, start int, limit int, sti
 	}
 
 	p.createRegexp2()
-	return p.regexp2Wrapper.findAllSubmatchIndex(s, start, limit, sticky, p.unicode)
+	return p.regexp2Wrapper.findAllSubmatchIndex(rt, s, start, limit, sticky, p.unicode)
 }
 
 // clone creates a copy of the regexpPattern which can be used concurrently.
@@ -221,15 +221,19 @@ type regexpObject struct {
 	standard bool
 }
 
-func (r *regexp2Wrapper) findSubmatchIndex(s String, start int, fullUnicode, doCache bool) regexpResult {
+func (r *regexp2Wrapper) findSubmatchIndex(rt *Runtime, s String, start int, fullUnicode, doCache bool) regexpResult {
 	if fullUnicode {
-		return r.findSubmatchIndexUnicode(s, start, doCache)
+		return r.findSubmatchIndexUnicode(rt, s, start, doCache)
 	}
-	return r.findSubmatchIndexUTF16(s, start, doCache)
+	return r.findSubmatchIndexUTF16(rt, s, start, doCache)
 }
 
-func (r *regexp2Wrapper) findUTF16Cached(s String, start int, doCache bool) (match *regexp2.Match, runes []rune, err error) {
-	wrapped := r.rx
+func (r *regexp2Wrapper) findUTF16Cached(rt *Runtime, s String, start int, doCache bool) (match *regexp2.Match, runes []rune, err error) {
+	wrapped, err := rt.limitedRegexp2(r.rx)
+	if err != nil {
+		r.cache = nil
+		return nil, nil, err
+	}
 	cache := r.cache
 	if cache != nil && cache.posMap == nil && cache.target.SameAs(s) {
 		runes = cache.runes
@@ -254,9 +258,10 @@ func (r *regexp2Wrapper) findUTF16Cached(s String, start int, doCache bool) (mat
 	return
 }
 
-func (r *regexp2Wrapper) findSubmatchIndexUTF16(s String, start int, doCache bool) regexpResult {
-	match, _, err := r.findUTF16Cached(s, start, doCache)
+func (r *regexp2Wrapper) findSubmatchIndexUTF16(rt *Runtime, s String, start int, doCache bool) regexpResult {
+	match, _, err := r.findUTF16Cached(rt, s, start, doCache)
 	if err != nil {
+		rt.regexpMatchFailed(err)
 		return regexpResult{}
 	}
 
@@ -279,14 +284,18 @@ func (r *regexp2Wrapper) findSubmatchIndexUTF16(s String, start int, doCache boo
 	return result
 }
 
-func (r *regexp2Wrapper) findUnicodeCached(s String, start int, doCache bool) (match *regexp2.Match, posMap []int, err error) {
+func (r *regexp2Wrapper) findUnicodeCached(rt *Runtime, s String, start int, doCache bool) (match *regexp2.Match, posMap []int, err error) {
 	var (
 		runes       []rune
 		mappedStart int
 		splitPair   bool
 		savedRune   rune
 	)
-	wrapped := r.rx
+	wrapped, err := rt.limitedRegexp2(r.rx)
+	if err != nil {
+		r.cache = nil
+		return nil, nil, err
+	}
 	cache := r.cache
 	if cache != nil && cache.posMap != nil && cache.target.SameAs(s) {
 		runes, posMap = cache.runes, cache.posMap
@@ -322,9 +331,13 @@ func (r *regexp2Wrapper) findUnicodeCached(s String, start int, doCache bool) (m
 	return
 }
 
-func (r *regexp2Wrapper) findSubmatchIndexUnicode(s String, start int, doCache bool) regexpResult {
-	match, posMap, err := r.findUnicodeCached(s, start, doCache)
-	if match == nil || err != nil {
+func (r *regexp2Wrapper) findSubmatchIndexUnicode(rt *Runtime, s String, start int, doCache bool) regexpResult {
+	match, posMap, err := r.findUnicodeCached(rt, s, start, doCache)
+	if err != nil {
+		rt.regexpMatchFailed(err)
+		return regexpResult{}
+	}
+	if match == nil {
 		return regexpResult{}
 	}
 
@@ -344,10 +357,13 @@ func (r *regexp2Wrapper) findSubmatchIndexUnicode(s String, start int, doCache b
 	return result
 }
 
-func (r *regexp2Wrapper) findAllSubmatchIndexUTF16(s String, start, limit int, sticky bool) []regexpResult {
-	wrapped := r.rx
-	match, runes, err := r.findUTF16Cached(s, start, false)
-	if match == nil || err != nil {
+func (r *regexp2Wrapper) findAllSubmatchIndexUTF16(rt *Runtime, s String, start, limit int, sticky bool) []regexpResult {
+	match, runes, err := r.findUTF16Cached(rt, s, start, false)
+	if err != nil {
+		rt.regexpMatchFailed(err)
+		return nil
+	}
+	if match == nil {
 		return nil
 	}
 	if limit < 0 {
@@ -384,8 +400,9 @@ func (r *regexp2Wrapper) findAllSubmatchIndexUTF16(s String, start, limit int, s
 		if limit <= 0 {
 			break
 		}
-		match, err = wrapped.FindNextMatch(match)
+		match, err = rt.findNextRegexp2Match(r.rx, match)
 		if err != nil {
+			rt.regexpMatchFailed(err)
 			return nil
 		}
 	}
@@ -430,14 +447,14 @@ func posMapReverseLookup(posMap []int, pos int) (int, bool) {
 	return mapped, false
 }
 
-func (r *regexp2Wrapper) findAllSubmatchIndexUnicode(s unicodeString, start, limit int, sticky bool) []regexpResult {
-	wrapped := r.rx
+func (r *regexp2Wrapper) findAllSubmatchIndexUnicode(rt *Runtime, s unicodeString, start, limit int, sticky bool) []regexpResult {
 	if limit < 0 {
 		limit = len(s) + 1
 	}
 	results := make([]regexpResult, 0, limit)
-	match, posMap, err := r.findUnicodeCached(s, start, false)
+	match, posMap, err := r.findUnicodeCached(rt, s, start, false)
 	if err != nil {
+		rt.regexpMatchFailed(err)
 		return nil
 	}
 	for match != nil {
@@ -466,23 +483,24 @@ func (r *regexp2Wrapper) findAllSubmatchIndexUnicode(s unicodeString, start, lim
 		}
 
 		results = append(results, result)
-		match, err = wrapped.FindNextMatch(match)
+		match, err = rt.findNextRegexp2Match(r.rx, match)
 		if err != nil {
+			rt.regexpMatchFailed(err)
 			return nil
 		}
 	}
 	return results
 }
 
-func (r *regexp2Wrapper) findAllSubmatchIndex(s String, start, limit int, sticky, fullUnicode bool) []regexpResult {
+func (r *regexp2Wrapper) findAllSubmatchIndex(rt *Runtime, s String, start, limit int, sticky, fullUnicode bool) []regexpResult {
 	a, u := devirtualizeString(s)
 	if u != nil {
 		if fullUnicode {
-			return r.findAllSubmatchIndexUnicode(u, start, limit, sticky)
+			return r.findAllSubmatchIndexUnicode(rt, u, start, limit, sticky)
 		}
-		return r.findAllSubmatchIndexUTF16(u, start, limit, sticky)
+		return r.findAllSubmatchIndexUTF16(rt, u, start, limit, sticky)
 	}
-	return r.findAllSubmatchIndexUTF16(a, start, limit, sticky)
+	return r.findAllSubmatchIndexUTF16(rt, a, start, limit, sticky)
 }
 
 func (r *regexp2Wrapper) clone() *regexp2Wrapper {
@@ -622,7 +640,7 @@ func (r *regexpObject) getLastIndex() int64 {
 func (r *regexpObject) execRegexp(target String) (match bool, result regexpResult) {
 	index := r.getLastIndex()
 	if index >= 0 && index <= int64(target.Length()) {
-		result = r.pattern.findSubmatchIndex(target, int(index))
+		result = r.pattern.findSubmatchIndex(r.val.runtime, target, int(index))
 	}
 	match = len(result.indexes) > 0 && (!r.pattern.sticky || int64(result.indexes[0]) == index)
 

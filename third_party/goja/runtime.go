@@ -206,6 +206,13 @@ type Runtime struct {
 	// Stack for tracking objects currently being converted to string
 	// to detect and handle circular references
 	toStringStack []*Object
+
+	// mcpbridge patch (mcpbridge_limits.go): sandbox limits.
+	regexpLimit   RegexpMatchLimit
+	maxStringLen  int64
+	stringTooLong func(length int64) Value
+	maxStringKeys int64
+	tooManyKeys   func(length int64) Value
 }
 
 type StackFrame struct {

@@ -268,6 +268,7 @@ func (i *stringPropIter) next() (propIterItem, iterNextFunc) {
 }
 
 func (s *stringObject) iterateStringKeys() iterNextFunc {
+	s.checkIndexKeys()
 	return (&stringPropIter{
 		str:    s.value,
 		obj:    s,
@@ -276,6 +277,7 @@ func (s *stringObject) iterateStringKeys() iterNextFunc {
 }
 
 func (s *stringObject) stringKeys(all bool, accum []Value) []Value {
+	s.checkIndexKeys()
 	for i := 0; i < s.length; i++ {
 		accum = append(accum, asciiString(strconv.Itoa(i)))
 	}

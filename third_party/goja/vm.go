@@ -1279,6 +1279,9 @@ func (_add) exec(vm *vm) {
 		if !isRightString {
 			rightString = right.toString()
 		}
+		if vm.r.maxStringLen > 0 {
+			vm.r.checkStringLength(int64(leftString.Length()) + int64(rightString.Length()))
+		}
 		ret = leftString.Concat(rightString)
 	} else {
 		switch left := left.(type) {
@@ -5283,6 +5286,9 @@ func (n concatStrings) exec(vm *vm) {
 		default:
 			panic(unknownStringTypeErr(s))
 		}
+	}
+	if vm.r.maxStringLen > 0 {
+		vm.r.checkStringLength(int64(length))
 	}
 
 	vm.sp -= int(n) - 1
