@@ -186,7 +186,7 @@ func (e *env) guardBuiltins() error {
 	if err != nil {
 		return err
 	}
-	for _, guard := range []func(*goja.Object) error{e.guardStrings, e.guardRegExps, e.guardArrays, e.guardCalls, e.guardIterators, e.guardJSON} {
+	for _, guard := range []func(*goja.Object) error{e.guardStrings, e.guardText, e.guardRegExps, e.guardArrays, e.guardCalls, e.guardIterators, e.guardJSON} {
 		if err := guard(slow); err != nil {
 			return err
 		}

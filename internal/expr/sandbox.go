@@ -129,9 +129,10 @@ type env struct {
 	concatTooLong     func(length int64) goja.Value // concatTooLongError, made once
 	stringKeysTooMany func(length int64) goja.Value // stringKeysError, made once
 
-	isArray        goja.Callable  // Array.isArray
-	defaultCompare goja.Value     // the default sort order, interruptible
-	joining        []*goja.Object // arrays being joined, to break cycles
+	nativeCase     map[string]goja.Callable // the native toUpperCase and toLowerCase
+	isArray        goja.Callable            // Array.isArray
+	defaultCompare goja.Value               // the default sort order, interruptible
+	joining        []*goja.Object           // arrays being joined, to break cycles
 
 	// Interruption state of the current evaluation.
 	mu    sync.Mutex
