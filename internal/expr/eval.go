@@ -278,16 +278,17 @@ func (p *Program) contextError(err error) *Error {
 }
 
 // withStackPosition returns a copy of cause with the program name and the position where
-// the evaluation was interrupted: where the VM stopped, or else where a native call that
-// threw to stop it was called from (stopped, see env.stopStack).
+// the evaluation was interrupted: where a native call that threw to stop it was called from
+// (stopped, see env.stopStack), or else where the VM stopped. (After such a throw the VM
+// stops only once it has unwound the frames that had no handler.)
 func (p *Program) withStackPosition(cause *Error, ie *goja.InterruptedError, stopped []goja.StackFrame) *Error {
 	out := *cause
 	out.Program = p.name
-	if ie != nil {
-		out.Line, out.Column, out.SourceLine = p.stackPosition(ie.Stack())
-	}
-	if out.Line == 0 && stopped != nil {
+	switch {
+	case stopped != nil:
 		out.Line, out.Column, out.SourceLine = p.stackPosition(stopped)
+	case ie != nil:
+		out.Line, out.Column, out.SourceLine = p.stackPosition(ie.Stack())
 	}
 	return &out
 }

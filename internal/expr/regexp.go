@@ -49,10 +49,16 @@ func LimitRegexpMatches() {
 
 // limitRegexpMatches bounds every regexp2 match of e's runtime by the time left to the
 // current evaluation: a match that runs out of it ends the evaluation with the time limit,
-// as the interrupt ends a script.
+// as the interrupt ends a script. (Outside an evaluation, while the runtime is prepared,
+// a match would get RegexpMatchTimeout.)
 func (e *env) limitRegexpMatches() {
 	e.rt.SetRegexpMatchLimit(goja.RegexpMatchLimit{
-		Left:   func() time.Duration { return time.Until(e.deadline) },
+		Left: func() time.Duration {
+			if e.deadline.IsZero() {
+				return RegexpMatchTimeout
+			}
+			return time.Until(e.deadline)
+		},
 		Failed: e.regexpMatchFailed,
 	})
 }

@@ -63,7 +63,8 @@ func TestRegexBacktrackingIsInterrupted(t *testing.T) {
 			if err == nil {
 				t.Fatalf("got %v, want the time limit", got)
 			}
-			if e := asError(t, err); e.Kind != KindTimeout || !strings.Contains(e.Msg, "exceeded the time limit of "+a.limit.String()) || e.Line != 1 {
+			e := asError(t, err)
+			if e.Kind != KindTimeout || !strings.Contains(e.Msg, "exceeded the time limit of "+a.limit.String()) || e.Line != 1 {
 				t.Errorf("got %v (kind %v, line %d), want the time limit at line 1", err, e.Kind, e.Line)
 			}
 			if elapsed > unboundedReturn {
