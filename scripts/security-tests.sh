@@ -29,6 +29,7 @@ groups=(
 	"20.4 secrets do not cross servers (file:, /proc/PID/environ)|./internal/backend/upstream|TestSecretsDoNotCrossServers"
 	"12.4 Referer and cross-host redirects|./internal/backend/httpapi|TestRedirectToOtherHostCarriesNoSecret|TestRedirectBackCarriesNoSecret|TestRedirectSameHostKeepsSecretsButNoReferer"
 	"12.5 sandbox limits|./internal/expr|TestBuiltinLimits|TestOperatorLoops|TestMemoryBlameIsPerEvaluation|TestNoCodeGeneration|TestNoAsyncGenerators|TestNoEval"
+	"20.5 sandbox built-ins: backtracking regular expressions stop at the time limit, string doubling (serial and 32 parallel) at the memory limit|./internal/expr|TestRegexBacktrackingIsInterrupted|TestRegexBacktrackingStopsAtContextDeadline|TestStringDoublingHitsMemoryLimit|TestParallelDoublingStaysBounded"
 	"12.6 timeouts and leftovers|./internal/backend/command|TestLeftoversAreKilledAndCallsEndInTime|TestLeftoversOfARunningCallSurviveOtherCalls|TestLeftoversUnderConcurrentCalls"
 	"12.6 shutdown|./internal/gateway|TestShutdownStopsRunningCommands"
 	"12.7 caps|./internal/gateway|TestAttackSessionFlood|TestAttackSessionIdle|TestAttackConcurrentCalls|TestAttackSlowBody|TestAttackSlowRESTBody|TestAttackIdleKeepAlive|TestAttackConnectionFlood"

@@ -103,8 +103,10 @@ step "go test -race (the concurrent core)"
 # must keep up with a burst), and the sandbox tests that are only too slow under -race (on
 # a busy two-core machine they took minutes each and did not finish in this step's budget:
 # the legal cases of the built-ins, 200 MB of garbage, 20 rounds of memory blame). They ran
-# above without it. The sandbox's attack tests (TestBuiltinLimits, TestOperatorLoops) run
-# here too: they check outcomes, with margins that hold at a tenth of the speed.
+# above without it. The sandbox's attack tests (TestBuiltinLimits, TestOperatorLoops,
+# TestRegexBacktrackingIsInterrupted, TestStringDoublingHitsMemoryLimit,
+# TestParallelDoublingStaysBounded) run here too: they check outcomes, with margins that
+# hold at a tenth of the speed.
 timing='^(TestBuiltinsUnderTheLimits|TestMemoryLimitIgnoresGarbage|TestMemoryBlameIsPerEvaluation|TestAuditKeepsUpWithABurst)$'
 echo "left out under -race (a throughput bound; too slow under -race; run above): $timing"
 go test -json -race -count=1 -p 2 -timeout 15m -skip "$timing" ./internal/gateway/... ./internal/backend/... ./internal/store/... ./internal/expr/... ./internal/safehttp/... |

@@ -142,3 +142,31 @@ var sandboxNs = sync.OnceValue(func() float64 {
 		}
 	})
 })
+
+// BenchmarkParallelDoubling runs the attack of TestParallelDoublingStaysBounded (32
+// evaluations at once, each doubling a 3.5 MB input without bound) and reports the peak
+// growth of the live heap and of the heap (garbage included) per round, in MiB.
+func BenchmarkParallelDoubling(b *testing.B) {
+	const n = 32
+	p, err := Compile("bench", `let s = input; for (;;) s = s + s`)
+	if err != nil {
+		b.Fatal(err)
+	}
+	var live, heap int64
+	for b.Loop() {
+		m := measure(func() {
+			var wg sync.WaitGroup
+			for range n {
+				wg.Go(func() {
+					if _, err := p.Eval(context.Background(), doublingInput, doublingLimits); err == nil {
+						b.Error("a doubling loop ended without an error")
+					}
+				})
+			}
+			wg.Wait()
+		})
+		live, heap = max(live, m.live), max(heap, m.heap)
+	}
+	b.ReportMetric(float64(live)/(1<<20), "peak-live-MiB")
+	b.ReportMetric(float64(heap)/(1<<20), "peak-heap-MiB")
+}

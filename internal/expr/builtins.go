@@ -47,10 +47,32 @@ var builtinsProgram = lazy.Value[*goja.Program]{New: func() *goja.Program {
 // of n characters takes n or 2n bytes and building it may need a second copy, so strings
 // get a quarter of the limit; an array element or argument takes 16 bytes, or 32 for a
 // piece of a string, doubled while the array grows.
+//
+// The string limit holds for the + operator (and +=) and template literals too, which the
+// carried goja checks before it builds their result (goja.Runtime.SetMaxStringLength): a
+// loop doubling a string stops at the limit whatever the speed of the machine, rather than
+// when the memory watchdog next samples the heap, a doubling or two later.
 func (e *env) setSizeLimits(maxMemory int64) {
 	e.maxMemory = maxMemory
 	e.maxChars = max(maxMemory/4, 1024)
 	e.maxElems = max(maxMemory/64, 1024)
+	e.rt.SetMaxStringLength(e.maxChars, e.concatTooLong)
+	e.maxStringKeys = max(e.maxElems/8, 1024)
+	e.rt.SetMaxStringKeys(e.maxStringKeys, e.stringKeysTooMany)
+}
+
+// concatTooLongError is the error of a string concatenation over the limit; newEnv makes
+// env.concatTooLong of it once.
+func (e *env) concatTooLongError(n int64) goja.Value {
+	return e.tooLarge("the + operator or a template literal", n, "characters", false)
+}
+
+// stringKeysError is the error of enumerating the keys of a String object of n
+// characters, over maxStringKeys: a string is cheap, but a key for each of its characters
+// takes a hundred bytes or more (as an object's property, in Object.assign or a spread) and
+// one native call makes them all. newEnv makes env.stringKeysTooMany of it once.
+func (e *env) stringKeysError(n int64) goja.Value {
+	return e.tooLarge("listing the keys of a string (Object.keys, Object.assign, spread, for-in...)", n, "keys", false)
 }
 
 // fastLen is the largest length (of an array or an argument list) a guard hands to the
@@ -68,26 +90,50 @@ func (e *env) fastChars() int64 { return min(4*nativeMax, e.maxChars/32) }
 // any handler.
 func (e *env) checkStop() {
 	if e.stop.Load() {
+		if e.stopStack == nil {
+			e.stopStack = e.rt.CaptureCallStack(0, nil) // the position of the error
+		}
 		panic(e.rt.NewTypeError("evaluation interrupted"))
 	}
 }
 
-// tooLarge returns the RangeError for a built-in whose result would hold n units
-// ("characters", "elements", "arguments", "matches") against the limit for that unit.
+// tooLarge returns the RangeError for a built-in (or an operator) whose result would hold n
+// units ("characters", "elements", "arguments", "matches") against the limit for that unit.
 // more says n is a running count that passed the limit, not the final size.
+//
+// The program may catch the error (as it may catch V8's "Invalid string length"): nothing
+// was built. One it does not catch ends the evaluation as the memory limit ([KindMemory]):
+// the error carries the env's sizeError symbol, which [Program.Eval] looks for.
 func (e *env) tooLarge(what string, n int64, unit string, more bool) *goja.Object {
-	limit := e.maxElems
-	if unit == "characters" {
-		limit = e.maxChars
+	limit, per := e.maxElems, "per built-in call"
+	switch unit {
+	case "characters":
+		limit, per = e.maxChars, "in one string"
+	case "keys":
+		limit, per = e.maxStringKeys, "of one string"
 	}
 	qualifier := ""
 	if more {
 		qualifier = "more than "
 		n = limit
 	}
-	return e.rangeError(fmt.Sprintf(
-		"expression result too large: %s would produce %s%d %s, over the memory limit (%s allows at most %d %s per built-in call); build a smaller result or raise the memory limit",
-		what, qualifier, n, unit, formatBytes(e.maxMemory), limit, unit))
+	err := e.rangeError(fmt.Sprintf(
+		"expression result too large: %s would produce %s%d %s, over the memory limit (%s allows at most %d %s %s); build a smaller result or raise the memory limit",
+		what, qualifier, n, unit, formatBytes(e.maxMemory), limit, unit, per))
+	// Not enumerable, writable or configurable. An error that cannot take it (never the
+	// case for a fresh RangeError) is still thrown, reported as a runtime error.
+	_ = err.DefineDataPropertySymbol(e.sizeError, e.rt.ToValue(true), goja.FLAG_FALSE, goja.FLAG_FALSE, goja.FLAG_FALSE)
+	return err
+}
+
+// isSizeError reports whether v is an error thrown by tooLarge in this runtime.
+func (e *env) isSizeError(v goja.Value) bool {
+	o, ok := v.(*goja.Object)
+	if !ok {
+		return false
+	}
+	m := o.GetSymbol(e.sizeError)
+	return m != nil && m.ToBoolean()
 }
 
 // call calls f and rethrows its exception, if any, into the running JavaScript.
@@ -140,7 +186,7 @@ func (e *env) guardBuiltins() error {
 	if err != nil {
 		return err
 	}
-	for _, guard := range []func(*goja.Object) error{e.guardStrings, e.guardRegExps, e.guardArrays, e.guardCalls, e.guardIterators, e.guardJSON} {
+	for _, guard := range []func(*goja.Object) error{e.guardStrings, e.guardText, e.guardRegExps, e.guardArrays, e.guardCalls, e.guardIterators, e.guardJSON} {
 		if err := guard(slow); err != nil {
 			return err
 		}

@@ -3,6 +3,7 @@ package expr
 import (
 	"fmt"
 	"math"
+	"strconv"
 	"strings"
 
 	"github.com/dop251/goja"
@@ -100,6 +101,10 @@ func (e *env) guardStrings(slow *goja.Object) error {
 		if err != nil {
 			return err
 		}
+	}
+
+	if err := e.guardStringRaw(); err != nil {
+		return err
 	}
 
 	var origSplit goja.Callable
@@ -395,4 +400,53 @@ func (e *env) guardRegExps(slow *goja.Object) error {
 		}
 	}
 	return nil
+}
+
+// guardStringRaw replaces String.raw, whose native loop runs over the length of the raw
+// strings' array-like without a bound (String.raw({raw: {length: 2**40}}) built
+// "undefined" until the process ran out of memory), with the same algorithm that checks
+// for interrupts at every segment and stops when the result passes the string limit.
+func (e *env) guardStringRaw() error {
+	rt := e.rt
+	ctor := rt.Get("String").ToObject(rt)
+	const what = "String.raw"
+	_, err := e.method(ctor, "raw", func(c goja.FunctionCall) goja.Value {
+		e.checkStop()
+		cooked := c.Argument(0).ToObject(rt)
+		raw := orUndefined(cooked.Get("raw")).ToObject(rt)
+		n := lengthOf(raw)
+		if n <= 0 {
+			return rt.ToValue("")
+		}
+		subs := c.Arguments[min(1, len(c.Arguments)):]
+		var b goja.StringBuilder
+		size := int64(0)
+		add := func(v goja.Value) {
+			s := e.toStr(orUndefined(v))
+			size += int64(s.Length())
+			if size > e.maxChars {
+				panic(e.tooLarge(what, size, "characters", true))
+			}
+			b.WriteString(s)
+		}
+		for i := int64(0); ; i++ {
+			e.checkStop()
+			add(raw.Get(strconv.FormatInt(i, 10)))
+			if i+1 == n {
+				return b.String()
+			}
+			if i < int64(len(subs)) {
+				add(subs[i])
+			}
+		}
+	})
+	return err
+}
+
+// orUndefined returns v, or undefined for a property that is not there.
+func orUndefined(v goja.Value) goja.Value {
+	if v == nil {
+		return goja.Undefined()
+	}
+	return v
 }

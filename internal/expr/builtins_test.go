@@ -84,6 +84,32 @@ var builtinAttacks = []struct{ name, src, want string }{
 	{"split regexp", `'x,'.repeat(4e6).split(/,/)`, bounded},
 	{"match global", `'x'.repeat(8e6).match(/x/g)`, bounded},
 	{"fromCharCode apply", `String.fromCharCode.apply(null, {length: 1e8})`, tooLarge},
+	{"String.raw", `String.raw({raw: {length: 2**40}})`, stopped},
+	{"String.raw empty-segments", `String.raw({raw: {length: 2**53 - 1, get 0() { return '' }}})`, stopped},
+	{"String.raw long-segments", `const s = 'x'.repeat(4e6); String.raw({raw: [s, s, s]}, s, s)`, tooLarge},
+
+	// The keys of a string as an object: one per character, made in one native call.
+	{"Object.keys string", `Object.keys('x'.repeat(8e6))`, tooLarge},
+	{"Object.values string", `Object.values('x'.repeat(8e6))`, tooLarge},
+	{"Object.entries string", `Object.entries('x'.repeat(8e6))`, tooLarge},
+	{"Object.assign string", `Object.assign({}, 'x'.repeat(8e6))`, tooLarge},
+	{"Object.getOwnPropertyNames string", `Object.getOwnPropertyNames('x'.repeat(8e6))`, tooLarge},
+	{"Object.getOwnPropertyDescriptors string", `Object.getOwnPropertyDescriptors('x'.repeat(8e6))`, tooLarge},
+	{"Reflect.ownKeys String", `Reflect.ownKeys(new String('x'.repeat(8e6)))`, tooLarge},
+	{"Object.freeze String", `Object.freeze(new String('x'.repeat(8e6)))`, tooLarge},
+	{"spread string into object", `({...'x'.repeat(8e6)})`, tooLarge},
+	{"for-in string", `let n = 0; for (const k in 'x'.repeat(8e6)) n++; n`, tooLarge},
+	{"JSON.stringify String keys", `JSON.stringify({...new String('x'.repeat(8e6))})`, tooLarge},
+
+	// Text built-ins whose result is many times their input.
+	{"normalize", `'\uFDFA'.repeat(8e6).normalize('NFKD')`, stopped},
+	{"normalize under-the-size-limit", `'\uFDFA'.repeat(4e5).normalize('NFKD')`, bounded},
+	{"toUpperCase", `'ΐ'.repeat(8e6).toUpperCase()`, tooLarge},
+	{"toLowerCase", `'İ'.repeat(8e6).toLowerCase()`, tooLarge},
+	{"toLocaleUpperCase", `'ß'.repeat(8e6).toLocaleUpperCase()`, tooLarge},
+	{"encodeURIComponent", `encodeURIComponent('\uFFFF'.repeat(8e6))`, tooLarge},
+	{"encodeURI", `encodeURI('é'.repeat(8e6))`, tooLarge},
+	{"escape", `escape('\uFFFF'.repeat(8e6))`, tooLarge},
 	{"fromCodePoint spread", `String.fromCodePoint(...'x'.repeat(8e6))`, bounded},
 
 	// Function.prototype.apply and Reflect with huge argument lists.
@@ -130,11 +156,12 @@ var builtinAttacks = []struct{ name, src, want string }{
 	{"spread string", `[...'x'.repeat(8e6)]`, bounded},
 }
 
-// TestOperatorLoops grows strings with the VM's own operators, which no guard can see:
-// the interrupt stops the loops between instructions, and the memory watchdog stops them
-// once it sees the live heap over the limit. A loop that doubles a string outruns both by
-// a doubling or two (one `+` of a 64 MiB string is a single instruction), so only the
-// error is checked here; the figures are logged.
+// TestOperatorLoops grows strings with the VM's own operators: the interrupt stops the
+// loops between instructions, the string limit stops a concatenation that would pass it
+// (see TestStringDoublingHitsMemoryLimit), and the memory watchdog stops the loops that
+// keep many smaller strings once it sees the live heap over the limit. Which comes first
+// depends on the machine, so only the kind of error is checked here; the figures are
+// logged.
 func TestOperatorLoops(t *testing.T) {
 	for _, a := range []struct{ name, src string }{
 		{"concatenation", `let s = 'x'; for (let i = 0; i < 40; i++) s = s + s; s.length`},
@@ -294,6 +321,23 @@ func TestBuiltinsUnderTheLimits(t *testing.T) {
 		{"apply", `Math.max.apply(null, [1, 5, 3]) + Reflect.apply(Math.min, null, [4, 2])`, int64(7)},
 		{"Reflect.construct", `Reflect.construct(Array, [1, 2]).length`, int64(2)},
 		{"fromCharCode spread", `String.fromCharCode(...[104, 105])`, "hi"},
+		{"String.raw", "[String.raw`a${1}b${'x'}c\\n`, String.raw({raw: ['a', 'b', 'c']}, 1, 2, 3, 4), String.raw({raw: 'xyz'}, '-', '+'), String.raw({raw: {length: 0}})]",
+			[]any{"a1bxc\\n", "a1b2c", "x-y+z", ""}},
+		{"String.raw errors", `[() => String.raw(), () => String.raw({})].map(f => { try { f() } catch (e) { return e.name } })`, []any{"TypeError", "TypeError"}},
+		{"keys of a string", `const s = new String('ab'); s.x = 1; [Object.keys('abc'), Object.entries('ab'), Object.keys(s), Object.getOwnPropertyNames(s), ({...'hi'})[1], Object.assign({}, 'ab')[0]]`,
+			[]any{[]any{"0", "1", "2"}, []any{[]any{"0", "a"}, []any{"1", "b"}}, []any{"0", "1", "x"}, []any{"0", "1", "length", "x"}, "i", "a"}},
+		{"normalize", `['\u0041\u030A'.normalize(), '\u00C5'.normalize('NFD').length, 'ﬁ'.normalize('NFKC'), 'abc'.normalize('NFKD'),
+			(() => { try { 'x'.normalize('nope') } catch (e) { return e.name } })()]`, []any{"Å", int64(2), "fi", "abc", "RangeError"}},
+		{"large normalize", `const u = 'é\u0301 ﬁ \uFDFA Å\u030A x '; ['NFC', 'NFD', 'NFKC', 'NFKD'].map(f => u.repeat(40000).normalize(f) === u.normalize(f).repeat(40000))`,
+			[]any{true, true, true, true}},
+		{"large normalize ASCII", `'ab'.repeat(2e5).normalize('NFKD').length`, int64(400000)},
+		{"large case mapping", `['ß'.repeat(3e6).toUpperCase().length, 'ÀB'.repeat(1.5e6).toLowerCase().slice(0, 4), 'ς'.repeat(3e6).toUpperCase()[5]]`,
+			[]any{int64(6000000), "àbàb", "Σ"}},
+		{"large URI encoding", `[encodeURIComponent('a b'.repeat(1e6)).length, encodeURI('a/b'.repeat(1e6)).length, escape('a b'.repeat(1e6)).length,
+			encodeURIComponent('é\ud83d\ude00'), (() => { try { encodeURIComponent('\ud83d\ude00'.repeat(2e6) + '\ud800') } catch (e) { return e.name } })(),
+			(() => { try { encodeURI('\udc00'.repeat(3e6)) } catch (e) { return e.name } })()]`,
+			[]any{int64(5000000), int64(3000000), int64(5000000), "%C3%A9%F0%9F%98%80", "URIError", "URIError"}},
+		{"keys of a string at the limit", `let n = 0; for (const k in 'x'.repeat(65536)) n++; [n, Object.keys('y'.repeat(65536)).length]`, []any{int64(65536), int64(65536)}},
 		{"sort default", `[10, 9, 1, undefined, , "b", "a"].sort()`, []any{int64(1), int64(10), int64(9), "a", "b", nil, nil}},
 		{"sort comparator", `[3, 1, 2].sort((a, b) => b - a)`, []any{int64(3), int64(2), int64(1)}},
 		{"array methods", `const a = [1, 2, 3, 2];

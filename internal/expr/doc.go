@@ -67,10 +67,18 @@
 //
 // Each evaluation is bounded by [Limits]:
 //
-//   - Time: [Limits.Timeout] (default 100ms) and the context's deadline or cancelation
+//   - Time: [Limits.Timeout] (default 1s) and the context's deadline or cancelation
 //     interrupt the running JavaScript; the error is [KindTimeout] ("exceeded the time
-//     limit of 100ms") or [KindCanceled], positioned where the code was stopped. The time
-//     limit starts when the evaluation starts running (see re-runs below).
+//     limit of 1s") or [KindCanceled], positioned where the code was stopped. The time
+//     limit starts when the evaluation starts running (see re-runs below). It stops
+//     regular expression matches too: patterns with backreferences or lookaround (and
+//     matches that start past the beginning of a string) run on a backtracking engine,
+//     regexp2, inside one native call, and each such match gets only the time left to the
+//     evaluation (the earlier of the limit and the context's deadline): one that runs out
+//     ends the evaluation with the time limit, within a few milliseconds, however it was
+//     called (exec, test, match, matchAll, replace, search, split; try/catch cannot catch
+//     it). A match that needs more than regexp2's backtracking stack (100,000 entries) is a
+//     RangeError ("regular expression too complex"), not a silent "no match".
 //   - Memory: [Limits.MaxMemory] (default 32 MiB) bounds the growth of the live heap. Go
 //     has no per-goroutine heap accounting, so a watchdog goroutine samples process-wide
 //     heap figures from runtime/metrics every 2ms while evaluations run. When the heap has
@@ -86,33 +94,45 @@
 //     evaluations wait for it (at most its remaining time) before they start. Allocations by
 //     goroutines other than evaluations still count against the evaluations running, and
 //     up to one sampling interval of allocation can happen before the watchdog reacts.
-//   - Sizes of built-ins: native built-ins run without returning to the VM, where the
-//     interrupt is checked, so the ones that could run long or build a large result are
-//     guarded. A string a built-in builds may hold at most MaxMemory/4 characters (8 Mi by
-//     default), an array or argument list it builds at most MaxMemory/64 elements (512 Ki by
-//     default); a larger result is a RangeError, "expression result too large: ... would
-//     produce N characters, over the memory limit ...", thrown before the work when the
-//     size is known (repeat, padStart, padEnd, concat, join with its separators,
-//     Function.prototype.apply, Reflect.apply and Reflect.construct, Array.from,
-//     Array.prototype.fill, toReversed, toSorted, toSpliced and with, split, replace and
-//     replaceAll with a string pattern) and as soon as a running count passes the limit
-//     otherwise (join, toString, toLocaleString, JSON.stringify, replace with a pattern or
-//     function, match). Array methods that loop over a length (indexOf, includes, map,
-//     forEach, reduce, sort, slice, splice, reverse, flat, concat and the others) call the
-//     native only for lengths up to 65536; past that, and for global regular expressions
-//     on strings longer than 256 Ki characters, they run implementations whose loops can
-//     be interrupted, so `new Array(2**32 - 1).indexOf(1)` ends with the time limit. Spread
-//     and the other iterator-driven built-ins check for interrupts at every step.
+//   - Sizes: native built-ins run without returning to the VM, where the interrupt is
+//     checked, so the ones that could run long or build a large result are guarded, and so
+//     are the operators that build strings. A string may hold at most MaxMemory/4
+//     characters (8 Mi by default) when a built-in, the + operator (and +=) or a template
+//     literal builds it; an array or argument list a built-in builds at most MaxMemory/64
+//     elements (512 Ki by default); the keys of a string (one per character) are listed
+//     for strings of at most MaxMemory/512 characters (64 Ki by default: Object.keys,
+//     values, entries, assign, getOwnPropertyNames, getOwnPropertyDescriptors,
+//     Reflect.ownKeys, freeze, object spread, for-in). A larger result is a RangeError,
+//     "expression result too large: ... would produce N characters, over the memory limit
+//     ...", thrown before the work when the size is known (+ and template literals,
+//     repeat, padStart, padEnd, concat, join with its separators, encodeURI,
+//     encodeURIComponent, escape, Function.prototype.apply, Reflect.apply and
+//     Reflect.construct, Array.from, Array.prototype.fill, toReversed, toSorted, toSpliced
+//     and with, split, replace and replaceAll with a string pattern, the keys of a string)
+//     and as soon as a running count passes the limit otherwise (join, toString,
+//     toLocaleString, JSON.stringify, replace with a pattern or function, match,
+//     String.raw, normalize, the case mappings). The program may catch it (nothing was
+//     built), as V8's "Invalid string length"; if it does not, the evaluation fails with
+//     [KindMemory]. So a loop doubling a string ends at the doubling that would pass the
+//     limit, on any machine. Array methods that loop over a length (indexOf, includes,
+//     map, forEach, reduce, sort, slice, splice, reverse, flat, concat and the others) call
+//     the native only for lengths up to 65536; past that, and for global regular
+//     expressions, normalize and String.raw on long strings, they run implementations
+//     whose loops can be interrupted, so `new Array(2**32 - 1).indexOf(1)` ends with the
+//     time limit. Spread and the other iterator-driven built-ins check for interrupts at
+//     every step.
 //   - Recursion: at most 2048 nested JavaScript calls; deeper recursion is a RangeError
 //     ("Maximum call stack size exceeded"), not a crash.
 //
-// Interruption takes effect between JavaScript instructions and in the guarded built-ins.
-// Still outside the limits' reach: a [Func] that blocks; one regular expression match that
-// backtracks exponentially (patterns with backreferences or lookaround run on a
-// backtracking engine), which only [RegexpMatchTimeout] stops, the match then counting as
-// none (see [LimitRegexpMatches]); and VM operators on huge strings: `s + s` of a 64 MiB
-// string is one instruction, so a loop doubling a string is stopped by the watchdog or the
-// timer one or two doublings late. A runtime that was interrupted is discarded, not reused.
+// Interruption takes effect between JavaScript instructions, in the guarded built-ins and
+// in regular expression matches. Still outside the limits' reach: a [Func] that blocks; a
+// match on the backtracking engine stops at the time limit but not sooner when the context
+// is canceled or the memory limit is passed; and native calls that are linear in a string
+// (localeCompare, a case mapping, JSON.parse, the conversion of a long string) run to
+// their end, in time linear in a string of at most the size limit (or of an input
+// variable). These bounds rest on a patched goja (see
+// third_party/goja/MCPBRIDGE-PATCH.md). A runtime that was interrupted is discarded, not
+// reused.
 //
 // # Errors
 //

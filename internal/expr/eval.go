@@ -171,6 +171,10 @@ func (p *Program) run(ctx context.Context, e *env, c *compiled, vars map[string]
 	e.stop.Store(false)
 	e.mu.Unlock()
 	e.setSizeLimits(lim.MaxMemory)
+	e.deadline, e.ctxDeadline, e.stopStack = deadline, false, nil
+	if d, ok := ctx.Deadline(); ok && d.Before(deadline) {
+		e.deadline, e.ctxDeadline = d, true
+	}
 	e.timer.Reset(time.Until(deadline))
 	stopCtx := func() bool { return true }
 	if ctx.Done() != nil {
@@ -196,7 +200,7 @@ func (p *Program) run(ctx context.Context, e *env, c *compiled, vars map[string]
 		}
 		var ie *goja.InterruptedError
 		errors.As(err, &ie)
-		res, err = nil, p.withStackPosition(cause, ie)
+		res, err = nil, p.withStackPosition(cause, ie, e.stopStack)
 	}
 	return res, clean, err
 }
@@ -216,7 +220,13 @@ func (p *Program) safeCall(e *env, fn goja.Callable, args []goja.Value) (res any
 func (p *Program) call(e *env, fn goja.Callable, args []goja.Value) (any, error) {
 	v, err := fn(goja.Undefined(), args...)
 	if err != nil {
-		return nil, p.jsError(err)
+		jerr := p.jsError(err)
+		var ex *goja.Exception
+		if je, ok := jerr.(*Error); ok && je.Kind == KindRuntime && errors.As(err, &ex) && e.isSizeError(ex.Value()) {
+			// A result over the size limits that the program did not catch.
+			je.Kind = KindMemory
+		}
+		return nil, jerr
 	}
 	var out any
 	var cerr error
@@ -236,6 +246,15 @@ func (p *Program) call(e *env, fn goja.Callable, args []goja.Value) (any, error)
 // onTimeout is the timer callback of env.
 func (e *env) onTimeout() {
 	e.interrupt(&Error{Kind: KindTimeout, Msg: "exceeded the time limit"})
+}
+
+// deadlineCause is the cause of stopping the current evaluation at e.deadline: the time
+// limit, or the context's deadline. (Eval fills in the program and the limit.)
+func (e *env) deadlineCause() *Error {
+	if e.ctxDeadline {
+		return &Error{Kind: KindTimeout, Msg: "exceeded the context deadline", Err: context.DeadlineExceeded}
+	}
+	return &Error{Kind: KindTimeout, Msg: "exceeded the time limit"}
 }
 
 // interrupt stops the current evaluation with cause, unless it already finished or was
@@ -259,11 +278,16 @@ func (p *Program) contextError(err error) *Error {
 }
 
 // withStackPosition returns a copy of cause with the program name and the position where
-// the evaluation was interrupted.
-func (p *Program) withStackPosition(cause *Error, ie *goja.InterruptedError) *Error {
+// the evaluation was interrupted: where a native call that threw to stop it was called from
+// (stopped, see env.stopStack), or else where the VM stopped. (After such a throw the VM
+// stops only once it has unwound the frames that had no handler.)
+func (p *Program) withStackPosition(cause *Error, ie *goja.InterruptedError, stopped []goja.StackFrame) *Error {
 	out := *cause
 	out.Program = p.name
-	if ie != nil {
+	switch {
+	case stopped != nil:
+		out.Line, out.Column, out.SourceLine = p.stackPosition(stopped)
+	case ie != nil:
 		out.Line, out.Column, out.SourceLine = p.stackPosition(ie.Stack())
 	}
 	return &out

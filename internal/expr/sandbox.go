@@ -107,12 +107,32 @@ type env struct {
 	maxChars  int64 // longest string a built-in may build
 	maxElems  int64 // longest array or argument list a built-in may build
 
+	maxStringKeys int64 // longest string whose index keys may be enumerated
+
 	// stop is set when the current evaluation is interrupted; guarded built-ins check it.
 	stop atomic.Bool
 
-	isArray        goja.Callable  // Array.isArray
-	defaultCompare goja.Value     // the default sort order, interruptible
-	joining        []*goja.Object // arrays being joined, to break cycles
+	// deadline ends the current evaluation (the earlier of its time limit and its
+	// context's deadline); ctxDeadline says it is the context's. The regexp2 matches of
+	// the evaluation are bounded by it (see regexp.go).
+	deadline    time.Time
+	ctxDeadline bool
+
+	// stopStack is the call stack of a native call that threw to stop the evaluation (a
+	// regexp2 match out of time): the VM unwinds it before it turns the pending interrupt
+	// into its error, which then has no position.
+	stopStack []goja.StackFrame
+
+	// sizeError marks the RangeErrors of the size limits, so that one the program does not
+	// catch is reported as the memory limit (see tooLarge).
+	sizeError         *goja.Symbol
+	concatTooLong     func(length int64) goja.Value // concatTooLongError, made once
+	stringKeysTooMany func(length int64) goja.Value // stringKeysError, made once
+
+	nativeCase     map[string]goja.Callable // the native toUpperCase and toLowerCase
+	isArray        goja.Callable            // Array.isArray
+	defaultCompare goja.Value               // the default sort order, interruptible
+	joining        []*goja.Object           // arrays being joined, to break cycles
 
 	// Interruption state of the current evaluation.
 	mu    sync.Mutex
@@ -172,6 +192,9 @@ func newEnv() (*env, error) {
 	if err := e.guardBuiltins(); err != nil {
 		return nil, fmt.Errorf("preparing sandbox: guarding built-ins: %w", err)
 	}
+	e.sizeError = goja.NewSymbol("mcpbridge.sizeLimit")
+	e.concatTooLong, e.stringKeysTooMany = e.concatTooLongError, e.stringKeysError
+	e.limitRegexpMatches()
 	e.date = rt.Get("Date")
 	if _, err := rt.RunProgram(hardenProgram.Get()); err != nil {
 		return nil, fmt.Errorf("preparing sandbox: freezing built-ins: %w", err)
