@@ -39,6 +39,8 @@ type jsEngine struct {
 	regexp goja.Value
 	errCtr goja.Value
 	funcs  map[*goja.Object]jsvalue.Func
+	// deadline ends the current call (jsCallLimit from its start).
+	deadline time.Time
 }
 
 var enginePool = sync.Pool{New: func() any {
@@ -51,19 +53,32 @@ var enginePool = sync.Pool{New: func() any {
 	// pattern.
 	expr.LimitRegexpMatches()
 	rt := goja.New()
-	return &jsEngine{
+	e := &jsEngine{
 		rt:     rt,
 		date:   rt.Get("Date"),
 		regexp: rt.Get("RegExp"),
 		errCtr: rt.Get("Error"),
 		funcs:  map[*goja.Object]jsvalue.Func{},
 	}
+	// A match on the backtracking engine gets the time left to the call, and one that
+	// does not finish is an error, never a silent "no match".
+	rt.SetRegexpMatchLimit(goja.RegexpMatchLimit{
+		Left: func() time.Duration { return time.Until(e.deadline) },
+		Failed: func(err error) {
+			if errors.Is(err, goja.ErrRegexpMatchTimeout) {
+				panic(rt.NewGoError(fmt.Errorf("regular expression did not finish within the %s limit of one call: simplify the pattern or match a shorter string", jsCallLimit)))
+			}
+			panic(rt.NewGoError(fmt.Errorf("regular expression too complex: %v; simplify the pattern or match a shorter string", err)))
+		},
+	})
+	return e
 }}
 
 // withJS runs fn on a pooled engine, turning JavaScript exceptions and
 // interrupts into errors.
 func withJS(fn func(e *jsEngine) (any, error)) (res any, err error) {
 	e := enginePool.Get().(*jsEngine)
+	e.deadline = time.Now().Add(jsCallLimit)
 	timer := time.AfterFunc(jsCallLimit, func() { e.rt.Interrupt("time limit exceeded") })
 	defer func() {
 		timer.Stop()
