@@ -272,11 +272,16 @@ func TestDescriptorsStableOverManyCalls(t *testing.T) {
 		}
 	}
 	after := countFDs(t)
-	if after > base {
-		t.Errorf("descriptors grew from %d to %d over 2,000 calls", base, after)
+	// net/http puts a connection back in the pool from its read loop, after the caller has
+	// seen the end of the body, so on a busy machine the next call can find the pool empty
+	// and open another connection, which then stays idle in the pool (two descriptors here:
+	// both ends are in this process). What must not happen is a connection per call.
+	n := conns.Load()
+	if n > 10 {
+		t.Errorf("2,001 sequential calls opened %d connections, want them reused (a few at most)", n)
 	}
-	if n := conns.Load(); n != 1 {
-		t.Errorf("2,001 sequential calls opened %d connections, want 1", n)
+	if after > base+2*int(n-1) {
+		t.Errorf("descriptors grew from %d to %d over 2,000 calls with %d connections opened", base, after, n)
 	}
 	t.Logf("descriptors: baseline %d, after 2,000 calls %d; connections opened: %d", base, after, conns.Load())
 }
