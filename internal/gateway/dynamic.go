@@ -124,7 +124,9 @@ func (g *Gateway) watchStored(ctx context.Context) {
 func (g *Gateway) resync(ctx context.Context) {
 	defs, err := g.opts.Definitions.List(ctx)
 	if err != nil {
-		g.log.Error("resync of stored servers failed", "error", err)
+		if ctx.Err() == nil { // not the gateway stopping
+			g.log.Error("resync of stored servers failed", "error", err)
+		}
 		return
 	}
 	present := map[string]bool{}
