@@ -24,7 +24,8 @@
 //	go run ./bench -mode upstream                                     # kind: mcp against its upstream called directly
 //	go run ./bench -mode lowdefy -duration 10s                        # mcpbridge app: navigate/interact, 50 work sessions
 //	go run ./bench -mode lowdefy -bin /tmp/old -candidate /tmp/new    # A/B of two builds, closed loop and paced (-think)
-//	go run ./bench -mode restart -servers 10000                       # time to ready of serve with stored servers
+//	go run ./bench -mode restart -servers 10000                       # time to ready of serve with stored servers, and to first use
+//	go run ./bench -mode restart -restart-store postgres://…/empty    # the same on PostgreSQL
 //
 // -mode upstream (issue 10) compares tools/call through a `kind: mcp` server
 // (isolation: per-session) with the same upstream MCP server (bench/cmd/echoserver) called
@@ -92,6 +93,7 @@ var (
 	clientsFlag   = flag.String("clients", "1,16", "numbers of concurrent clients (-mode processes)")
 	clientKind    = flag.String("client", "raw", "load client: raw (minimal Streamable HTTP) or sdk (the go-sdk client)")
 	servers       = flag.Int("servers", 10000, "stored servers of -mode restart")
+	restartStore  = flag.String("restart-store", "", "store of -mode restart: a postgres:// URL of an empty database (default: a SQLite file in a temporary directory)")
 	binFlag       = flag.String("bin", "", "serve this mcpbridge binary instead of building ./cmd/mcpbridge")
 	candidateBin  = flag.String("candidate", "", "also serve the config from this mcpbridge binary (e.g. built from a branch) and compare it with mcpbridge, round by round")
 	floorFlag     = flag.Bool("floor", true, "also measure a bare go-sdk server that makes the same GET (the SDK floor)")

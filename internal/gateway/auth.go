@@ -402,6 +402,9 @@ func (g *Gateway) mayRunTarget(p auth.Principal, server, tool string) bool {
 	if auth.AuthorizeServer(p, e.Name, g.serverRule(e.Config())) != auth.Allow {
 		return false
 	}
+	if e, _ = g.opened(context.Background(), e); e == nil { // its tools' rules are needed
+		return true
+	}
 	st := e.state.Load()
 	if _, known := st.schemas[tool]; !known {
 		return true

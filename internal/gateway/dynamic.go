@@ -58,17 +58,18 @@ func (d *dynamic) set(slug string, rev int64, invalid string) {
 	}
 }
 
-// loadStored serves every stored definition. A stored definition that is invalid is logged
-// and skipped, so one bad row never stops the gateway.
+// loadStored serves every stored definition, unopened: each opens on first use (lazy.go). A
+// stored definition that is invalid is logged and skipped, so one bad row never stops the
+// gateway.
 func (g *Gateway) loadStored(ctx context.Context) error {
 	defs, err := g.opts.Definitions.List(ctx)
 	if err != nil {
 		return fmt.Errorf("listing stored servers: %w", err)
 	}
-	// The definitions are decoded and opened in parallel, from what List returned (no read
-	// per server), and put in the registry at once: one by one, each put copied the whole
-	// registry, and 10,000 stored servers took most of a minute to start.
+	// Only the summaries are read, in parallel, from what List returned (no read per
+	// server), and the entries put in the registry at once.
 	begun := time.Now()
+	kinds := backend.Kinds().Names()
 	entries := make([]*Entry, len(defs))
 	invalid := make([]string, len(defs))
 	var next atomic.Int64
@@ -80,21 +81,17 @@ func (g *Gateway) loadStored(ctx context.Context) error {
 				if i >= len(defs) {
 					return
 				}
-				entries[i], invalid[i] = g.loadOne(ctx, defs[i])
+				entries[i], invalid[i] = g.unopenedEntry(defs[i], kinds)
 			}
 		})
 	}
 	wg.Wait()
 	put := entries[:0:0]
-	unavailable := 0
 	for i, d := range defs {
 		switch {
 		case entries[i] != nil:
 			put = append(put, entries[i])
-			g.dyn.set(d.Slug, d.Revision, invalid[i])
-			if invalid[i] != "" {
-				unavailable++
-			}
+			g.dyn.set(d.Slug, d.Revision, "")
 		case invalid[i] != "":
 			g.dyn.mu.Lock()
 			g.dyn.invalid[d.Slug] = invalid[i]
@@ -102,33 +99,9 @@ func (g *Gateway) loadStored(ctx context.Context) error {
 		}
 	}
 	g.reg.putAll(put)
-	g.log.Info("stored servers loaded", "servers", len(put), "unavailable", unavailable, "invalid", len(defs)-len(put),
+	g.log.Info("stored servers listed; each opens on first use", "servers", len(put), "invalid", len(defs)-len(put),
 		"duration", time.Since(begun).Round(time.Millisecond))
 	return nil
-}
-
-// loadOne decodes and opens one stored definition at start-up. It returns the entry to
-// serve (nil when the definition is invalid or a file-defined server has its name) and
-// why it is invalid or unavailable ("" when it is served as it is).
-func (g *Gateway) loadOne(ctx context.Context, d store.Definition) (*Entry, string) {
-	if e := g.reg.get(d.Slug); e != nil && e.Config().Source == "file" {
-		return nil, "" // the file wins; the admin API refuses such slugs
-	}
-	s, err := config.ParseServer("stored server "+d.Slug, d.Slug, d.Doc, backend.Kinds())
-	if err != nil {
-		g.log.Error("stored server is invalid; not served", "server", d.Slug, "revision", d.Revision, "error", err)
-		return nil, err.Error()
-	}
-	st, err := g.openState(ctx, s)
-	why := ""
-	if err != nil {
-		why = err.Error()
-		g.log.Error("stored server cannot be opened; serving it as unavailable", "server", d.Slug, "error", err)
-		st = unavailableState(s, why)
-	}
-	e := g.newEntry(d.Slug, s.Title, s.Description)
-	g.apply(e, st)
-	return e, why
 }
 
 // watchStored applies changes from the store (this replica's and others') until ctx ends.
@@ -151,12 +124,17 @@ func (g *Gateway) watchStored(ctx context.Context) {
 func (g *Gateway) resync(ctx context.Context) {
 	defs, err := g.opts.Definitions.List(ctx)
 	if err != nil {
-		g.log.Error("resync of stored servers failed", "error", err)
+		if ctx.Err() == nil { // not the gateway stopping
+			g.log.Error("resync of stored servers failed", "error", err)
+		}
 		return
 	}
 	present := map[string]bool{}
 	for _, d := range defs {
 		present[d.Slug] = true
+		if rev, ok := g.dyn.revision(d.Slug); ok && rev >= d.Revision {
+			continue // served as listed (opened or not); a later change has its own notification
+		}
 		g.applyStored(ctx, d.Slug)
 	}
 	g.dyn.mu.Lock()
@@ -202,12 +180,7 @@ func (g *Gateway) applyStored(ctx context.Context, slug string) {
 	if errors.Is(err, store.ErrNotFound) {
 		if _, ok := g.dyn.revision(slug); ok {
 			if e := g.reg.remove(slug); e != nil {
-				if l := e.state.Load().live; l != nil {
-					l.retire(closerOf(e.Backend()), nil)
-				}
-				for ss := range e.Server.Sessions() {
-					ss.Close()
-				}
+				g.retireEntry(e)
 			}
 			g.log.Info("stored server removed", "server", slug)
 		}
@@ -237,7 +210,7 @@ func (g *Gateway) applyStored(ctx context.Context, slug string) {
 		st = unavailableState(s, err.Error())
 	}
 	e := g.reg.get(slug)
-	if e == nil {
+	if e == nil || e.stored != nil { // new, or not opened yet: opened now, with this revision
 		e = g.newEntry(slug, s.Title, s.Description)
 		g.apply(e, st)
 		g.reg.put(e)

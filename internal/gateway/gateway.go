@@ -222,8 +222,12 @@ func (g *Gateway) Watch(ctx context.Context) {
 	}
 }
 
-// Entry returns the served entry of a server, or nil.
-func (g *Gateway) Entry(name string) *Entry { return g.reg.get(name) }
+// Entry returns the served entry of a server, or nil. A stored server not opened yet is
+// opened first (its first use).
+func (g *Gateway) Entry(name string) *Entry {
+	e, _ := g.opened(context.Background(), g.reg.get(name))
+	return e
+}
 
 // Serve serves on ln until ctx is cancelled, then drains: it stops taking new MCP requests,
 // waits up to the configured drain period for in-flight calls, and closes.

@@ -109,6 +109,9 @@ func (g *Gateway) usableEntry(w http.ResponseWriter, r *http.Request, name strin
 		fail(w, http.StatusNotFound, fmt.Sprintf("server %q is disabled (enabled: false in its definition)", name))
 		return nil
 	}
+	if e = g.openedFor(w, r, e, fail); e == nil {
+		return nil
+	}
 	if reason := e.Unavailable(); reason != "" {
 		w.Header().Set("Retry-After", "30")
 		fail(w, http.StatusServiceUnavailable, fmt.Sprintf("server %q is unavailable: it could not be opened: %s; fix its definition or what it depends on", name, reason))

@@ -13,6 +13,7 @@ type metrics struct {
 	duration *prometheus.HistogramVec
 	requests *prometheus.CounterVec
 	refusals *prometheus.CounterVec
+	opens    *prometheus.CounterVec // stored servers opened on first use, by outcome
 }
 
 func newMetrics(g *Gateway) *metrics {
@@ -39,14 +40,14 @@ func newMetrics(g *Gateway) *metrics {
 		Help: "Open legacy-era MCP sessions across all servers.",
 	}, func() float64 {
 		n := 0
-		for _, e := range g.reg.all() {
-			if e.Server == nil {
-				continue
+		g.reg.each(func(e *Entry) {
+			if e.Server == nil { // a stored server not opened yet
+				return
 			}
 			for range e.Server.Sessions() {
 				n++
 			}
-		}
+		})
 		return float64(n)
 	})
 	dropped := prometheus.NewCounterFunc(prometheus.CounterOpts{
@@ -58,7 +59,20 @@ func newMetrics(g *Gateway) *metrics {
 		}
 		return float64(g.audit.dropped.Load())
 	})
-	m.reg.MustRegister(m.calls, m.duration, m.requests, m.refusals, sessions, dropped,
+	m.opens = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "mcpbridge_server_opens_total",
+		Help: "Stored servers opened on first use, by outcome (ok; unavailable: the backend could not be opened; invalid: the stored definition is invalid).",
+	}, []string{"outcome"})
+	served := func(state string, count func(served, unopened int) int) prometheus.GaugeFunc {
+		return prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+			Name:        "mcpbridge_servers",
+			Help:        "Servers served, by state: opened (the definition decoded and the backend opened, or found unavailable) or not_opened (a stored server, opened on first use).",
+			ConstLabels: prometheus.Labels{"state": state},
+		}, func() float64 { return float64(count(g.reg.count())) })
+	}
+	opened := served("opened", func(served, unopened int) int { return served - unopened })
+	notOpened := served("not_opened", func(_, unopened int) int { return unopened })
+	m.reg.MustRegister(m.calls, m.duration, m.requests, m.refusals, sessions, dropped, m.opens, opened, notOpened,
 		prometheus.NewGoCollector(), prometheus.NewProcessCollector(prometheus.ProcessCollectorOpts{}))
 	return m
 }

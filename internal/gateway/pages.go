@@ -20,8 +20,9 @@ func (g *Gateway) serveIndex(w http.ResponseWriter, r *http.Request) {
 	p := &web.IndexPage{Version: g.opts.Version}
 	for _, e := range g.reg.all() {
 		s := e.Config()
-		sum := web.ServerSummary{Name: s.Name, Title: s.Title, Description: s.Description, Kind: s.Kind, Enabled: s.IsEnabled()}
-		if c := e.Catalog(); c != nil {
+		sum := web.ServerSummary{Name: s.Name, Title: s.Title, Description: s.Description, Kind: s.Kind, Enabled: s.IsEnabled(),
+			NotOpened: e.stored != nil}
+		if c := e.Catalog(); c != nil && e.stored == nil {
 			sum.Tools, sum.Resources, sum.Prompts = len(c.Tools), len(c.Resources), len(c.Prompts)
 			// The names of the tools the caller may call, on a server it may use.
 			pr := auth.FromContext(r.Context())
@@ -69,6 +70,13 @@ func baseURL(r *http.Request) string {
 
 func (g *Gateway) serveMeta(w http.ResponseWriter, r *http.Request, name string) {
 	e := g.reg.get(name)
+	if e != nil && e.stored != nil { // its page is a first use: the page lists its tools
+		var err error
+		if e, err = g.opened(r.Context(), e); err != nil {
+			web.RenderError(w, http.StatusServiceUnavailable, fmt.Sprintf("Server %q is being opened; reload the page.", name))
+			return
+		}
+	}
 	if e == nil || !config.NamePattern.Get().MatchString(name) {
 		web.RenderError(w, http.StatusNotFound, fmt.Sprintf("There is no server named %q.", name))
 		return

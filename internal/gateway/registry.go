@@ -45,6 +45,11 @@ type Entry struct {
 	state    atomic.Pointer[entryState]
 	applyMu  sync.Mutex // serialises apply
 	calls    callSlots  // tool calls running (limits.concurrent_calls)
+
+	// stored is set on a stored server that is not opened yet (lazy.go): such an entry has
+	// only the definition's summary as its Config, no go-sdk server and no backend, and is
+	// replaced in the registry by the opened entry on first use (Gateway.opened).
+	stored *storedDef
 }
 
 // entryState is an immutable snapshot of what an entry serves.
@@ -100,82 +105,79 @@ func (e *Entry) Catalog() *backend.Catalog {
 	return &backend.Catalog{}
 }
 
-// registry maps server names to entries. Readers never block: the map is replaced whole.
+// registry maps server names to entries. Readers never block, and a writer costs the same
+// whatever the number of servers: a replica with 10,000 stored servers replaces one entry
+// each time a server is opened on first use.
 type registry struct {
-	mu      sync.Mutex // serialises writers
-	entries atomic.Pointer[map[string]*Entry]
+	entries sync.Map // name → *Entry
 }
 
 func (r *registry) get(name string) *Entry {
-	m := r.entries.Load()
-	if m == nil {
-		return nil
-	}
-	return (*m)[name]
+	e, _ := r.entries.Load(name)
+	ent, _ := e.(*Entry)
+	return ent
 }
 
+// all returns the entries, ordered by name.
 func (r *registry) all() []*Entry {
-	m := r.entries.Load()
-	if m == nil {
-		return nil
-	}
-	es := make([]*Entry, 0, len(*m))
-	for _, e := range *m {
-		es = append(es, e)
-	}
+	var es []*Entry
+	r.entries.Range(func(_, v any) bool {
+		es = append(es, v.(*Entry))
+		return true
+	})
 	sort.Slice(es, func(i, j int) bool { return es[i].Name < es[j].Name })
 	return es
 }
 
-func (r *registry) put(e *Entry) (old *Entry) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	next := map[string]*Entry{}
-	if m := r.entries.Load(); m != nil {
-		for k, v := range *m {
-			next[k] = v
+// each calls f for every entry, in no order.
+func (r *registry) each(f func(*Entry)) {
+	r.entries.Range(func(_, v any) bool {
+		f(v.(*Entry))
+		return true
+	})
+}
+
+// count returns how many servers are served and how many of them are not opened yet.
+func (r *registry) count() (served, unopened int) {
+	r.each(func(e *Entry) {
+		served++
+		if e.stored != nil {
+			unopened++
 		}
-	}
-	old = next[e.Name]
-	next[e.Name] = e
-	r.entries.Store(&next)
+	})
+	return served, unopened
+}
+
+func (r *registry) put(e *Entry) (old *Entry) {
+	prev, _ := r.entries.Swap(e.Name, e)
+	old, _ = prev.(*Entry)
 	return old
 }
 
-// putAll adds entries (new names) with one copy of the registry.
+// putAll adds entries.
 func (r *registry) putAll(es []*Entry) {
-	if len(es) == 0 {
-		return
-	}
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	var cur map[string]*Entry
-	if m := r.entries.Load(); m != nil {
-		cur = *m
-	}
-	next := make(map[string]*Entry, len(cur)+len(es))
-	for k, v := range cur {
-		next[k] = v
-	}
 	for _, e := range es {
-		next[e.Name] = e
+		r.entries.Store(e.Name, e)
 	}
-	r.entries.Store(&next)
 }
 
 func (r *registry) remove(name string) (old *Entry) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	next := map[string]*Entry{}
-	if m := r.entries.Load(); m != nil {
-		for k, v := range *m {
-			next[k] = v
+	prev, _ := r.entries.LoadAndDelete(name)
+	old, _ = prev.(*Entry)
+	return old
+}
+
+// retireEntry ends a server taken out of the registry: its backend is closed once its calls
+// in flight have finished, and its sessions are closed. An unopened entry has neither.
+func (g *Gateway) retireEntry(e *Entry) {
+	if l := e.state.Load().live; l != nil {
+		l.retire(closerOf(e.Backend()), nil)
+	}
+	if e.Server != nil {
+		for ss := range e.Server.Sessions() {
+			ss.Close()
 		}
 	}
-	old = next[name]
-	delete(next, name)
-	r.entries.Store(&next)
-	return old
 }
 
 // newEntry creates the go-sdk server and handlers of a server name; apply gives it content.

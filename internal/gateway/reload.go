@@ -20,6 +20,9 @@ func (g *Gateway) Reload(ctx context.Context, next *config.Config) (needRestart 
 		s := next.Servers[name]
 		unlock := g.dyn.lock(name) // a stored server of the same name waits
 		e := g.reg.get(name)
+		if e != nil && e.stored != nil {
+			e = nil // a stored server not opened yet: the file's server takes its place
+		}
 		if e != nil && e.Config().Source == "file" && e.Config().Digest() == s.Digest() && s.Digest() != "" {
 			unlock()
 			continue
@@ -46,12 +49,7 @@ func (g *Gateway) Reload(ctx context.Context, next *config.Config) (needRestart 
 		}
 		unlock := g.dyn.lock(e.Name)
 		if removed := g.reg.remove(e.Name); removed != nil {
-			if l := removed.state.Load().live; l != nil {
-				l.retire(closerOf(removed.Backend()), nil)
-			}
-			for ss := range removed.Server.Sessions() {
-				ss.Close()
-			}
+			g.retireEntry(removed)
 			g.log.Info("server removed", "server", e.Name)
 		}
 		unlock()
@@ -102,7 +100,7 @@ func (g *Gateway) ReloadServer(ctx context.Context, s *config.Server) error {
 	unlock := g.dyn.lock(s.Name)
 	defer unlock()
 	e := g.reg.get(s.Name)
-	if e == nil {
+	if e == nil || e.stored != nil {
 		return fmt.Errorf("reloading server %s: it is not served", s.Name)
 	}
 	st, err := g.openState(ctx, s)

@@ -297,6 +297,14 @@ func (g *Gateway) readServerOutput(ctx context.Context, via, uri string, u *url.
 	if !e.Config().IsEnabled() {
 		return nil, resourceError(uri, "server %q is disabled (enabled: false in its definition)", e.Name)
 	}
+	name := e.Name
+	e, err := g.opened(ctx, e)
+	switch {
+	case err != nil:
+		return nil, resourceError(uri, "server %q is being opened (its first use); retry", name)
+	case e == nil:
+		return nil, resourceError(uri, "server %q does not exist", name)
+	}
 	if reason := e.Unavailable(); reason != "" {
 		return nil, resourceError(uri, "server %q is unavailable", e.Name)
 	}

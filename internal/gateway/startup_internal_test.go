@@ -12,9 +12,10 @@ import (
 	"github.com/mcpbridge/mcpbridge/internal/store/sqlite"
 )
 
-// A gateway that starts with stored servers serves every valid one with its tools (loaded
-// in parallel, put in the registry at once), keeps the invalid one out with its reason, and
-// lets a file-defined server keep its name.
+// A gateway that starts with stored servers registers every valid one unopened (their
+// summaries read in parallel, put in the registry at once) and serves each with its tools
+// once used (Entry opens it), keeps the one of an unknown kind out with its reason, and lets
+// a file-defined server keep its name.
 func TestStoredServersLoadedAtStart(t *testing.T) {
 	ctx := context.Background()
 	st, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "s.db"), sqlite.Options{})
@@ -41,6 +42,9 @@ func TestStoredServersLoadedAtStart(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer g.Close()
+	if served, unopened := g.reg.count(); served != n+1 || unopened != n {
+		t.Errorf("after start: %d served, %d of them not opened; want %d and %d", served, unopened, n+1, n)
+	}
 	for i := range n {
 		e := g.Entry(fmt.Sprintf("s%03d", i))
 		if e == nil {

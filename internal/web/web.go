@@ -38,6 +38,9 @@ type ServerSummary struct {
 	MoreTools int      `json:"moreTools,omitempty"`
 	Resources int      `json:"resources"`
 	Prompts   int      `json:"prompts"`
+	// NotOpened says the server is stored and not opened yet: its tools, resources and
+	// prompts are known once it is first used (its page, a request), and are not counted.
+	NotOpened bool `json:"notOpened,omitempty"`
 }
 
 // MaxIndexTools is how many tool names the index lists per server.
