@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -166,12 +167,35 @@ func formOutcome(t *genTool, p *engine.Page, e *engine.Engine, entry *jsvalue.Ob
 	if cur := e.Page(); cur != nil && cur.ID() != t.form.Page.ID {
 		out.Set("page", cur.ID())
 	}
+	// A write that matched nothing is not a success, whatever the chain did after it.
+	var unchanged []string
+	if rr, ok := out.Prop("requestResults").([]any); ok {
+		for _, r := range rr {
+			ro, _ := r.(*jsvalue.Object)
+			id, _ := ro.Prop("requestId").(string)
+			notes, _ := ro.Prop("notes").([]any)
+			if len(notes) == 0 || !slices.Contains(t.form.Writes, id) {
+				continue
+			}
+			for _, n := range notes {
+				unchanged = append(unchanged, jsvalue.ToString(n))
+			}
+		}
+	}
+	if len(unchanged) > 0 && out.Prop("success") == true {
+		out.Set("success", false)
+		out.Set("error", "nothing was written: "+strings.Join(unchanged, "; "))
+	}
 	s, _ := jsvalue.Stringify(out, "")
 	if out.Prop("success") == true {
 		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: s}}, StructuredContent: json.RawMessage(s)}
 	}
 	var sb strings.Builder
-	fmt.Fprintf(&sb, "The form on page %s was not submitted.", t.form.Page.ID)
+	if len(unchanged) > 0 {
+		fmt.Fprintf(&sb, "The form on page %s was submitted, but nothing was written: %s. Check which record the arguments name (such as its id).", t.form.Page.ID, strings.Join(unchanged, "; "))
+	} else {
+		fmt.Fprintf(&sb, "The form on page %s was not submitted.", t.form.Page.ID)
+	}
 	if len(fixes) > 0 {
 		sb.WriteString(" Fix these arguments and call again:")
 		for _, f := range fixes {
@@ -184,7 +208,7 @@ func formOutcome(t *genTool, p *engine.Page, e *engine.Engine, entry *jsvalue.Ob
 			sb.WriteString("\n- " + jsvalue.ToString(x))
 		}
 	}
-	if msg, ok := out.Prop("error").(string); ok {
+	if msg, ok := out.Prop("error").(string); ok && len(unchanged) == 0 {
 		sb.WriteString("\nError: " + msg)
 	}
 	sb.WriteString("\n\n" + s)

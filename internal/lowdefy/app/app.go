@@ -41,6 +41,10 @@ type App struct {
 	MCP *jsvalue.Object
 	// Warnings are problems that do not stop the app from loading (Lowdefy warns about them).
 	Warnings []Problem
+
+	// positions are the source positions of the built config's objects (Where).
+	positions posIndex
+	appOperatorState
 }
 
 // Page is one built page.
@@ -235,6 +239,7 @@ func (l *loader) load() (*App, []Problem) {
 		return nil, l.problems
 	}
 	app := assemble(components)
+	app.positions = ix
 	app.Lowdefy = str(get(components, "lowdefy"))
 	app.Name = str(get(components, "name"))
 	app.Version = str(get(components, "version"))

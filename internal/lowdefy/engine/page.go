@@ -31,6 +31,8 @@ type Page struct {
 	octx          *operators.Context
 	parser        *operators.Parser
 	recCount      int
+	// unsupported are the page's notes on what mcpbridge does not run (Unsupported).
+	unsupported []Notice
 }
 
 // ID returns the page id.
@@ -59,6 +61,7 @@ func (p *Page) init() {
 		Window:     &p.e.opts.Window,
 		Now:        p.e.opts.Now,
 		Logger:     p.e.log,
+		Plugins:    p.e.plugins,
 	}
 	p.octx.BasePath, _ = p.e.app.Config.Prop("basePath").(string)
 	p.parser = operators.NewClientParser(p.octx)
@@ -96,7 +99,11 @@ func (p *Page) parse(ctx context.Context, input any, loc string, ai []int, event
 	if event == nil {
 		event = jsvalue.Undefined
 	}
-	return p.parser.ParseWith(ctx, input, operators.Options{Location: loc, ArrayIndices: ai, Event: event, Actions: actions})
+	out, errs := p.parser.ParseWith(ctx, input, operators.Options{Location: loc, ArrayIndices: ai, Event: event, Actions: actions})
+	if len(errs) > 0 && p.e.plugins != nil {
+		p.noteUnsupported(applyArrayIndices(ai, loc), errs)
+	}
+	return out, errs
 }
 
 // block finds a block by its id (list items carry their index: "items.0.name").

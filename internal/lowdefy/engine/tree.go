@@ -81,6 +81,7 @@ func (p *Page) newBlock(s *blockSet, cfg *jsvalue.Object) *block {
 		b.meta = blocks.Guess(b.typ, areas != nil)
 		p.e.log.Warn("lowdefy engine: unknown block type, treated as "+string(b.meta.Category),
 			"type", b.typ, "block", b.blockIDPattern, "page", p.id)
+		p.noteUnknownBlock(b)
 	}
 	return b
 }

@@ -1,0 +1,234 @@
+package lowdefy_test
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcpbridge/mcpbridge/internal/gateway"
+	"github.com/mcpbridge/mcpbridge/internal/gateway/gatewaytest"
+)
+
+// truthApp (issue 22 points 7 and 9): a page whose onInit calls seven requests that all
+// fail (each on a table of its own that does not exist), a button whose Request names two
+// requests whose payloads fail, and an edit form whose UPDATE may match no row.
+func truthApp() string {
+	var reqs, ids strings.Builder
+	for i := 1; i <= 7; i++ {
+		fmt.Fprintf(&reqs, `
+      - id: r%d
+        type: KnexRaw
+        connectionId: db
+        properties: {query: SELECT * FROM missing_table_%d}`, i, i)
+		fmt.Fprintf(&ids, "r%d, ", i)
+	}
+	return `lowdefy: 4.0.0
+connections:
+  - id: db
+    type: Knex
+    properties:
+      client: sqlite
+      useNullAsDefault: true
+      connection: {filename: {_secret: SQLITE_FILENAME}}
+pages:
+  - id: seven
+    type: Box
+    requests:` + reqs.String() + `
+      - id: p1
+        type: KnexRaw
+        connectionId: db
+        payload: {x: {_divide: [1, 0]}}
+        properties: {query: SELECT 1}
+      - id: p2
+        type: KnexRaw
+        connectionId: db
+        payload: {x: {_subtract: [1]}}
+        properties: {query: SELECT 2}
+    events:
+      onInit:
+        - {id: load, type: Request, params: [` + strings.TrimSuffix(ids.String(), ", ") + `]}
+    blocks:
+      - id: both
+        type: Button
+        events:
+          onClick:
+            - {id: call_both, type: Request, params: [p1, p2]}
+  - id: edit
+    type: Box
+    requests:
+      - id: update_note
+        type: KnexRaw
+        connectionId: db
+        payload: {id: {_state: note_id}, body: {_state: body}}
+        properties:
+          query: UPDATE notes SET body = :body WHERE id = :id
+          parameters: {id: {_payload: id}, body: {_payload: body}}
+    blocks:
+      - id: note_id
+        type: NumberInput
+        required: true
+      - id: body
+        type: TextInput
+      - id: save
+        type: Button
+        events:
+          onClick:
+            - {id: validate, type: Validate}
+            - {id: update, type: Request, params: update_note}
+`
+}
+
+func startTruth(t *testing.T) (*gatewaytest.Server, string) {
+	t.Helper()
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "lowdefy.yaml"), []byte(truthApp()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	dbFile := filepath.Join(dir, "notes.sqlite")
+	db, err := sql.Open("sqlite", dbFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Exec(`CREATE TABLE notes (id INTEGER PRIMARY KEY, body TEXT); INSERT INTO notes (id, body) VALUES (1, 'first')`); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	t.Setenv("LD_TEST_SQLITE_FILENAME", dbFile)
+	st := openStore(t, filepath.Join(t.TempDir(), "s.db"))
+	return gatewaytest.Start(t, gatewayConfig(dir, ""), gateway.Options{WorkSessions: st.WorkSessions}), dbFile
+}
+
+func sessionOf(t *testing.T, a *agent) string {
+	t.Helper()
+	var out struct{ SessionID string }
+	res := a.call("session_create", map[string]any{"name": "truth"}, false)
+	if err := json.Unmarshal([]byte(text(res)), &out); err != nil || out.SessionID == "" {
+		t.Fatalf("session_create answered %s", text(res))
+	}
+	return out.SessionID
+}
+
+// Issue 22 point 7: a failed request's error is its message, every failure of a call is
+// in its log, and a write that matched nothing says so (in the log, and in a form tool's
+// answer, which is then not a success).
+func TestRequestFailuresAreInTheLog(t *testing.T) {
+	srv, dbFile := startTruth(t)
+	a := connect(t, srv.URL+"/mcp/tickets", aliceKey)
+	sid := sessionOf(t, a)
+
+	// Seven requests fail in one onInit: seven messages, each its own.
+	_, log := pageLog(t, a.call("navigate", map[string]any{"sessionId": sid, "pageId": "seven"}, false))
+	results, _ := log[0]["requestResults"].([]any)
+	if len(results) != 7 {
+		t.Fatalf("navigate logged %d request results, want 7: %v", len(results), log)
+	}
+	for i, r := range results {
+		rm := r.(map[string]any)
+		msg, _ := rm["error"].(string)
+		if rm["success"] != false || !strings.Contains(msg, fmt.Sprintf("no such table: missing_table_%d", i+1)) {
+			t.Errorf("request result %d: %v, want its own error message (not {})", i+1, rm)
+		}
+	}
+	if errs, _ := log[0]["errors"].([]any); len(errs) == 0 || log[0]["success"] != false {
+		t.Errorf("the failed onInit chain is not in the log's errors: %v", log[0])
+	}
+
+	// Two payloads fail in one Request action: Lowdefy's chain reports the first; the log
+	// has both.
+	_, log = pageLog(t, a.call("interact", map[string]any{"sessionId": sid, "actions": []any{
+		map[string]any{"type": "triggerEvent", "blockId": "both", "event": "onClick"}}}, false))
+	all, _ := json.Marshal(log[0]["errors"])
+	if !strings.Contains(string(all), "_divide") || !strings.Contains(string(all), "request p2 was not called") || !strings.Contains(string(all), "_subtract") {
+		t.Errorf("the log of two failing payloads: %s", all)
+	}
+
+	// An UPDATE that matches no row says so in the log.
+	_, log = pageLog(t, a.call("interact", map[string]any{"sessionId": sid, "actions": []any{
+		map[string]any{"type": "navigate", "pageId": "edit"}}}, false))
+	_, log = pageLog(t, a.call("interact", map[string]any{"sessionId": sid, "actions": []any{
+		map[string]any{"type": "setValue", "blockId": "note_id", "value": 999},
+		map[string]any{"type": "setValue", "blockId": "body", "value": "lost"},
+		map[string]any{"type": "triggerEvent", "blockId": "save", "event": "onClick"}}}, false))
+	rr, _ := json.Marshal(log[2]["requestResults"])
+	if !strings.Contains(string(rr), "update_note UPDATE changed no rows") {
+		t.Errorf("an UPDATE of no row: %s", rr)
+	}
+	// One that matches a row has no such note.
+	_, log = pageLog(t, a.call("interact", map[string]any{"sessionId": sid, "actions": []any{
+		map[string]any{"type": "setValue", "blockId": "note_id", "value": 1},
+		map[string]any{"type": "triggerEvent", "blockId": "save", "event": "onClick"}}}, false))
+	if rr, _ := json.Marshal(log[1]["requestResults"]); strings.Contains(string(rr), "notes") || log[1]["success"] != true {
+		t.Errorf("an UPDATE of one row: %s", rr)
+	}
+
+	// The form tool answers what the request did: nothing written is not a success.
+	res := a.call("submit_edit", map[string]any{"note_id": 999, "body": "lost"}, true)
+	if !strings.Contains(text(res), "nothing was written") || !strings.Contains(text(res), "changed no rows") {
+		t.Errorf("submit_edit of no row: %s", text(res))
+	}
+	a.call("submit_edit", map[string]any{"note_id": 1, "body": "second"}, false)
+	db, err := sql.Open("sqlite", dbFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	var body string
+	if err := db.QueryRow(`SELECT body FROM notes WHERE id = 1`).Scan(&body); err != nil || body != "second" {
+		t.Errorf("note 1 is %q (%v) after submit_edit", body, err)
+	}
+}
+
+// Issue 22 point 9: the work-session tools declare no output schema and answer with text
+// only, so the page (and get_state's JSON) is paid for once.
+func TestSessionToolsAnswerTextOnly(t *testing.T) {
+	srv, _ := startTruth(t)
+	a := connect(t, srv.URL+"/mcp/tickets", aliceKey)
+	lt, err := a.cs.ListTools(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	session := map[string]bool{"session_create": true, "session_list": true, "session_close": true, "navigate": true, "interact": true, "get_state": true, "get_pages": true}
+	n := 0
+	for _, tool := range lt.Tools {
+		if session[tool.Name] {
+			n++
+			if tool.OutputSchema != nil {
+				t.Errorf("%s declares an output schema: %v", tool.Name, tool.OutputSchema)
+			}
+		}
+	}
+	if n != len(session) {
+		t.Fatalf("%d session tools listed, want %d", n, len(session))
+	}
+	sid := sessionOf(t, a)
+	results := map[string]*mcp.CallToolResult{
+		"get_pages": a.call("get_pages", map[string]any{"sessionId": sid}, false),
+		"navigate":  a.call("navigate", map[string]any{"sessionId": sid, "pageId": "edit"}, false),
+		"interact": a.call("interact", map[string]any{"sessionId": sid, "actions": []any{
+			map[string]any{"type": "setValue", "blockId": "body", "value": "x"}}}, false),
+		"get_state":    a.call("get_state", map[string]any{"sessionId": sid}, false),
+		"session_list": a.call("session_list", map[string]any{}, false),
+	}
+	for name, res := range results {
+		if res.StructuredContent != nil {
+			t.Errorf("%s answered with structured content beside its text: %v", name, res.StructuredContent)
+		}
+	}
+	var st struct {
+		PageID string         `json:"pageId"`
+		State  map[string]any `json:"state"`
+	}
+	if err := json.Unmarshal([]byte(text(results["get_state"])), &st); err != nil || st.PageID != "edit" || st.State["body"] != "x" {
+		t.Errorf("get_state is not the page's JSON (%v): %s", err, text(results["get_state"]))
+	}
+	if page, _ := pageLog(t, results["interact"]); !strings.Contains(page, `<input id="body"`) {
+		t.Errorf("interact's page: %s", page)
+	}
+}
