@@ -149,7 +149,7 @@ func formOutcome(t *genTool, p *engine.Page, e *engine.Engine, entry *jsvalue.Ob
 			}
 			fields.Set(id, vo)
 			for _, m := range errs {
-				fixes = append(fixes, fmt.Sprintf("%s: %s", id, jsvalue.ToString(m)))
+				fixes = append(fixes, fmt.Sprintf("%s: %s", id, stringify(m)))
 			}
 		}
 	}
@@ -178,7 +178,7 @@ func formOutcome(t *genTool, p *engine.Page, e *engine.Engine, entry *jsvalue.Ob
 				continue
 			}
 			for _, n := range notes {
-				unchanged = append(unchanged, jsvalue.ToString(n))
+				unchanged = append(unchanged, stringify(n))
 			}
 		}
 	}
@@ -205,7 +205,7 @@ func formOutcome(t *genTool, p *engine.Page, e *engine.Engine, entry *jsvalue.Ob
 	if errs, ok := out.Prop("errors").([]any); ok && len(errs) > 0 {
 		sb.WriteString("\nErrors:")
 		for _, x := range errs {
-			sb.WriteString("\n- " + jsvalue.ToString(x))
+			sb.WriteString("\n- " + stringify(x))
 		}
 	}
 	if msg, ok := out.Prop("error").(string); ok && len(unchanged) == 0 {
@@ -270,7 +270,7 @@ func (b *Backend) ReadResource(ctx context.Context, p auth.Principal, uri string
 			continue
 		}
 		if msg := rr.Prop("error"); msg != nil && !jsvalue.IsUndefined(msg) {
-			return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: fmt.Sprintf("reading %s: request %s failed: %s", uri, id, jsvalue.ToString(msg))}
+			return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: fmt.Sprintf("reading %s: request %s failed: %s", uri, id, stringify(msg))}
 		}
 		out.Set(id, rr.Prop("response"))
 	}

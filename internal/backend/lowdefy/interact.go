@@ -248,14 +248,14 @@ func (b *Backend) step(ctx context.Context, e *engine.Engine, entry *jsvalue.Obj
 		switch j.Prop("type") {
 		case "DisplayMessage":
 			if p, ok := j.Prop("params").(*jsvalue.Object); ok {
-				messages = append(messages, jsvalue.ToString(p.Prop("content")))
+				messages = append(messages, stringify(p.Prop("content")))
 			} else {
-				messages = append(messages, jsvalue.ToString(j.Prop("params")))
+				messages = append(messages, stringify(j.Prop("params")))
 			}
 		case "error":
-			errs = append(errs, fmt.Sprintf("%s (action %s of %s)", jsvalue.ToString(j.Prop("message")), jsvalue.ToString(j.Prop("action")), jsvalue.ToString(j.Prop("event"))))
+			errs = append(errs, fmt.Sprintf("%s (action %s of %s)", stringify(j.Prop("message")), stringify(j.Prop("action")), stringify(j.Prop("event"))))
 		case "warning":
-			warnings = append(warnings, jsvalue.ToString(j.Prop("message")))
+			warnings = append(warnings, stringify(j.Prop("message")))
 		case "Link":
 			if u, ok := j.Prop("url").(string); ok {
 				links = append(links, u)
@@ -322,8 +322,9 @@ func newCalls(p *engine.Page, counts map[string]int, notes map[*jsvalue.Object][
 	return out
 }
 
-// stringify is an error value as text: a string as it is, an error's or an error
-// object's message, else JSON.
+// stringify is a value as text for the agent: a string as it is, an error's or an error
+// object's message, else JSON (an object is never "[object Object]", as JavaScript's
+// String would write it).
 func stringify(v any) string {
 	switch x := v.(type) {
 	case string:

@@ -232,3 +232,93 @@ func TestSessionToolsAnswerTextOnly(t *testing.T) {
 		t.Errorf("interact's page: %s", page)
 	}
 }
+
+// pluggedApp declares a plugin and uses its operators (client and server side), a block
+// type and an action of it.
+const pluggedApp = `lowdefy: 4.0.0
+plugins:
+  - {name: '@acme/lowdefy-plugin', version: 1.0.0}
+connections:
+  - id: db
+    type: Knex
+    properties:
+      client: sqlite
+      useNullAsDefault: true
+      connection: {filename: {_secret: SQLITE_FILENAME}}
+pages:
+  - id: home
+    type: Box
+    requests:
+      - id: calc
+        type: KnexRaw
+        connectionId: db
+        properties:
+          query: {_acme_sql: 1}
+    blocks:
+      - id: greeting
+        type: Title
+        properties:
+          content: {_string.concat: ['Hello ', {_my_operator: {name: x}}]}
+      - id: fancy
+        type: AcmeFancyChart
+        properties: {title: Sales}
+      - id: go
+        type: Button
+        events:
+          onClick:
+            - {id: confetti, type: AcmeConfetti}
+      - id: run_calc
+        type: Button
+        events:
+          onClick:
+            - {id: calc, type: Request, params: calc}
+`
+
+// Issue 22 point 6: what mcpbridge does not run is said on the page and in the call's
+// log — a plugin operator by name (never "[object Object]"), a plugin block type, a plugin
+// action, a plugin operator on the server side.
+func TestUnsupportedIsSaid(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "lowdefy.yaml"), []byte(pluggedApp), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("LD_TEST_SQLITE_FILENAME", filepath.Join(dir, "db.sqlite"))
+	st := openStore(t, filepath.Join(t.TempDir(), "s.db"))
+	srv := gatewaytest.Start(t, gatewayConfig(dir, ""), gateway.Options{WorkSessions: st.WorkSessions})
+	a := connect(t, srv.URL+"/mcp/tickets", aliceKey)
+	sid := sessionOf(t, a)
+
+	page, log := pageLog(t, a.call("navigate", map[string]any{"sessionId": sid, "pageId": "home"}, false))
+	for _, want := range []string{
+		"> not supported: `_my_operator` is a plugin operator mcpbridge does not run (it evaluates to null) (at greeting)",
+		"> not supported: `AcmeFancyChart` is a plugin block type mcpbridge does not run",
+		`<display id="fancy" type="AcmeFancyChart" unsupported>`,
+		"Hello null",
+	} {
+		if !strings.Contains(page, want) {
+			t.Errorf("the page lacks %q:\n%s", want, page)
+		}
+	}
+	if strings.Contains(page, "[object Object]") {
+		t.Errorf("the page shows [object Object]:\n%s", page)
+	}
+	warnings, _ := json.Marshal(log[0]["warnings"])
+	if !strings.Contains(string(warnings), "`_my_operator` is a plugin operator mcpbridge does not run") ||
+		!strings.Contains(string(warnings), "`AcmeFancyChart` is a plugin block type") {
+		t.Errorf("the navigate log's warnings: %s", warnings)
+	}
+
+	page, log = pageLog(t, a.call("interact", map[string]any{"sessionId": sid, "actions": []any{
+		map[string]any{"type": "triggerEvent", "blockId": "go", "event": "onClick"},
+		map[string]any{"type": "triggerEvent", "blockId": "run_calc", "event": "onClick"}}}, false))
+	// The next call (on the session restored from the store) still shows the notes.
+	if !strings.Contains(page, "> not supported: `_my_operator` is a plugin operator") || !strings.Contains(page, "> not supported: `AcmeFancyChart`") {
+		t.Errorf("the page of the next call lacks the notes:\n%s", page)
+	}
+	if e, _ := json.Marshal(log[0]["errors"]); !strings.Contains(string(e), `Invalid action type \"AcmeConfetti\"`) {
+		t.Errorf("the plugin action's log: %s", e)
+	}
+	if rr, _ := json.Marshal(log[1]["requestResults"]); !strings.Contains(string(rr), "`_acme_sql` is a plugin operator mcpbridge does not run") {
+		t.Errorf("the request with a server-side plugin operator: %s", rr)
+	}
+}

@@ -45,32 +45,40 @@ var notOperators = []string{"_id", "_oid"}
 // one). The client operator set applies to pages and request payloads, the server set to
 // request and connection properties and endpoint routines. The result is computed once.
 func (a *App) UnknownOperators() []OperatorUse {
-	a.opsOnce.Do(func() { a.unknownOps = a.findUnknownOperators() })
+	a.computeOperators()
 	return a.unknownOps
 }
 
 // PluginOperators returns the names of UnknownOperators when the app declares plugins
 // (`plugins:` in lowdefy.yaml), which presumably provide them: an engine evaluates these
 // to null with an error naming them rather than leaving them as objects. Nil when the
-// app declares no plugins: then Lowdefy itself leaves them as plain objects.
+// app declares no plugins: then Lowdefy itself leaves them as plain objects. The map is
+// shared: do not modify it.
 func (a *App) PluginOperators() map[string]bool {
-	if len(a.Plugins) == 0 {
-		return nil
-	}
-	var out map[string]bool
-	for _, u := range a.UnknownOperators() {
-		if out == nil {
-			out = map[string]bool{}
+	a.computeOperators()
+	return a.pluginOps
+}
+
+func (a *App) computeOperators() {
+	a.opsOnce.Do(func() {
+		a.unknownOps = a.findUnknownOperators()
+		if len(a.Plugins) == 0 {
+			return
 		}
-		out[u.Name] = true
-	}
-	return out
+		for _, u := range a.unknownOps {
+			if a.pluginOps == nil {
+				a.pluginOps = map[string]bool{}
+			}
+			a.pluginOps[u.Name] = true
+		}
+	})
 }
 
 // appOperatorState holds the lazily computed operator uses of an App.
 type appOperatorState struct {
 	opsOnce    sync.Once
 	unknownOps []OperatorUse
+	pluginOps  map[string]bool
 }
 
 func (a *App) findUnknownOperators() []OperatorUse {
@@ -155,3 +163,9 @@ func operatorName(o *jsvalue.Object) (string, bool) {
 	}
 	return op, true
 }
+
+// DefaultTypes returns the types Lowdefy's default plugins provide for a type class
+// ("actions", "blocks", "connections", "requests", "authAdapters", "authCallbacks",
+// "authEvents", "authProviders"), as @lowdefy/build 4.0.0-rc.11 lists them
+// (defaultTypesMap.js). The slice is shared: do not modify it.
+func DefaultTypes(class string) []string { return defaultTypes.Get()[class] }

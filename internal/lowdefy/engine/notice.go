@@ -89,13 +89,13 @@ func (p *Page) noteUnsupported(loc string, errs []error) {
 }
 
 // UnknownBlockMessage says that block type typ is not one mcpbridge runs and how the
-// block is shown instead (as a category: container, display, …); plugin says whether the
-// app declares plugins (which presumably provide it).
+// block runs instead (as a category: container, display, …); plugin says whether the app
+// declares plugins (which presumably provide it).
 func UnknownBlockMessage(typ, category string, plugin bool) string {
 	if plugin {
-		return fmt.Sprintf("`%s` is a plugin block type mcpbridge does not run: it is shown as a %s block, without what the plugin would draw", typ, category)
+		return fmt.Sprintf("`%s` is a plugin block type mcpbridge does not run: it runs as a %s block, and the page shows only what mcpbridge can read from its properties", typ, category)
 	}
-	return fmt.Sprintf("`%s` is not a block type of Lowdefy's default plugins: mcpbridge shows it as a %s block, without content of its own", typ, category)
+	return fmt.Sprintf("`%s` is not a block type of Lowdefy's default plugins: it runs as a %s block, and the page shows only what mcpbridge can read from its properties", typ, category)
 }
 
 // noteUnknownBlock records a block of a type mcpbridge does not know.

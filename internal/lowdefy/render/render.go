@@ -100,7 +100,7 @@ func Page(p *engine.Page, opts Options) string {
 		title = p.ID()
 	}
 	r.line("# " + oneLine(title))
-	r.root(p.ID(), root)
+	r.root(p.ID(), root, p.Unsupported())
 	return r.b.String()
 }
 
@@ -116,8 +116,9 @@ func (r *renderer) line(s string) {
 	r.b.WriteByte('\n')
 }
 
-// root renders the page block: its tag line, then its areas.
-func (r *renderer) root(pageID string, n *engine.Node) {
+// root renders the page block: its tag line, a note for each thing on the page that
+// mcpbridge does not run (a plugin block type or operator), then its areas.
+func (r *renderer) root(pageID string, n *engine.Node, unsupported []engine.Notice) {
 	t := newTag("page", pageID, "")
 	t.attr("type", n.Type)
 	if n.Loading {
@@ -136,6 +137,9 @@ func (r *renderer) root(pageID string, n *engine.Node) {
 		}
 	}
 	r.line(t.open())
+	for _, u := range unsupported {
+		r.line("> not supported: " + oneLine(u.Message))
+	}
 	r.areas(n.Areas)
 }
 
@@ -295,6 +299,11 @@ func (r *renderer) common(tagName string, n *engine.Node) *tag {
 		typ = "" // the tag says it
 	}
 	t := newTag(tagName, n.ID, typ)
+	if _, known := blocks.Lookup(n.Type); !known && n.Type != "" {
+		if _, drawn := rich()[n.Type]; !drawn {
+			t.flag("unsupported") // the page's "not supported" notes say more
+		}
+	}
 	if n.Loading {
 		t.flag("loading")
 	}

@@ -70,7 +70,7 @@ func (s *Server) CallRequest(ctx context.Context, user *jsvalue.Object, call Req
 	var notes []string
 	spec.note = func(msg string) { notes = append(notes, msg) }
 	payload, _ := serial.Decode(call.Payload).(*jsvalue.Object)
-	pctx := &operators.Context{Payload: payload, Secrets: s.secrets, User: user, Logger: s.log, Now: s.now}
+	pctx := &operators.Context{Payload: payload, Secrets: s.secrets, User: user, Logger: s.log, Now: s.now, Plugins: s.app.PluginOperators()}
 	resp, err := s.execRequest(ctx, spec, func(input any, loc string) (any, []error) {
 		return operators.NewServerParser(pctx).Parse(ctx, input, loc, nil, nil)
 	}, user, nil)
