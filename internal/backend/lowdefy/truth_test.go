@@ -82,6 +82,23 @@ pages:
           onClick:
             - {id: validate, type: Validate}
             - {id: update, type: Request, params: update_note}
+  - id: dup
+    type: Box
+    blocks:
+      - id: first_card
+        type: Card
+        blocks:
+          - {id: name, type: TextInput}
+          - id: ok
+            type: Button
+            events: {onClick: [{id: pick, type: SetState, params: {picked: first}}]}
+      - id: second_card
+        type: Card
+        blocks:
+          - {id: name, type: TextInput}
+          - id: ok
+            type: Button
+            events: {onClick: [{id: pick, type: SetState, params: {picked: second}}]}
 `
 }
 
@@ -320,5 +337,260 @@ func TestUnsupportedIsSaid(t *testing.T) {
 	}
 	if rr, _ := json.Marshal(log[1]["requestResults"]); !strings.Contains(string(rr), "`_acme_sql` is a plugin operator mcpbridge does not run") {
 		t.Errorf("the request with a server-side plugin operator: %s", rr)
+	}
+}
+
+// notesDeskApp: a list of notes whose row click picks the note to edit (a record from a row), an
+// Icon that deletes (not a form's submit), a new-note modal and an edit drawer whose
+// buttons validate and write (each a tool with only the inputs its chain reads), a modal of
+// unrelated required inputs, a Modal whose OK writes, and a page whose record comes from
+// the URL.
+const notesDeskApp = `lowdefy: 4.0.0
+connections:
+  - id: db
+    type: Knex
+    properties:
+      client: sqlite
+      useNullAsDefault: true
+      connection: {filename: {_secret: SQLITE_FILENAME}}
+pages:
+  - id: desk
+    type: Box
+    requests:
+      - {id: list_notes, type: KnexRaw, connectionId: db, properties: {query: 'SELECT id, body FROM notes ORDER BY id'}}
+      - id: insert_note
+        type: KnexRaw
+        connectionId: db
+        payload: {note: {_state: new}}
+        properties:
+          query: INSERT INTO notes (body) VALUES (:body)
+          parameters: {body: {_payload: note.body}}
+      - id: update_note
+        type: KnexRaw
+        connectionId: db
+        payload: {note: {_state: edit}}
+        properties:
+          query: UPDATE notes SET body = :body WHERE id = :id
+          parameters: {body: {_payload: note.body}, id: {_payload: note.id}}
+      - id: delete_note
+        type: KnexRaw
+        connectionId: db
+        payload: {id: {_state: edit.id}}
+        properties:
+          query: DELETE FROM notes WHERE id = :id
+          parameters: {id: {_payload: id}}
+      - id: tag_note
+        type: KnexRaw
+        connectionId: db
+        payload: {tag: {_state: tag.name}}
+        properties:
+          query: INSERT INTO tags (name) VALUES (:tag)
+          parameters: {tag: {_payload: tag}}
+    events:
+      onMount:
+        - {id: load, type: Request, params: list_notes}
+        - {id: show, type: SetState, params: {notes: {_request: list_notes}}}
+    blocks:
+      - id: notes
+        type: List
+        blocks:
+          - id: notes.$.row
+            type: Box
+            events:
+              onClick:
+                - {id: pick, type: SetState, params: {edit: {_state: notes.$}}}
+                - {id: open, type: CallMethod, params: {blockId: edit_drawer, method: toggleOpen}}
+            blocks:
+              - {id: notes.$.body, type: Paragraph, properties: {content: {_state: notes.$.body}}}
+      - id: trash
+        type: Icon
+        events:
+          onClick:
+            - {id: del, type: Request, params: delete_note}
+      - id: new_modal
+        type: Modal
+        blocks:
+          - {id: new.body, type: TextInput, required: true, properties: {title: Note}}
+          - id: create
+            type: Button
+            properties: {title: Create}
+            events:
+              onClick:
+                - {id: check, type: Validate, params: {regex: '^new\.'}}
+                - {id: insert, type: Request, params: insert_note}
+      - id: edit_drawer
+        type: Drawer
+        blocks:
+          - {id: edit.body, type: TextArea, required: true, properties: {title: Note}}
+          - id: save
+            type: Button
+            properties: {title: Save}
+            events:
+              onClick:
+                - {id: check, type: Validate, params: [edit.body]}
+                - {id: update, type: Request, params: update_note}
+      - id: settings_modal
+        type: Modal
+        blocks:
+          - {id: other.x, type: TextInput, required: true}
+          - {id: other.y, type: NumberInput, required: true}
+          - id: close_settings
+            type: Button
+            events:
+              onClick:
+                - {id: close, type: CallMethod, params: {blockId: settings_modal, method: toggleOpen}}
+      - id: tag_modal
+        type: Modal
+        events:
+          onOk:
+            - {id: check, type: Validate, params: tag.name}
+            - {id: tag, type: Request, params: tag_note}
+        blocks:
+          - {id: tag.name, type: TextInput, required: true, properties: {title: Tag}}
+  - id: rename
+    type: Box
+    requests:
+      - id: rename_note
+        type: KnexRaw
+        connectionId: db
+        payload: {id: {_url_query: id}, body: {_state: body}}
+        properties:
+          query: UPDATE notes SET body = :body WHERE id = :id
+          parameters: {id: {_payload: id}, body: {_payload: body}}
+    blocks:
+      - {id: body, type: TextInput, required: true}
+      - id: go
+        type: Button
+        events:
+          onClick:
+            - {id: check, type: Validate}
+            - {id: rename, type: Request, params: rename_note}
+`
+
+// Issue 22 point 8: a generated tool is a real submit (a Button, or a Modal's OK, whose
+// chain writes; not an Icon), with the inputs its chain reads and only those; a record a
+// list row picks, or the URL names, is an argument; the answer says what the request did.
+func TestFormToolsMeanWhatTheySay(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "lowdefy.yaml"), []byte(notesDeskApp), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	dbFile := filepath.Join(dir, "desk.sqlite")
+	db, err := sql.Open("sqlite", dbFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if _, err := db.Exec(`CREATE TABLE notes (id INTEGER PRIMARY KEY, body TEXT); CREATE TABLE tags (name TEXT);
+		INSERT INTO notes (id, body) VALUES (1, 'one'), (2, 'two')`); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("LD_TEST_SQLITE_FILENAME", dbFile)
+	st := openStore(t, filepath.Join(t.TempDir(), "s.db"))
+	srv := gatewaytest.Start(t, gatewayConfig(dir, ""), gateway.Options{WorkSessions: st.WorkSessions})
+	a := connect(t, srv.URL+"/mcp/tickets", aliceKey)
+
+	lt, err := a.cs.ListTools(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	schemas := map[string]string{}
+	for _, tool := range lt.Tools {
+		if strings.HasPrefix(tool.Name, "submit_") {
+			b, _ := json.Marshal(tool.InputSchema)
+			schemas[tool.Name] = string(b)
+		}
+	}
+	want := map[string][]string{
+		// Only new.body: not the edit drawer's, not the settings modal's required inputs.
+		"submit_desk_create": {`"new":{"additionalProperties":false,"properties":{"body":{"description":"Note","type":"string"}},"required":["body"],"type":"object"}`},
+		// edit.body and the record, edit.id, which a row's click sets.
+		"submit_desk_save": {`"body":{"description":"Note","type":"string"}`, `"id":{"description":"The record to work on: the id of a row of list notes`, `"required":["body","id"]`},
+		// A Modal's OK that writes.
+		"submit_desk_tag_modal": {`"tag":{"additionalProperties":false,"properties":{"name":{"description":"Tag","type":"string"}},"required":["name"],"type":"object"}`},
+		"submit_rename":         {`"body":{"type":"string"}`, `"urlQuery":{"description":"The page's URL query (_url_query), such as the id of the record to work on: id."`},
+	}
+	for name, parts := range want {
+		s, ok := schemas[name]
+		if !ok {
+			t.Errorf("no tool %s; the form tools are %v", name, schemas)
+			continue
+		}
+		for _, p := range parts {
+			if !strings.Contains(s, p) {
+				t.Errorf("%s schema lacks %s:\n%s", name, p, s)
+			}
+		}
+		for _, bad := range []string{"other", "trash"} {
+			if strings.Contains(s, `"`+bad+`"`) {
+				t.Errorf("%s takes the unrelated %s:\n%s", name, bad, s)
+			}
+		}
+	}
+	if len(schemas) != len(want) {
+		t.Errorf("form tools %v, want %d (the Icon that deletes is no form)", schemas, len(want))
+	}
+	body := func(id int) string {
+		var b string
+		if err := db.QueryRow(`SELECT body FROM notes WHERE id = ?`, id).Scan(&b); err != nil {
+			return err.Error()
+		}
+		return b
+	}
+
+	// The record is picked by its id as a row click picks it; the answer shows the update.
+	res := a.call("submit_desk_save", map[string]any{"edit": map[string]any{"id": 2, "body": "two, edited"}}, false)
+	if body(2) != "two, edited" || body(1) != "one" {
+		t.Errorf("after submit_desk_save: note 1 %q, note 2 %q (%s)", body(1), body(2), text(res))
+	}
+	res = a.call("submit_desk_save", map[string]any{"edit": map[string]any{"id": 99, "body": "lost"}}, true)
+	if !strings.Contains(text(res), "no row of list notes has edit.id = 99 (the rows have: 1, 2)") {
+		t.Errorf("a record that is not a row: %s", text(res))
+	}
+	a.call("submit_desk_create", map[string]any{"new": map[string]any{"body": "three"}}, false)
+	if body(3) != "three" {
+		t.Errorf("after submit_desk_create: note 3 %q", body(3))
+	}
+	a.call("submit_desk_tag_modal", map[string]any{"tag": map[string]any{"name": "urgent"}}, false)
+	var tags int
+	if err := db.QueryRow(`SELECT count(*) FROM tags WHERE name = 'urgent'`).Scan(&tags); err != nil || tags != 1 {
+		t.Errorf("after submit_desk_tag_modal: %d tags (%v)", tags, err)
+	}
+
+	// The record from the URL: the right id renames; a wrong one says nothing was written.
+	a.call("submit_rename", map[string]any{"body": "first", "urlQuery": map[string]any{"id": 1}}, false)
+	if body(1) != "first" {
+		t.Errorf("after submit_rename: note 1 %q", body(1))
+	}
+	res = a.call("submit_rename", map[string]any{"body": "nobody", "urlQuery": map[string]any{"id": 42}}, true)
+	if !strings.Contains(text(res), "nothing was written") {
+		t.Errorf("submit_rename of no note: %s", text(res))
+	}
+}
+
+// Issue 22 point 8: blocks that share an id each stay addressable, by the path-qualified
+// id the page shows (Lowdefy's own lookup by id reaches only the last).
+func TestDuplicateBlockIDsAreAddressable(t *testing.T) {
+	srv, _ := startTruth(t)
+	a := connect(t, srv.URL+"/mcp/tickets", aliceKey)
+	sid := sessionOf(t, a)
+	page, _ := pageLog(t, a.call("navigate", map[string]any{"sessionId": sid, "pageId": "dup"}, false))
+	for _, want := range []string{`<input id="first_card/name"`, `<button id="first_card/ok"`, `<input id="second_card/name"`, `<button id="second_card/ok"`} {
+		if !strings.Contains(page, want) {
+			t.Errorf("the page lacks %s:\n%s", want, page)
+		}
+	}
+	for _, c := range []struct{ id, want string }{{"first_card/ok", "first"}, {"second_card/ok", "second"}, {"ok", "second"}} {
+		a.call("interact", map[string]any{"sessionId": sid, "actions": []any{
+			map[string]any{"type": "triggerEvent", "blockId": c.id, "event": "onClick"}}}, false)
+		var st struct{ State map[string]any }
+		if err := json.Unmarshal([]byte(text(a.call("get_state", map[string]any{"sessionId": sid}, false))), &st); err != nil || st.State["picked"] != c.want {
+			t.Errorf("clicking %s picked %v (%v), want %s", c.id, st.State["picked"], err, c.want)
+		}
+	}
+	_, log := pageLog(t, a.call("interact", map[string]any{"sessionId": sid, "actions": []any{
+		map[string]any{"type": "setValue", "blockId": "first_card/name", "value": "Ada"}}}, false))
+	if log[0]["success"] != true {
+		t.Errorf("setValue on first_card/name: %v", log[0])
 	}
 }

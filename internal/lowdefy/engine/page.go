@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/mcpbridge/mcpbridge/internal/jsvalue"
 	"github.com/mcpbridge/mcpbridge/internal/lowdefy/app"
@@ -106,12 +107,50 @@ func (p *Page) parse(ctx context.Context, input any, loc string, ai []int, event
 	return out, errs
 }
 
-// block finds a block by its id (list items carry their index: "items.0.name").
+// block finds a block by its id (list items carry their index: "items.0.name"), or by
+// the path-qualified id of a block whose id the page uses more than once (addresses).
 func (p *Page) block(id string) (*block, error) {
 	if v, ok := p.blockMap.Get(id); ok {
 		return v.(*block), nil
 	}
-	return nil, fmt.Errorf("page %q has no block %q (block ids inside lists carry the item index, such as list.0.field)", p.id, id)
+	if strings.Contains(id, "/") {
+		for b, a := range p.addresses() {
+			if a == id {
+				return b, nil
+			}
+		}
+	}
+	return nil, fmt.Errorf("page %q has no block %q (block ids inside lists carry the item index, such as list.0.field; a block whose id is used more than once is addressed as PARENT/ID, as the page shows it)", p.id, id)
+}
+
+// addresses returns the path-qualified ids of the blocks whose id is used more than once
+// on the page: PARENT/ID, where PARENT is the id of the block that holds it (the page id
+// at the top), and PARENT/ID#n for the n-th of several under one parent. Lowdefy keeps
+// one block per id in its map (the last); these let an agent reach each of them.
+func (p *Page) addresses() map[*block]string {
+	count := map[string]int{}
+	p.root.walk(func(b *block) { count[b.blockID]++ })
+	var out map[*block]string
+	used := map[string]int{}
+	p.root.walk(func(b *block) {
+		if count[b.blockID] < 2 {
+			return
+		}
+		parent := p.id
+		if b.set.parent != nil {
+			parent = b.set.parent.blockID
+		}
+		a := parent + "/" + b.blockID
+		used[a]++
+		if used[a] > 1 {
+			a = fmt.Sprintf("%s#%d", a, used[a])
+		}
+		if out == nil {
+			out = map[*block]string{}
+		}
+		out[b] = a
+	})
+	return out
 }
 
 // update is Lowdefy's context update: evaluate the blocks and write their
