@@ -169,7 +169,7 @@ func actCallAPI(ctx context.Context, p *Page, run *actionRun, params any) (any, 
 	o, _ := params.(*jsvalue.Object)
 	endpointID, ok := o.Prop("endpointId").(string)
 	if !ok || endpointID == "" {
-		return nil, fmt.Errorf("CallAPI requires an endpointId string. Received %q.", stringify(params))
+		return nil, fmt.Errorf("CallAPI requires an endpointId string. Received \"%s\".", stringify(params))
 	}
 	if p.e.opts.Server == nil {
 		return nil, errors.New("CallAPI failed: the engine has no server to run endpoints.")
