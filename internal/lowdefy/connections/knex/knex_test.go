@@ -299,3 +299,34 @@ func TestNothingWrittenIsNoted(t *testing.T) {
 		}
 	}
 }
+
+// The same on PostgreSQL, where node-postgres' rowCount tells.
+func TestNothingWrittenIsNotedPostgres(t *testing.T) {
+	url, _ := postgresDB(t)
+	conn := jsvalue.ObjectOf("client", "pg", "connection", url)
+	deps := &connections.Deps{Pools: &connections.Pools{}}
+	defer deps.Pools.Close()
+	call := func(typ, req string) []string {
+		t.Helper()
+		var notes []string
+		_, err := Type().Requests[typ].Run(context.Background(), &connections.Call{ConnectionID: "knex", RequestID: "r",
+			Connection: conn, Request: obj(t, req), Deps: deps, Note: func(m string) { notes = append(notes, m) }})
+		if err != nil {
+			t.Fatalf("%s %s: %v", typ, req, err)
+		}
+		return notes
+	}
+	call("KnexRaw", `{"query": "CREATE TABLE notes (id INTEGER PRIMARY KEY, body TEXT)"}`)
+	call("KnexRaw", `{"query": "INSERT INTO notes (id, body) VALUES (1, 'a')"}`)
+	for _, c := range []struct{ typ, req, want string }{
+		{"KnexRaw", `{"query": "UPDATE notes SET body = 'x' WHERE id = ?", "parameters": [9]}`, "r UPDATE changed no rows: nothing was written (no row matched its WHERE clause and parameters)"},
+		{"KnexRaw", `{"query": "DELETE FROM notes WHERE id = 9"}`, "r DELETE changed no rows: nothing was written (no row matched its WHERE clause and parameters)"},
+		{"KnexBuilder", `{"tableName": "notes", "query": [{"where": ["id", 9]}, {"update": [{"body": "x"}]}]}`, "r UPDATE changed no rows: nothing was written (no row matched its where clause)"},
+		{"KnexRaw", `{"query": "UPDATE notes SET body = 'y' WHERE id = ?", "parameters": [1]}`, ""},
+		{"KnexBuilder", `{"tableName": "notes", "query": [{"where": ["id", 1]}, {"del": []}]}`, ""},
+	} {
+		if got := strings.Join(call(c.typ, c.req), "; "); got != c.want {
+			t.Errorf("%s %s: notes %q, want %q", c.typ, c.req, got, c.want)
+		}
+	}
+}
