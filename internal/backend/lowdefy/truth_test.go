@@ -310,6 +310,7 @@ func TestUnsupportedIsSaid(t *testing.T) {
 		"> not supported: `_my_operator` is a plugin operator mcpbridge does not run (it evaluates to null) (at greeting)",
 		"> not supported: `AcmeFancyChart` is a plugin block type mcpbridge does not run",
 		`<display id="fancy" type="AcmeFancyChart" unsupported>`,
+		"> not supported: action type `AcmeConfetti` (of a plugin) is not one mcpbridge runs: the action fails with Invalid action type, and the event's catch actions run (go.onClick)",
 		"Hello null",
 	} {
 		if !strings.Contains(page, want) {

@@ -3,8 +3,10 @@ package engine
 import (
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/mcpbridge/mcpbridge/internal/jsvalue"
+	"github.com/mcpbridge/mcpbridge/internal/lowdefy/app"
 	"github.com/mcpbridge/mcpbridge/internal/lowdefy/operators"
 )
 
@@ -106,4 +108,59 @@ func (p *Page) noteUnknownBlock(b *block) {
 	if !containsNotice(p.unsupported, n) {
 		p.unsupported = append(p.unsupported, n)
 	}
+}
+
+// UnknownActionMessage says that action type typ is not one the engine runs, and what
+// happens instead; plugin says whether the app declares plugins.
+func UnknownActionMessage(typ string, plugin bool) string {
+	origin := "that no default Lowdefy plugin provides"
+	switch {
+	case slices.Contains(app.DefaultTypes("actions"), typ):
+		origin = "of Lowdefy's default plugins"
+	case plugin:
+		origin = "of a plugin"
+	}
+	return fmt.Sprintf("action type `%s` (%s) is not one mcpbridge runs: the action fails with Invalid action type, and the event's catch actions run", typ, origin)
+}
+
+// noteUnknownActions records the actions of the page's events whose type the engine does
+// not run, so that the page says so before they are triggered.
+func (p *Page) noteUnknownActions() {
+	known := actionFuncs()
+	plugin := len(p.e.app.Plugins) > 0
+	var walk func(b *jsvalue.Object)
+	walk = func(b *jsvalue.Object) {
+		id, _ := b.Prop("blockId").(string)
+		events, _ := b.Prop("events").(*jsvalue.Object)
+		for name, ev := range events.Range {
+			eo, _ := ev.(*jsvalue.Object)
+			for _, part := range []string{"try", "catch"} {
+				list, _ := eo.Prop(part).([]any)
+				for _, x := range list {
+					act, _ := x.(*jsvalue.Object)
+					typ, _ := act.Prop("type").(string)
+					if _, ok := known[typ]; ok || typ == "" {
+						continue
+					}
+					n := Notice{Kind: NoticeUnsupported, PageID: p.id, Where: id + "." + name,
+						Message: UnknownActionMessage(typ, plugin) + " (" + id + "." + name + ")"}
+					if !containsNotice(p.unsupported, n) {
+						p.unsupported = append(p.unsupported, n)
+						p.e.notice(n)
+					}
+				}
+			}
+		}
+		areas, _ := b.Prop("areas").(*jsvalue.Object)
+		for _, a := range areas.Range {
+			ao, _ := a.(*jsvalue.Object)
+			list, _ := ao.Prop("blocks").([]any)
+			for _, c := range list {
+				if co, ok := c.(*jsvalue.Object); ok {
+					walk(co)
+				}
+			}
+		}
+	}
+	walk(p.cfg.Config)
 }

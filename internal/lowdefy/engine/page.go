@@ -81,6 +81,7 @@ func (p *Page) init() {
 	p.rootBlock = p.newBlock(p.root, p.cfg.Config)
 	p.root.blocks = []*block{p.rootBlock}
 	p.root.init(nil)
+	p.noteUnknownActions()
 }
 
 // sync points the operator context at the engine's current data.

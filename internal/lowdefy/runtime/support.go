@@ -51,8 +51,7 @@ func Unsupported(a *app.App) []app.Problem {
 					if act == nil || typ == "" || slices.Contains(actions, typ) {
 						continue
 					}
-					at(act, fmt.Sprintf("%s.events.%s.%s[%d].type", path, name, part, i),
-						"action type `%s` (%s) is not one mcpbridge runs: the action fails with Invalid action type, and the event's catch actions run", typ, origin("actions", typ))
+					at(act, fmt.Sprintf("%s.events.%s.%s[%d].type", path, name, part, i), "%s", engine.UnknownActionMessage(typ, plugins))
 				}
 			}
 		}
