@@ -19,9 +19,14 @@ import (
 //
 //   - excluded: the 404 page, and a page whose root block says mcp: {exclude: true}.
 //   - form (seed: action_form): the page has input blocks and at least one submit button:
-//     a block whose onClick chain runs a Request action naming a request that writes, or
-//     a CallAPI action. Each submit button becomes a tool; its inputs are those of the
-//     innermost container (or the page) that holds the button and at least one input.
+//     a Button whose onClick chain, or a Modal whose onOk chain, runs a Request action
+//     naming a request that writes, or a CallAPI action (an Icon or a list row that writes
+//     is not a submit). Each submit button becomes a tool; its inputs are those its chain
+//     reads (chainReads: _state in its actions and in the payloads of the requests it
+//     calls, and what its Validate checks), or, when it reads the whole state, those of the
+//     innermost container (or the page) that holds the button and an input. A state key
+//     the chain reads that no input holds and a list row's SetState sets is the record
+//     the form works on: an argument too (recordKeys).
 //   - query (seed: query_display): the page has no input blocks, its lifecycle events
 //     (onInit, onInitAsync, onMount, onMountAsync of any block) run at least one request,
 //     every one of them only reads, and a block shows request data (_request in its

@@ -28,6 +28,9 @@ type OperatorUse struct {
 	// Server is set for a use on the server side (request and connection properties,
 	// endpoint routines), where the server operator set applies.
 	Server bool
+	// OtherSide is set when the operator is one of the other side's (_state in request
+	// properties, _secret on a page): Lowdefy leaves it as a plain object there.
+	OtherSide bool
 	// At is where it is: file, line, column and field path (no message).
 	At Problem
 }
@@ -66,6 +69,9 @@ func (a *App) computeOperators() {
 			return
 		}
 		for _, u := range a.unknownOps {
+			if u.OtherSide {
+				continue
+			}
 			if a.pluginOps == nil {
 				a.pluginOps = map[string]bool{}
 			}
@@ -103,7 +109,11 @@ func (a *App) findUnknownOperators() []OperatorUse {
 					seen[key] = true
 					at := a.Where(x)
 					at.Path = path
-					out = append(out, OperatorUse{Name: name, Server: isServer, At: at})
+					other := client[name]
+					if !isServer {
+						other = server[name]
+					}
+					out = append(out, OperatorUse{Name: name, Server: isServer, OtherSide: other, At: at})
 				}
 			}
 			for k, c := range x.Range {

@@ -108,6 +108,10 @@ func Unsupported(a *app.App) []app.Problem {
 		}
 		p := u.At
 		switch {
+		case u.OtherSide && u.Server:
+			p.Message = fmt.Sprintf("`%s` is an operator of the page (client) side: in request and connection properties Lowdefy leaves it as a plain object; pass the value in the request's payload and read it with _payload", u.Name)
+		case u.OtherSide:
+			p.Message = fmt.Sprintf("`%s` is an operator of the server side (request and connection properties): on a page Lowdefy leaves it as a plain object", u.Name)
 		case plugins && u.Server:
 			p.Message = fmt.Sprintf("`%s` is a plugin operator mcpbridge does not run: it evaluates to null with an error, so the request fails saying so (server side)", u.Name)
 		case plugins:
