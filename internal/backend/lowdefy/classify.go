@@ -75,6 +75,9 @@ type formSpec struct {
 	// URLQuery and Input are the keys of _url_query and _input the page reads (nil: none;
 	// ["*"]: the whole object).
 	URLQuery, Input []string
+	// URLQueryNeeded are the _url_query keys the submit chain itself reads (in its actions
+	// or its requests' payloads): the record the form writes to, so required arguments.
+	URLQueryNeeded []string
 	// Records are the state keys the chain reads that a row of a list sets (the record
 	// the form works on, which a person picks by clicking its row): each is an argument.
 	Records []*recordKey
@@ -524,6 +527,7 @@ func classifyPage(a *app.App, p *app.Page) *pageClass {
 			}
 			f.Records = recordKeys(nodes, deep, inputs, n)
 		}
+		f.URLQueryNeeded = chainURLQuery(p, acts)
 		if len(f.Fields) > 0 {
 			pc.Forms = append(pc.Forms, f)
 		}
@@ -893,6 +897,18 @@ func (f *formSpec) inputSchema(conflict func(string)) *jsvalue.Object {
 		} else {
 			o.Set("description", extra.what+".")
 		}
+		if extra.name == "urlQuery" && len(f.URLQueryNeeded) > 0 && extra.keys[0] != "*" {
+			var need []any
+			for _, k := range f.URLQueryNeeded {
+				if slices.Contains(extra.keys, k) {
+					need = append(need, k)
+				}
+			}
+			if len(need) > 0 {
+				o.Set("required", need)
+				req = append(req, extra.name)
+			}
+		}
 		props.Set(extra.name, o)
 	}
 	s := jsvalue.ObjectOf("type", "object", "properties", props)
@@ -1160,4 +1176,34 @@ func rowSetter(page *jsvalue.Object, k, submit string) *recordKey {
 	}
 	walk(page)
 	return found
+}
+
+// chainURLQuery returns the _url_query keys (first path segments) a submit chain reads in
+// its actions and in the payloads of the requests it names.
+func chainURLQuery(p *app.Page, acts []*jsvalue.Object) []string {
+	var out []string
+	read := func(v any) {
+		eachOperator(v, func(op string, params any) {
+			if op != "_url_query" {
+				return
+			}
+			if k := paramKey(params); k != "" && k != "*" {
+				first, _, _ := strings.Cut(k, ".")
+				out = appendUnique(out, first)
+			}
+		})
+	}
+	for _, act := range acts {
+		read(act)
+		if act.Prop("type") != "Request" {
+			continue
+		}
+		ids, _ := requestIDs(p, act.Prop("params"))
+		for _, id := range ids {
+			if r := p.Request(id); r != nil {
+				read(r.Config.Prop("payload"))
+			}
+		}
+	}
+	return out
 }

@@ -509,7 +509,8 @@ func TestFormToolsMeanWhatTheySay(t *testing.T) {
 		"submit_desk_save": {`"body":{"description":"Note","type":"string"}`, `"id":{"description":"The record to work on: the id of a row of list notes`, `"required":["body","id"]`},
 		// A Modal's OK that writes.
 		"submit_desk_tag_modal": {`"tag":{"additionalProperties":false,"properties":{"name":{"description":"Tag","type":"string"}},"required":["name"],"type":"object"}`},
-		"submit_rename":         {`"body":{"type":"string"}`, `"urlQuery":{"description":"The page's URL query (_url_query), such as the id of the record to work on: id."`},
+		// The URL names the record the UPDATE writes to: urlQuery.id is required.
+		"submit_rename": {`"body":{"type":"string"}`, `"urlQuery":{"description":"The page's URL query (_url_query), such as the id of the record to work on: id.","properties":{"id":{}},"required":["id"],"type":"object"}`, `"required":["body","urlQuery"]`},
 	}
 	for name, parts := range want {
 		s, ok := schemas[name]
