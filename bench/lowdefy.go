@@ -352,7 +352,12 @@ func createSessions(url string, n int) ([]string, error) {
 			return nil, fmt.Errorf("session_create: %s", b)
 		}
 		var out struct{ SessionID string }
-		b, _ := json.Marshal(res.StructuredContent)
+		var b []byte
+		for _, c := range res.Content {
+			if tc, ok := c.(*mcp.TextContent); ok {
+				b = append(b, tc.Text...)
+			}
+		}
 		if err := json.Unmarshal(b, &out); err != nil || out.SessionID == "" {
 			return nil, fmt.Errorf("session_create answered %s", b)
 		}

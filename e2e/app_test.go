@@ -137,21 +137,23 @@ func resultText(res *mcp.CallToolResult) string {
 	return sb.String()
 }
 
-// pageAndLog decodes the structured content of a navigate or interact result: {page, log}.
+// pageAndLog decodes a navigate or interact result: the page as text, then "\n\nlog: "
+// and the log as JSON (text only: no structured copy).
 func pageAndLog(t *testing.T, res *mcp.CallToolResult) (string, []map[string]any) {
 	t.Helper()
-	var out struct {
-		Page string           `json:"page"`
-		Log  []map[string]any `json:"log"`
+	if res.StructuredContent != nil {
+		t.Fatalf("a page result has structured content: %v", res.StructuredContent)
 	}
-	b, err := json.Marshal(res.StructuredContent)
-	if err != nil {
-		t.Fatal(err)
+	s := resultText(res)
+	i := strings.LastIndex(s, "\n\nlog: ")
+	if i <= 0 {
+		t.Fatalf("result is not a page and a log: %s", s)
 	}
-	if err := json.Unmarshal(b, &out); err != nil || out.Page == "" {
-		t.Fatalf("structured content is not {page, log} (%v): %s", err, b)
+	var log []map[string]any
+	if err := json.Unmarshal([]byte(s[i+len("\n\nlog: "):]), &log); err != nil {
+		t.Fatalf("the log is not JSON (%v): %s", err, s[i:])
 	}
-	return out.Page, out.Log
+	return s[:i], log
 }
 
 // ticketsTitled counts the tickets with title in the tutorial's SQLite file.

@@ -71,21 +71,27 @@ func ticketsEnv(ta *lowdefytest.App) []string {
 	return []string{"LD_TEST_SQLITE_FILENAME=" + ta.SQLite}
 }
 
-// pageResult is the structured result of navigate and interact.
+// pageResult is the result of navigate and interact: the page, and the log.
 type pageResult struct {
-	Page string           `json:"page"`
-	Log  []map[string]any `json:"log"`
+	Page string
+	Log  []map[string]any
 }
 
-// callPage calls navigate or interact and decodes its {page, log} result.
+// callPage calls navigate or interact and decodes its result: the page as text, then
+// "\n\nlog: " and the log as JSON.
 func callPage(ctx context.Context, cs *mcp.ClientSession, tool string, args map[string]any) (pageResult, error) {
 	var out pageResult
 	s, err := callTool(ctx, cs, tool, args)
 	if err != nil {
 		return out, err
 	}
-	if err := json.Unmarshal([]byte(s), &out); err != nil {
-		return out, fmt.Errorf("%s: result is not {page, log}: %.300s", tool, s)
+	i := strings.LastIndex(s, "\n\nlog: ")
+	if i < 0 {
+		return out, fmt.Errorf("%s: result is not a page and a log: %.300s", tool, s)
+	}
+	out.Page = s[:i]
+	if err := json.Unmarshal([]byte(s[i+len("\n\nlog: "):]), &out.Log); err != nil {
+		return out, fmt.Errorf("%s: the log is not JSON (%v): %.300s", tool, err, s[i:])
 	}
 	return out, nil
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/mcpbridge/mcpbridge/internal/lowdefy/app"
 	"github.com/mcpbridge/mcpbridge/internal/lowdefy/operators"
+	"github.com/mcpbridge/mcpbridge/internal/lowdefy/runtime"
 	"github.com/mcpbridge/mcpbridge/internal/lowdefy/server"
 )
 
@@ -102,9 +103,18 @@ func runAppCheck(e *env, args []string) error {
 		return exitError{1}
 	}
 	fmt.Fprint(e.stdout, strings.TrimRight(summary, "\n")+"\n")
-	// Lowdefy runs with a secret that is not provided, and every request needing it fails:
-	// say which LOWDEFY_SECRET_* variables the app reads that this environment lacks.
 	if a, err := loadAppDir(pos[0]); err == nil {
+		// What the app uses that mcpbridge does not run (plugin blocks, actions, operators,
+		// connection and request types), each with its file:line:col.
+		if ps := runtime.Unsupported(a); len(ps) > 0 {
+			fmt.Fprintf(e.stdout, "\nnot run by mcpbridge (%d):\n", len(ps))
+			for _, p := range ps {
+				fmt.Fprintf(e.stdout, "  %s\n", p)
+			}
+		}
+		// Lowdefy runs with a secret that is not provided, and every request needing it
+		// fails: say which LOWDEFY_SECRET_* variables the app reads that this environment
+		// lacks.
 		env := server.SecretsFromEnv(os.Environ())
 		warned := map[string]bool{}
 		for _, r := range a.SecretRefs() {

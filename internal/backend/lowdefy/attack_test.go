@@ -40,7 +40,7 @@ pages:
       - id: save_note
         type: KnexRaw
         connectionId: db
-        payload: {body: {_state: title}}
+        payload: {body: {_state: title}, page: {_state: pager}}
         properties:
           query: INSERT INTO notes (body) VALUES (:body)
           parameters: {body: {_payload: body}}

@@ -2,6 +2,7 @@ package lowdefy
 
 import (
 	"fmt"
+	"regexp"
 	"slices"
 	"strings"
 
@@ -18,9 +19,14 @@ import (
 //
 //   - excluded: the 404 page, and a page whose root block says mcp: {exclude: true}.
 //   - form (seed: action_form): the page has input blocks and at least one submit button:
-//     a block whose onClick chain runs a Request action naming a request that writes, or
-//     a CallAPI action. Each submit button becomes a tool; its inputs are those of the
-//     innermost container (or the page) that holds the button and at least one input.
+//     a Button whose onClick chain, or a Modal whose onOk chain, runs a Request action
+//     naming a request that writes, or a CallAPI action (an Icon or a list row that writes
+//     is not a submit). Each submit button becomes a tool; its inputs are those its chain
+//     reads (chainReads: _state in its actions and in the payloads of the requests it
+//     calls, and what its Validate checks), or, when it reads the whole state, those of the
+//     innermost container (or the page) that holds the button and an input. A state key
+//     the chain reads that no input holds and a list row's SetState sets is the record
+//     the form works on: an argument too (recordKeys).
 //   - query (seed: query_display): the page has no input blocks, its lifecycle events
 //     (onInit, onInitAsync, onMount, onMountAsync of any block) run at least one request,
 //     every one of them only reads, and a block shows request data (_request in its
@@ -56,9 +62,11 @@ type pageClass struct {
 // formSpec is one submit button of a form page and the inputs it submits.
 type formSpec struct {
 	Page *app.Page
-	// Button is the submit button's block id, ButtonConfig its built block.
+	// Button is the submit button's block id, ButtonConfig its built block, Event the
+	// event that submits (onClick of a Button, onOk of a Modal).
 	Button       string
 	ButtonConfig *jsvalue.Object
+	Event        string
 	// Writes are the writing requests its onClick runs, Endpoints the endpoints it calls.
 	Writes    []string
 	Endpoints []string
@@ -67,6 +75,48 @@ type formSpec struct {
 	// URLQuery and Input are the keys of _url_query and _input the page reads (nil: none;
 	// ["*"]: the whole object).
 	URLQuery, Input []string
+	// URLQueryNeeded are the _url_query keys the submit chain itself reads (in its actions
+	// or its requests' payloads): the record the form writes to, so required arguments.
+	URLQueryNeeded []string
+	// Records are the state keys the chain reads that a row of a list sets (the record
+	// the form works on, which a person picks by clicking its row): each is an argument.
+	Records []*recordKey
+}
+
+// recordKey is a state path the submit chain reads that no input holds and that a block's
+// event elsewhere on the page sets with SetState (a list row's click, typically): the
+// record the form works on, such as edit_product._id.
+type recordKey struct {
+	// Path is the state path the chain reads ("edit_product._id").
+	Path string
+	// Set is the key the row's SetState sets ("edit_product"), Path or above it.
+	Set string
+	// List is the state path of the list whose item the SetState copies
+	// ({_state: product_list.$} → "product_list"), Item the path inside the item
+	// ("" for the item itself); List is "" when the value comes from elsewhere.
+	List, Item string
+	// Source names the block and event that set it ("product_list.$.container onClick").
+	Source string
+}
+
+// describe says what a record argument is, for its schema.
+func (r *recordKey) describe() string {
+	if r.List != "" {
+		what := "a row"
+		if rest := strings.TrimPrefix(strings.TrimPrefix(r.Item+"."+r.rest(), "."), "."); strings.Trim(rest, ".") != "" {
+			what = "the " + strings.Trim(rest, ".") + " of a row"
+		}
+		return fmt.Sprintf("The record to work on: %s of list %s (its values fill the form, as a click on the row does: %s); the arguments you give replace them.", what, r.List, r.Source)
+	}
+	return fmt.Sprintf("The record to work on (on the page it is set by %s).", r.Source)
+}
+
+// rest is Path below Set ("_id"), "" when they are equal.
+func (r *recordKey) rest() string {
+	if r.Path == r.Set {
+		return ""
+	}
+	return strings.TrimPrefix(r.Path, r.Set+".")
 }
 
 // field is one argument of a form tool: an input block, or a list block whose items hold
@@ -412,13 +462,25 @@ func classifyPage(a *app.App, p *app.Page) *pageClass {
 			inputs = append(inputs, n)
 		}
 	}
-	// Submit buttons.
+	// Submit buttons: a Button whose onClick chain, or a Modal whose onOk chain, runs a
+	// Request action naming a request that writes, or a CallAPI action. An Icon, a Box or a
+	// list row that runs a write is not a form's submit.
 	for _, n := range nodes {
 		if strings.Contains(n.id, "$") {
 			continue
 		}
+		event := ""
+		switch n.typ {
+		case "Button":
+			event = "onClick"
+		case "Modal":
+			event = "onOk"
+		default:
+			continue
+		}
+		acts := chain(n.cfg, event)
 		var writes, endpoints []string
-		for _, act := range chain(n.cfg, "onClick") {
+		for _, act := range acts {
 			switch act.Prop("type") {
 			case "Request":
 				ids, ok := requestIDs(p, act.Prop("params"))
@@ -440,18 +502,35 @@ func classifyPage(a *app.App, p *app.Page) *pageClass {
 		if len(writes)+len(endpoints) == 0 {
 			continue
 		}
-		f := &formSpec{Page: p, Button: n.id, ButtonConfig: n.cfg, Writes: writes, Endpoints: endpoints}
-		// The inputs of the innermost container above the button that holds any.
-		for anc := n.parent; anc != nil; anc = anc.parent {
+		f := &formSpec{Page: p, Button: n.id, ButtonConfig: n.cfg, Event: event, Writes: writes, Endpoints: endpoints}
+		reads, deep, all := chainReads(p, acts, inputs)
+		if all {
+			// The chain reads the whole state (or requests it cannot name): the inputs of
+			// the innermost container around the button that holds any (for a Modal: its
+			// own).
+			start := n.parent
+			if event == "onOk" {
+				start = n
+			}
+			for anc := start; anc != nil; anc = anc.parent {
+				for _, in := range inputs {
+					if in.under(anc) {
+						f.Fields = append(f.Fields, fieldOf(in))
+					}
+				}
+				if len(f.Fields) > 0 {
+					break
+				}
+			}
+		} else {
 			for _, in := range inputs {
-				if in.under(anc) {
+				if readsInput(reads, in.id) {
 					f.Fields = append(f.Fields, fieldOf(in))
 				}
 			}
-			if len(f.Fields) > 0 {
-				break
-			}
+			f.Records = recordKeys(nodes, deep, inputs, n)
 		}
+		f.URLQueryNeeded = chainURLQuery(p, acts)
 		if len(f.Fields) > 0 {
 			pc.Forms = append(pc.Forms, f)
 		}
@@ -814,6 +893,9 @@ func (f *formSpec) inputSchema(conflict func(string)) *jsvalue.Object {
 	for _, fl := range f.Fields {
 		setNested(props, &req, fl.ID, fl.Schema, fl.Required, conflict)
 	}
+	for _, r := range f.Records {
+		setNested(props, &req, r.Path, jsvalue.ObjectOf("description", r.describe()), true, conflict)
+	}
 	for _, extra := range []struct {
 		name string
 		keys []string
@@ -836,6 +918,18 @@ func (f *formSpec) inputSchema(conflict func(string)) *jsvalue.Object {
 		} else {
 			o.Set("description", extra.what+".")
 		}
+		if extra.name == "urlQuery" && len(f.URLQueryNeeded) > 0 && extra.keys[0] != "*" {
+			var need []any
+			for _, k := range f.URLQueryNeeded {
+				if slices.Contains(extra.keys, k) {
+					need = append(need, k)
+				}
+			}
+			if len(need) > 0 {
+				o.Set("required", need)
+				req = append(req, extra.name)
+			}
+		}
 		props.Set(extra.name, o)
 	}
 	s := jsvalue.ObjectOf("type", "object", "properties", props)
@@ -851,4 +945,286 @@ func pageTitle(p *app.Page) string {
 	props, _ := p.Config.Prop("properties").(*jsvalue.Object)
 	t, _ := props.Prop("title").(string)
 	return t
+}
+
+// ---- what a submit chain reads ----
+
+// chainReads returns what a submit chain reads of the page state. reads are the state
+// paths and block ids that decide which inputs are its arguments: the _state reads of its
+// actions (params, skip, messages), of the payloads of the requests it calls and of the
+// CallAPI payloads, and the inputs its Validate actions check (those with rules when
+// Validate names no blocks). deep adds the state paths the requests' server-side
+// properties reach through the payload (payload {edit: {_state: edit}} and a property
+// {_payload: edit._id} read edit._id), to find the record a form works on. all is set
+// when the chain reads the whole state (_state: true) or calls requests it does not name.
+func chainReads(p *app.Page, acts []*jsvalue.Object, inputs []*node) (reads, deep []string, all bool) {
+	readState := func(v any) {
+		eachOperator(v, func(op string, params any) {
+			if op != "_state" {
+				return
+			}
+			if o, ok := params.(*jsvalue.Object); ok && o.Prop("all") == true {
+				all = true
+				return
+			}
+			switch k := paramKey(params); k {
+			case "":
+			case "*":
+				all = true
+			default:
+				reads = appendUnique(reads, k)
+				deep = appendUnique(deep, k)
+			}
+		})
+	}
+	for _, act := range acts {
+		readState(act)
+		switch act.Prop("type") {
+		case "Request":
+			ids, ok := requestIDs(p, act.Prop("params"))
+			if !ok {
+				all = true
+				continue
+			}
+			for _, id := range ids {
+				r := p.Request(id)
+				if r == nil {
+					continue
+				}
+				payload := r.Config.Prop("payload")
+				readState(payload)
+				deep = appendUnique(deep, payloadReads(payload, r.Config.Prop("properties"))...)
+			}
+		case "Validate":
+			reads = appendUnique(reads, validated(act.Prop("params"), inputs)...)
+		}
+	}
+	return reads, deep, all
+}
+
+// payloadReads maps the _payload reads of a request's properties back to state paths
+// through the payload's {_state: key} entries.
+func payloadReads(payload, props any) []string {
+	fromState := map[string]string{} // payload path → state path
+	var walk func(v any, path string)
+	walk = func(v any, path string) {
+		o, ok := v.(*jsvalue.Object)
+		if !ok {
+			return
+		}
+		if op, isOp := operatorOf(o); isOp {
+			if op == "_state" {
+				if k := paramKey(o.Prop(o.Keys()[0])); k != "" && k != "*" && path != "" {
+					fromState[path] = k
+				}
+			}
+			return
+		}
+		for k, c := range o.Range {
+			walk(c, strings.TrimPrefix(path+"."+k, "."))
+		}
+	}
+	walk(payload, "")
+	var out []string
+	eachOperator(props, func(op string, params any) {
+		if op != "_payload" {
+			return
+		}
+		q := paramKey(params)
+		for from, to := range fromState {
+			switch {
+			case q == from:
+				out = appendUnique(out, to)
+			case strings.HasPrefix(q, from+"."):
+				out = appendUnique(out, to+q[len(from):])
+			}
+		}
+	})
+	slices.Sort(out)
+	return out
+}
+
+// validated returns the ids of the inputs a Validate action's params match
+// (getBlockMatcher): none or blockIds: true → every input with rules; a string or a list
+// → those ids; regex → the inputs whose id matches.
+func validated(params any, inputs []*node) []string {
+	withRules := func() []string {
+		var out []string
+		for _, in := range inputs {
+			req := in.cfg.Prop("required")
+			rules, _ := in.cfg.Prop("validate").([]any)
+			if (!jsvalue.IsNullish(req) && req != false) || len(rules) > 0 {
+				out = append(out, in.id)
+			}
+		}
+		return out
+	}
+	var ids, regex any = jsvalue.Undefined, jsvalue.Undefined
+	switch v := params.(type) {
+	case string:
+		return []string{v}
+	case []any:
+		ids = v
+	case *jsvalue.Object:
+		ids, regex = v.Prop("blockIds"), v.Prop("regex")
+	default:
+		if jsvalue.IsNullish(params) {
+			return withRules()
+		}
+	}
+	var out []string
+	switch x := ids.(type) {
+	case bool:
+		if x {
+			out = withRules()
+		}
+	case string:
+		out = append(out, x)
+	case []any:
+		for _, id := range x {
+			if s, ok := id.(string); ok {
+				out = append(out, s)
+			}
+		}
+	}
+	var res []any
+	switch r := regex.(type) {
+	case string:
+		res = []any{r}
+	case []any:
+		res = r
+	}
+	for _, r := range res {
+		re, err := regexp.Compile(jsvalue.ToString(r))
+		if err != nil {
+			continue
+		}
+		for _, in := range inputs {
+			if re.MatchString(in.id) {
+				out = appendUnique(out, in.id)
+			}
+		}
+	}
+	return out
+}
+
+// readsInput reports whether reading the state paths reads covers input id: the path
+// itself, an object holding it, or a part of its value.
+func readsInput(reads []string, id string) bool {
+	for _, k := range reads {
+		if k == id || strings.HasPrefix(id, k+".") || strings.HasPrefix(k, id+".") {
+			return true
+		}
+	}
+	return false
+}
+
+// recordKeys returns the state paths among deep that no input holds and that the
+// SetState of another block's event (not the page lifecycle, which runs when the page
+// opens) sets: the record the form works on, which a person picks on the page (a list
+// row's click).
+func recordKeys(nodes []*node, deep []string, inputs []*node, submit *node) []*recordKey {
+	var out []*recordKey
+	for _, k := range deep {
+		covered := false
+		for _, in := range inputs {
+			if in.id == k || strings.HasPrefix(k, in.id+".") || strings.HasPrefix(in.id, k+".") {
+				covered = true
+				break
+			}
+		}
+		if covered {
+			continue
+		}
+		if r := rowSetter(nodes[0].cfg, k, submit.id); r != nil {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// rowSetter finds a SetState, in a non-lifecycle event of a block of the page (list items
+// included) other than the submit button, that sets state path k or an object above it.
+func rowSetter(page *jsvalue.Object, k, submit string) *recordKey {
+	var found *recordKey
+	var walk func(b *jsvalue.Object)
+	walk = func(b *jsvalue.Object) {
+		if found != nil {
+			return
+		}
+		id, _ := b.Prop("blockId").(string)
+		events, _ := b.Prop("events").(*jsvalue.Object)
+		for name := range events.Range {
+			if slices.Contains(lifecycleEvents, name) || id == submit || found != nil {
+				continue
+			}
+			for _, act := range chain(b, name) {
+				if act.Prop("type") != "SetState" {
+					continue
+				}
+				params, _ := act.Prop("params").(*jsvalue.Object)
+				if _, isOp := operatorOf(params); isOp {
+					continue
+				}
+				for set, v := range params.Range {
+					if k != set && !strings.HasPrefix(k, set+".") {
+						continue
+					}
+					r := &recordKey{Path: k, Set: set, Source: id + " " + name}
+					if vo, ok := v.(*jsvalue.Object); ok {
+						if op, isOp := operatorOf(vo); isOp && op == "_state" {
+							src := paramKey(vo.Prop(vo.Keys()[0]))
+							if list, item, ok := strings.Cut(src, ".$"); ok {
+								r.List, r.Item = list, strings.TrimPrefix(item, ".")
+							}
+						}
+					}
+					found = r
+					return
+				}
+			}
+		}
+		areas, _ := b.Prop("areas").(*jsvalue.Object)
+		for _, a := range areas.Range {
+			ao, _ := a.(*jsvalue.Object)
+			list, _ := ao.Prop("blocks").([]any)
+			for _, c := range list {
+				if co, ok := c.(*jsvalue.Object); ok {
+					walk(co)
+				}
+			}
+		}
+	}
+	walk(page)
+	return found
+}
+
+// chainURLQuery returns the _url_query keys (first path segments) a submit chain reads in
+// its actions and in the payloads of the requests it names.
+func chainURLQuery(p *app.Page, acts []*jsvalue.Object) []string {
+	var out []string
+	read := func(v any) {
+		eachOperator(v, func(op string, params any) {
+			if op != "_url_query" {
+				return
+			}
+			if k := paramKey(params); k != "" && k != "*" {
+				first, _, _ := strings.Cut(k, ".")
+				out = appendUnique(out, first)
+			}
+		})
+	}
+	for _, act := range acts {
+		read(act)
+		if act.Prop("type") != "Request" {
+			continue
+		}
+		ids, _ := requestIDs(p, act.Prop("params"))
+		for _, id := range ids {
+			if r := p.Request(id); r != nil {
+				read(r.Config.Prop("payload"))
+			}
+		}
+	}
+	return out
 }

@@ -112,7 +112,7 @@ pages:
   - id: post          # an AxiosHttp POST writes
     type: Box
     requests:
-      - {id: send, type: AxiosHttp, connectionId: web, properties: {method: post}}
+      - {id: send, type: AxiosHttp, connectionId: web, payload: {msg: {_state: msg}}, properties: {method: post}}
     blocks:
       - {id: msg, type: TextArea, required: true}
       - id: go
@@ -184,7 +184,7 @@ pages:
   - id: order
     type: Box
     requests:
-      - {id: save, type: KnexRaw, connectionId: db, properties: {query: INSERT INTO o VALUES (1)}}
+      - {id: save, type: KnexRaw, connectionId: db, payload: {all: {_state: true}}, properties: {query: INSERT INTO o VALUES (1)}}
     blocks:
       - {id: order.qty, type: NumberInput, required: true, properties: {title: Quantity}}
       - {id: order.gift, type: Switch, properties: {label: {title: Gift wrap}}}
@@ -249,7 +249,7 @@ pages:
   - id: new-item
     type: Box
     requests:
-      - {id: save, type: KnexRaw, connectionId: db, properties: {query: INSERT INTO t VALUES (1)}}
+      - {id: save, type: KnexRaw, connectionId: db, payload: {name: {_state: name}}, properties: {query: INSERT INTO t VALUES (1)}}
       - {id: list, type: KnexRaw, connectionId: db, properties: {query: SELECT 1}}
     blocks:
       - {id: name, type: TextInput}

@@ -12,6 +12,7 @@ import (
 	"github.com/mcpbridge/mcpbridge/internal/config"
 	"github.com/mcpbridge/mcpbridge/internal/lazy"
 	"github.com/mcpbridge/mcpbridge/internal/lowdefy/app"
+	"github.com/mcpbridge/mcpbridge/internal/lowdefy/runtime"
 	"github.com/mcpbridge/mcpbridge/internal/safehttp"
 	"github.com/mcpbridge/mcpbridge/internal/secret"
 )
@@ -116,6 +117,9 @@ func (sp *spec) Check(deps backend.Deps) config.Problems {
 	if a != nil {
 		if note := adapterNote(a); note != "" {
 			ps = append(ps, sec.Warning("app", "%s", note))
+		}
+		for _, p := range runtime.Unsupported(a) {
+			ps = append(ps, sec.Warning("app", "not run by mcpbridge: %s", p))
 		}
 		for _, m := range unprovidedSecrets(a, sp.conf.Secrets) {
 			ps = append(ps, sec.Warning("app", "the app reads _secret %s (%s), which the server does not provide; Lowdefy runs without it but requests that need it fail: add %s: secret:%s under secrets:", m.name, m.where, m.name, m.name))

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -104,6 +105,15 @@ func (b *Backend) submitForm(ctx context.Context, c *backend.Call, t *genTool, i
 	if p := e.Page(); p == nil || p.ID() != pid {
 		return backend.ErrorResult("page %s of %s moved on to page %s when it opened (a Link in its onInit or onMount), so the form could not be filled", pid, t.tool.Name, pageID(e)), nil
 	}
+	for _, r := range f.Records {
+		v, ok := getPath(in, r.Path)
+		if !ok {
+			return backend.ErrorResult("%s needs %s: %s", t.tool.Name, r.Path, r.describe()), nil
+		}
+		if msg := b.pickRecord(ctx, e, r, v); msg != "" {
+			return backend.ErrorResult("%s: %s", t.tool.Name, msg), nil
+		}
+	}
 	var fillErrs []string
 	for _, fl := range f.Fields {
 		v, ok := getPath(in, fl.ID)
@@ -127,11 +137,69 @@ func (b *Backend) submitForm(ctx context.Context, c *backend.Call, t *genTool, i
 		return backend.ErrorResult("%s: these arguments could not be set on the form: %s", t.tool.Name, strings.Join(fillErrs, "; ")), nil
 	}
 	entry := jsvalue.NewObject(6)
-	err = b.step(ctx, e, entry, func() error { return e.Trigger(ctx, f.Button, "onClick", nil) })
+	err = b.step(ctx, e, entry, func() error { return e.Trigger(ctx, f.Button, f.Event, nil) })
 	if err != nil && ctx.Err() != nil {
 		return nil, ctx.Err()
 	}
 	return formOutcome(t, e.VisitedPage(pid), e, entry), nil
+}
+
+// pickRecord sets the record a form works on, as a person picks it on the page: for a
+// record a list row's click copies into state, the row of the list whose value at the
+// record's path is v is copied the same way (so the form holds the row's values); else the
+// value is set as it is. It returns what went wrong ("" when it worked).
+func (b *Backend) pickRecord(ctx context.Context, e *engine.Engine, r *recordKey, v any) string {
+	if r.List == "" {
+		if err := e.SetState(ctx, jsvalue.ObjectOf(r.Path, v)); err != nil {
+			return fmt.Sprintf("setting %s: %v", r.Path, err)
+		}
+		return ""
+	}
+	rows, _ := getPath(e.Page().State(), r.List)
+	list, _ := rows.([]any)
+	var seen []string
+	for _, row := range list {
+		item := row
+		if r.Item != "" {
+			o, _ := row.(*jsvalue.Object)
+			item, _ = getPath(o, r.Item)
+		}
+		val := item
+		if rest := r.rest(); rest != "" {
+			o, _ := item.(*jsvalue.Object)
+			val, _ = getPath(o, rest)
+		}
+		if sameValue(val, v) {
+			if err := e.SetState(ctx, jsvalue.ObjectOf(r.Set, item)); err != nil {
+				return fmt.Sprintf("picking the row: %v", err)
+			}
+			return ""
+		}
+		if len(seen) < 20 {
+			seen = append(seen, stringify(val))
+		}
+	}
+	if len(list) == 0 {
+		return fmt.Sprintf("list %s on page %s has no rows when the page opens, so no record %s = %s can be picked", r.List, e.Page().ID(), r.Path, stringify(v))
+	}
+	return fmt.Sprintf("no row of list %s has %s = %s (the rows have: %s)", r.List, r.Path, stringify(v), strings.Join(seen, ", "))
+}
+
+// sameValue compares a value of the page with an argument: equal as JSON, or an ObjectId
+// ({_oid: hex}) given as its hex string.
+func sameValue(pageVal, arg any) bool {
+	a, _ := jsvalue.Stringify(pageVal, "")
+	b, _ := jsvalue.Stringify(arg, "")
+	if a == b {
+		return true
+	}
+	if o, ok := pageVal.(*jsvalue.Object); ok && o.Len() == 1 {
+		if hex, ok := o.Prop("_oid").(string); ok {
+			s, isStr := arg.(string)
+			return isStr && s == hex
+		}
+	}
+	return false
 }
 
 // formOutcome turns what the submit did into the tool's result.
@@ -149,7 +217,7 @@ func formOutcome(t *genTool, p *engine.Page, e *engine.Engine, entry *jsvalue.Ob
 			}
 			fields.Set(id, vo)
 			for _, m := range errs {
-				fixes = append(fixes, fmt.Sprintf("%s: %s", id, jsvalue.ToString(m)))
+				fixes = append(fixes, fmt.Sprintf("%s: %s", id, stringify(m)))
 			}
 		}
 	}
@@ -167,12 +235,35 @@ func formOutcome(t *genTool, p *engine.Page, e *engine.Engine, entry *jsvalue.Ob
 	if cur := e.Page(); cur != nil && cur.ID() != t.form.Page.ID {
 		out.Set("page", cur.ID())
 	}
+	// A write that matched nothing is not a success, whatever the chain did after it.
+	var unchanged []string
+	if rr, ok := out.Prop("requestResults").([]any); ok {
+		for _, r := range rr {
+			ro, _ := r.(*jsvalue.Object)
+			id, _ := ro.Prop("requestId").(string)
+			notes, _ := ro.Prop("notes").([]any)
+			if len(notes) == 0 || !slices.Contains(t.form.Writes, id) {
+				continue
+			}
+			for _, n := range notes {
+				unchanged = append(unchanged, stringify(n))
+			}
+		}
+	}
+	if len(unchanged) > 0 && out.Prop("success") == true {
+		out.Set("success", false)
+		out.Set("error", "nothing was written: "+strings.Join(unchanged, "; "))
+	}
 	s, _ := jsvalue.Stringify(out, "")
 	if out.Prop("success") == true {
 		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: s}}, StructuredContent: json.RawMessage(s)}
 	}
 	var sb strings.Builder
-	fmt.Fprintf(&sb, "The form on page %s was not submitted.", t.form.Page.ID)
+	if len(unchanged) > 0 {
+		fmt.Fprintf(&sb, "The form on page %s was submitted, but nothing was written: %s. Check which record the arguments name (such as its id).", t.form.Page.ID, strings.Join(unchanged, "; "))
+	} else {
+		fmt.Fprintf(&sb, "The form on page %s was not submitted.", t.form.Page.ID)
+	}
 	if len(fixes) > 0 {
 		sb.WriteString(" Fix these arguments and call again:")
 		for _, f := range fixes {
@@ -182,10 +273,10 @@ func formOutcome(t *genTool, p *engine.Page, e *engine.Engine, entry *jsvalue.Ob
 	if errs, ok := out.Prop("errors").([]any); ok && len(errs) > 0 {
 		sb.WriteString("\nErrors:")
 		for _, x := range errs {
-			sb.WriteString("\n- " + jsvalue.ToString(x))
+			sb.WriteString("\n- " + stringify(x))
 		}
 	}
-	if msg, ok := out.Prop("error").(string); ok {
+	if msg, ok := out.Prop("error").(string); ok && len(unchanged) == 0 {
 		sb.WriteString("\nError: " + msg)
 	}
 	sb.WriteString("\n\n" + s)
@@ -247,7 +338,7 @@ func (b *Backend) ReadResource(ctx context.Context, p auth.Principal, uri string
 			continue
 		}
 		if msg := rr.Prop("error"); msg != nil && !jsvalue.IsUndefined(msg) {
-			return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: fmt.Sprintf("reading %s: request %s failed: %s", uri, id, jsvalue.ToString(msg))}
+			return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: fmt.Sprintf("reading %s: request %s failed: %s", uri, id, stringify(msg))}
 		}
 		out.Set(id, rr.Prop("response"))
 	}

@@ -473,12 +473,24 @@ func formDescription(f *formSpec) string {
 	if t := pageTitle(f.Page); t != "" {
 		fmt.Fprintf(&b, " (%q)", t)
 	}
-	b.WriteString(": fills in its inputs and clicks ")
-	props, _ := f.ButtonConfig.Prop("properties").(*jsvalue.Object)
-	if t, ok := props.Prop("title").(string); ok && t != "" {
-		fmt.Fprintf(&b, "%q", t)
+	if len(f.Records) > 0 {
+		var keys []string
+		for _, r := range f.Records {
+			keys = append(keys, r.Path)
+		}
+		fmt.Fprintf(&b, ": picks the record (%s), fills in its inputs and ", strings.Join(keys, ", "))
 	} else {
-		b.WriteString(f.Button)
+		b.WriteString(": fills in its inputs and ")
+	}
+	props, _ := f.ButtonConfig.Prop("properties").(*jsvalue.Object)
+	title, _ := props.Prop("title").(string)
+	switch {
+	case f.Event == "onOk":
+		fmt.Fprintf(&b, "presses OK on %s", cmpOr(title, f.Button))
+	case title != "":
+		fmt.Fprintf(&b, "clicks %q", title)
+	default:
+		b.WriteString("clicks " + f.Button)
 	}
 	var runs []string
 	for _, w := range f.Writes {

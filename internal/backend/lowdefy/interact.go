@@ -222,13 +222,29 @@ func (b *Backend) step(ctx context.Context, e *engine.Engine, entry *jsvalue.Obj
 		counts[id] = requestCounts(e.VisitedPage(id))
 	}
 	from := len(e.Journal())
+	fromNotice := len(e.Notices())
 	err := fn()
+	// Notices (engine.Notice) say what Lowdefy's journal does not: what a request did
+	// beyond its response (by call), failures the chain does not report, what the page
+	// uses that mcpbridge does not run.
+	notes := map[*jsvalue.Object][]any{}
+	var noticeErrs, noticeWarnings []any
+	for _, n := range e.Notices()[fromNotice:] {
+		switch {
+		case n.Call != nil:
+			notes[n.Call] = append(notes[n.Call], n.Message)
+		case n.Kind == engine.NoticeUnsupported:
+			noticeWarnings = append(noticeWarnings, n.Message)
+		default:
+			noticeErrs = append(noticeErrs, n.Message)
+		}
+	}
 	var results []any
 	if before != nil {
-		results = newCalls(before, counts[before.ID()])
+		results = newCalls(before, counts[before.ID()], notes)
 	}
 	if cur := e.Page(); cur != nil && cur != before {
-		results = append(results, newCalls(cur, counts[cur.ID()])...)
+		results = append(results, newCalls(cur, counts[cur.ID()], notes)...)
 		entry.Set("page", cur.ID())
 	}
 	var messages, errs, warnings, links []any
@@ -236,20 +252,22 @@ func (b *Backend) step(ctx context.Context, e *engine.Engine, entry *jsvalue.Obj
 		switch j.Prop("type") {
 		case "DisplayMessage":
 			if p, ok := j.Prop("params").(*jsvalue.Object); ok {
-				messages = append(messages, jsvalue.ToString(p.Prop("content")))
+				messages = append(messages, stringify(p.Prop("content")))
 			} else {
-				messages = append(messages, jsvalue.ToString(j.Prop("params")))
+				messages = append(messages, stringify(j.Prop("params")))
 			}
 		case "error":
-			errs = append(errs, fmt.Sprintf("%s (action %s of %s)", jsvalue.ToString(j.Prop("message")), jsvalue.ToString(j.Prop("action")), jsvalue.ToString(j.Prop("event"))))
+			errs = append(errs, fmt.Sprintf("%s (action %s of %s)", stringify(j.Prop("message")), stringify(j.Prop("action")), stringify(j.Prop("event"))))
 		case "warning":
-			warnings = append(warnings, jsvalue.ToString(j.Prop("message")))
+			warnings = append(warnings, stringify(j.Prop("message")))
 		case "Link":
 			if u, ok := j.Prop("url").(string); ok {
 				links = append(links, u)
 			}
 		}
 	}
+	errs = append(errs, noticeErrs...)
+	warnings = append(warnings, noticeWarnings...)
 	entry.Set("success", err == nil && len(errs) == 0)
 	if err != nil {
 		entry.Set("error", err.Error())
@@ -278,8 +296,10 @@ func requestCounts(p *engine.Page) map[string]int {
 	return out
 }
 
-// newCalls returns the results of the request calls a page made beyond counts, oldest first.
-func newCalls(p *engine.Page, counts map[string]int) []any {
+// newCalls returns the results of the request calls a page made beyond counts, oldest
+// first, each with the notes the server side gave on it (such as a write that matched
+// nothing) as "notes".
+func newCalls(p *engine.Page, counts map[string]int, notes map[*jsvalue.Object][]any) []any {
 	var out []any
 	for id, calls := range p.Requests().Range {
 		list, _ := calls.([]any)
@@ -297,18 +317,29 @@ func newCalls(p *engine.Page, counts map[string]int) []any {
 				r.Set("success", true)
 				r.Set("response", logValue(call.Prop("response")))
 			}
+			if n := notes[call]; len(n) > 0 {
+				r.Set("notes", n)
+			}
 			out = append(out, r)
 		}
 	}
 	return out
 }
 
-// stringify is an error value as text: a string as it is, an error object's message, else
-// JSON.
+// stringify is a value as text for the agent: a string as it is, an error's or an error
+// object's message, else JSON (an object is never "[object Object]", as JavaScript's
+// String would write it).
 func stringify(v any) string {
 	switch x := v.(type) {
 	case string:
 		return x
+	case *jsvalue.Error:
+		if x.Message == "" {
+			return x.Name
+		}
+		return x.Message
+	case error:
+		return x.Error()
 	case *jsvalue.Object:
 		if m, ok := x.Prop("message").(string); ok {
 			return m
@@ -327,17 +358,14 @@ func logValue(v any) any {
 	return fmt.Sprintf("%s… (cut at %d of %d characters; the page shows the data, get_state all of it)", strings.ToValidUTF8(s[:MaxLogValue], ""), MaxLogValue, len(s))
 }
 
-// pageResult is the result of navigate and interact: {page, log}, the page rendered for
-// the agent.
+// pageResult is the result of navigate and interact: the page rendered for the agent,
+// then a line "log: " with the log as JSON — as text only, so the page is paid for once
+// (get_state is the way to the page's data as JSON).
 func (b *Backend) pageResult(e *engine.Engine, log []any) *mcp.CallToolResult {
 	page := ""
 	if p := e.Page(); p != nil {
 		page = b.render(p)
 	}
 	logJSON, _ := jsvalue.Stringify(log, "")
-	structured, _ := json.Marshal(map[string]any{"page": page, "log": json.RawMessage(logJSON)})
-	return &mcp.CallToolResult{
-		Content:           []mcp.Content{&mcp.TextContent{Text: page + "\n\nlog: " + logJSON}},
-		StructuredContent: json.RawMessage(structured),
-	}
+	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: page + "\n\nlog: " + logJSON}}}
 }

@@ -106,6 +106,9 @@ func (sp *spec) Open(ctx context.Context, deps backend.Deps) (backend.Backend, e
 	if note := adapterNote(a); note != "" {
 		log.Warn("lowdefy app auth adapter", "note", note)
 	}
+	for _, p := range runtime.Unsupported(a) {
+		log.Warn("the lowdefy app uses what mcpbridge does not run", "problem", p.String())
+	}
 	for _, m := range unprovidedSecrets(a, sp.conf.Secrets) {
 		// Lowdefy runs with it (the operator gives null); every request that needs it fails.
 		log.Warn("the lowdefy app reads a secret the server does not provide; requests that need it will fail",

@@ -108,21 +108,23 @@ func text(res *mcp.CallToolResult) string {
 	return sb.String()
 }
 
-// pageLog decodes a {page, log} result.
+// pageLog decodes a navigate or interact result: the page as text, then "\n\nlog: " and
+// the log as JSON. The result carries no structured copy (the page is paid for once).
 func pageLog(t *testing.T, res *mcp.CallToolResult) (string, []map[string]any) {
 	t.Helper()
-	b, err := json.Marshal(res.StructuredContent)
-	if err != nil {
-		t.Fatal(err)
+	if res.StructuredContent != nil {
+		t.Fatalf("a page result has structured content: %v", res.StructuredContent)
 	}
-	var out struct {
-		Page string           `json:"page"`
-		Log  []map[string]any `json:"log"`
+	s := text(res)
+	i := strings.LastIndex(s, "\n\nlog: ")
+	if i < 0 {
+		t.Fatalf("result is not a page and a log: %s", s)
 	}
-	if err := json.Unmarshal(b, &out); err != nil {
-		t.Fatalf("result is not {page, log}: %s", b)
+	var log []map[string]any
+	if err := json.Unmarshal([]byte(s[i+len("\n\nlog: "):]), &log); err != nil {
+		t.Fatalf("the log is not JSON (%v): %s", err, s[i:])
 	}
-	return out.Page, out.Log
+	return s[:i], log
 }
 
 func tickets(t *testing.T, file, title string) int {

@@ -81,7 +81,12 @@ func (f *sessionFixture) create(b *Backend) string {
 		f.tb.Fatalf("session_create: %v %+v", err, res)
 	}
 	var out struct{ SessionID string }
-	bs, _ := json.Marshal(res.StructuredContent)
+	var bs []byte
+	for _, c := range res.Content {
+		if tc, ok := c.(*mcp.TextContent); ok {
+			bs = append(bs, tc.Text...)
+		}
+	}
 	if err := json.Unmarshal(bs, &out); err != nil || out.SessionID == "" {
 		f.tb.Fatalf("session_create answered %s", bs)
 	}

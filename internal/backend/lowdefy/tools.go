@@ -96,9 +96,18 @@ func args(c *backend.Call, v any) error {
 	return nil
 }
 
+// jsonResult is a generated tool's JSON answer: as text and as structured content.
 func jsonResult(v any) *mcp.CallToolResult {
 	s, _ := jsvalue.Stringify(v, "")
 	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: s}}, StructuredContent: json.RawMessage(s)}
+}
+
+// textJSON is a work-session tool's JSON answer, as text only. The session tools declare
+// no output schema, so a result carries its content once: a client that would pass both
+// the text and a structured copy to the model would pay for it twice.
+func textJSON(v any) *mcp.CallToolResult {
+	s, _ := jsvalue.Stringify(v, "")
+	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: s}}}
 }
 
 func toolResult(res *mcp.CallToolResult, err error) (*mcp.CallToolResult, error) {
@@ -142,7 +151,7 @@ func (b *Backend) sessionCreate(ctx context.Context, c *backend.Call) (*mcp.Call
 	if err != nil {
 		return nil, fmt.Errorf("create work session: %w", err)
 	}
-	return jsonResult(jsvalue.ObjectOf("sessionId", ws.ID, "name", in.Name)), nil
+	return textJSON(jsvalue.ObjectOf("sessionId", ws.ID, "name", in.Name)), nil
 }
 
 // mySessions lists the open sessions of owner on this app.
@@ -174,7 +183,7 @@ func (b *Backend) sessionList(ctx context.Context, c *backend.Call) (*mcp.CallTo
 		o.Set("updatedAt", ws.UpdatedAt.UTC().Format("2006-01-02T15:04:05Z"))
 		out = append(out, o)
 	}
-	return jsonResult(out), nil
+	return textJSON(out), nil
 }
 
 func (b *Backend) sessionClose(ctx context.Context, c *backend.Call) (*mcp.CallToolResult, error) {
@@ -195,7 +204,7 @@ func (b *Backend) sessionClose(ctx context.Context, c *backend.Call) (*mcp.CallT
 			return nil, fmt.Errorf("close work session %s: %w", s.ws.ID, err)
 		}
 		b.locks.Delete(s.ws.ID)
-		return jsonResult(jsvalue.ObjectOf("success", true)), nil
+		return textJSON(jsvalue.ObjectOf("success", true)), nil
 	})
 }
 
@@ -238,9 +247,9 @@ func (b *Backend) getState(ctx context.Context, c *backend.Call) (*mcp.CallToolR
 	return b.withSession(ctx, c, in.SessionID, false, func(s *session) (*mcp.CallToolResult, error) {
 		p := s.e.Page()
 		if p == nil {
-			return jsonResult(jsvalue.ObjectOf("pageId", nil, "global", s.e.Global())), nil
+			return textJSON(jsvalue.ObjectOf("pageId", nil, "global", s.e.Global())), nil
 		}
-		return jsonResult(jsvalue.ObjectOf("pageId", p.ID(), "state", p.State(), "global", s.e.Global(),
+		return textJSON(jsvalue.ObjectOf("pageId", p.ID(), "state", p.State(), "global", s.e.Global(),
 			"requests", p.RequestResults(), "validation", p.Validation())), nil
 	})
 }
@@ -268,7 +277,7 @@ func (b *Backend) getPages(ctx context.Context, c *backend.Call) (*mcp.CallToolR
 			o.Set("auth", p.Auth.String())
 			out = append(out, o)
 		}
-		return jsonResult(out), nil
+		return textJSON(out), nil
 	})
 }
 

@@ -46,6 +46,10 @@ type App struct {
 	TimeZone *time.Location
 	// Warnings are problems that do not stop the app from loading (Lowdefy warns about them).
 	Warnings []Problem
+
+	// positions are the source positions of the built config's objects (Where).
+	positions posIndex
+	appOperatorState
 }
 
 // Page is one built page.
@@ -240,6 +244,7 @@ func (l *loader) load() (*App, []Problem) {
 		return nil, l.problems
 	}
 	app := assemble(components)
+	app.positions = ix
 	app.Lowdefy = str(get(components, "lowdefy"))
 	app.Name = str(get(components, "name"))
 	app.Version = str(get(components, "version"))

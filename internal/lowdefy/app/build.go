@@ -361,6 +361,7 @@ type pageContext struct {
 	pageID     string
 	auth       *jsvalue.Object
 	blockCount map[string]int
+	blockFirst map[string]*jsvalue.Object
 	requestIDs map[string]bool
 	requests   []any
 }
@@ -381,7 +382,7 @@ func (b *builder) buildPages() {
 		}
 		seen[id] = true
 		pm.Set("pageId", id)
-		pc := &pageContext{pageID: id, auth: asMap(get(pm, "auth")), blockCount: map[string]int{}, requestIDs: map[string]bool{}, requests: []any{}}
+		pc := &pageContext{pageID: id, auth: asMap(get(pm, "auth")), blockCount: map[string]int{}, blockFirst: map[string]*jsvalue.Object{}, requestIDs: map[string]bool{}, requests: []any{}}
 		b.buildBlock(pm, pc, path)
 		pm.Set("id", "page:"+id)
 		pm.Set("requests", pc.requests)
@@ -407,6 +408,12 @@ func (b *builder) buildBlock(block *jsvalue.Object, pc *pageContext, path string
 	b.useType("blocks", t, block)
 	block.Set("blockId", id)
 	block.Set("id", fmt.Sprintf("block:%s:%s:%d", pc.pageID, id, pc.blockCount[id]))
+	if first := pc.blockFirst[id]; first == nil {
+		pc.blockFirst[id] = block
+	} else if pc.blockCount[id] == 1 {
+		// Lowdefy numbers the copies and goes on; say it, as it is rarely meant.
+		b.warn(block, path, "block id %q is used more than once on page %q (first at %s): the blocks share the state value %s, and Lowdefy's own lookups by id (CallMethod, Validate, an agent's setValue) reach only the last one; mcpbridge shows each with a path-qualified id (PARENT/%s) that addresses it", id, pc.pageID, b.ix.of(first), id, id)
+	}
 	pc.blockCount[id]++
 
 	b.buildEvents(block, pc, path)

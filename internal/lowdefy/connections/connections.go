@@ -12,6 +12,7 @@ package connections
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
 	"net/http"
 
@@ -53,6 +54,17 @@ type Call struct {
 	Request any
 	// Deps are the services of the process.
 	Deps *Deps
+	// Note, when set, receives what a connection can say about the outcome beyond its
+	// response, such as a write that changed nothing where the response cannot show it
+	// (a KnexRaw UPDATE on SQLite answers [] whatever it changed). Use Notef.
+	Note func(msg string)
+}
+
+// Notef reports a note about the call's outcome to Note, if set.
+func (c *Call) Notef(format string, args ...any) {
+	if c != nil && c.Note != nil {
+		c.Note(fmt.Sprintf(format, args...))
+	}
 }
 
 // Deps are the services a connection may use. The zero value works: nil fields fall back

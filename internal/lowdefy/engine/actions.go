@@ -8,9 +8,11 @@ import (
 	"net/http"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf16"
 
 	"github.com/mcpbridge/mcpbridge/internal/jsvalue"
 	"github.com/mcpbridge/mcpbridge/internal/lowdefy/serial"
@@ -47,7 +49,7 @@ func newActionFuncs() map[string]actionFunc {
 		"ResetValidation":            actResetValidation,
 		"ScrollTo": func(ctx context.Context, p *Page, run *actionRun, params any) (any, error) {
 			if _, ok := params.(*jsvalue.Object); !ok {
-				return nil, fmt.Errorf("Invalid ScrollTo, check action params. Received %q.", stringify(params))
+				return nil, fmt.Errorf("Invalid ScrollTo, check action params. Received \"%s\".", stringify(params))
 			}
 			return browserOnly("ScrollTo")(ctx, p, run, params)
 		},
@@ -100,7 +102,7 @@ func recordAuth(name string) actionFunc {
 
 func actDisplayMessage(ctx context.Context, p *Page, run *actionRun, params any) (any, error) {
 	if _, ok := params.(*jsvalue.Object); !ok {
-		return nil, fmt.Errorf("Invalid DisplayMessage, check action params. Params must be an object, received %q.", stringify(params))
+		return nil, fmt.Errorf("Invalid DisplayMessage, check action params. Params must be an object, received \"%s\".", stringify(params))
 	}
 	p.e.record("type", "DisplayMessage", "params", params)
 	return jsvalue.Undefined, nil
@@ -109,11 +111,11 @@ func actDisplayMessage(ctx context.Context, p *Page, run *actionRun, params any)
 func actThrow(ctx context.Context, p *Page, run *actionRun, params any) (any, error) {
 	o, ok := params.(*jsvalue.Object)
 	if !ok {
-		return nil, fmt.Errorf("Throw action params should be an object. Received %q.", stringify(params))
+		return nil, fmt.Errorf("Throw action params should be an object. Received \"%s\".", stringify(params))
 	}
 	t := o.Prop("throw")
 	if _, isBool := t.(bool); !jsvalue.IsNullish(t) && !isBool {
-		return nil, fmt.Errorf("Throw action \"throw\" param should be an boolean. Received %q.", stringify(t))
+		return nil, fmt.Errorf("Throw action \"throw\" param should be an boolean. Received \"%s\".", stringify(t))
 	}
 	if t == true {
 		msg := jsvalue.ToString(o.Prop("message"))
@@ -135,17 +137,31 @@ func actWait(ctx context.Context, p *Page, run *actionRun, params any) (any, err
 	return jsvalue.Undefined, p.e.opts.Sleep(ctx, time.Duration(ms)*time.Millisecond)
 }
 
-// paramsObject is an action's params as Object.entries sees them (setState, setGlobal): an
-// object, nothing for other values, and a TypeError for undefined and null.
+// paramsObject is an action's params as Object.keys sees them (setState, setGlobal): an
+// object's keys, an array's or a string's indexes ("0", "1", …), nothing for numbers and
+// booleans, and a TypeError for undefined and null.
 func paramsObject(params any) (*jsvalue.Object, error) {
-	o, ok := params.(*jsvalue.Object)
-	if !ok {
-		if jsvalue.IsNullish(params) {
-			return nil, errors.New("Cannot convert undefined or null to object")
+	switch v := params.(type) {
+	case *jsvalue.Object:
+		return v, nil
+	case []any:
+		o := jsvalue.NewObject(len(v))
+		for i, x := range v {
+			o.Set(strconv.Itoa(i), x)
 		}
-		o = jsvalue.NewObject(0)
+		return o, nil
+	case string:
+		units := utf16.Encode([]rune(v))
+		o := jsvalue.NewObject(len(units))
+		for i := range units {
+			o.Set(strconv.Itoa(i), string(utf16.Decode(units[i:i+1])))
+		}
+		return o, nil
 	}
-	return o, nil
+	if jsvalue.IsNullish(params) {
+		return nil, errors.New("Cannot convert undefined or null to object")
+	}
+	return jsvalue.NewObject(0), nil
 }
 
 func actSetState(ctx context.Context, p *Page, run *actionRun, params any) (any, error) {
@@ -282,7 +298,7 @@ func actResetValidation(ctx context.Context, p *Page, run *actionRun, params any
 func actCallMethod(ctx context.Context, p *Page, run *actionRun, params any) (any, error) {
 	o, ok := params.(*jsvalue.Object)
 	if !ok {
-		return nil, fmt.Errorf("Cannot destructure CallMethod params: received %q.", stringify(params))
+		return nil, fmt.Errorf("Cannot destructure CallMethod params: received \"%s\".", stringify(params))
 	}
 	return p.callMethod(ctx, run, o)
 }
@@ -305,10 +321,10 @@ func (p *Page) callMethod(ctx context.Context, run *actionRun, params *jsvalue.O
 	}
 	args, ok := argv.([]any)
 	if !ok {
-		return nil, fmt.Errorf("Failed to call method %q on block %q: \"args\" should be an array. Received %q.", method, blockID, stringify(params))
+		return nil, fmt.Errorf("Failed to call method \"%s\" on block \"%s\": \"args\" should be an array. Received \"%s\".", method, blockID, stringify(params))
 	}
 	if !b.hasMethod(method) {
-		return nil, fmt.Errorf("Failed to call method %q on block %q. Check if %q is a valid block method for block %q. Received %q.", method, blockID, method, blockID, stringify(params))
+		return nil, fmt.Errorf("Failed to call method \"%s\" on block \"%s\". Check if \"%s\" is a valid block method for block \"%s\". Received \"%s\".", method, blockID, method, blockID, stringify(params))
 	}
 	return p.runMethod(ctx, b, method, args)
 }
@@ -412,11 +428,11 @@ func actLink(ctx context.Context, p *Page, run *actionRun, params any) (any, err
 		props, ok = jsvalue.ObjectOf("pageId", s), true
 	}
 	if !ok {
-		return nil, fmt.Errorf("Invalid Link, check action params. Received %q.", stringify(params))
+		return nil, fmt.Errorf("Invalid Link, check action params. Received \"%s\".", stringify(params))
 	}
 	if err := p.e.link(props); err != nil {
 		p.e.log.Debug("lowdefy engine: link failed", "err", err)
-		return nil, fmt.Errorf("Invalid Link, check action params. Received %q.", stringify(params))
+		return nil, fmt.Errorf("Invalid Link, check action params. Received \"%s\".", stringify(params))
 	}
 	return jsvalue.Undefined, nil
 }
@@ -526,7 +542,7 @@ func actFetch(ctx context.Context, p *Page, run *actionRun, params any) (any, er
 			return nil, fmt.Errorf("Fetch responseFunction %q is not supported headlessly (use json or text).", jsvalue.ToString(rf))
 		}
 	}
-	return jsvalue.ObjectOf("ok", res.StatusCode >= 200 && res.StatusCode < 300, "redirected", false,
-		"status", float64(res.StatusCode), "statusText", strings.TrimPrefix(res.Status, fmt.Sprint(res.StatusCode)+" "),
-		"type", "basic", "url", res.Request.URL.String()), nil
+	// Without a responseFunction Lowdefy's response is the browser's Response object, whose
+	// properties are getters: the copy _actions reads is {}.
+	return jsvalue.NewObject(0), nil
 }

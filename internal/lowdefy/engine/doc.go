@@ -79,8 +79,8 @@
 //     has no effect headless."}.
 //     Login, Logout and UpdateSession are recorded and change nothing.
 //   - Fetch uses Options.HTTPClient; responseFunction "json" and "text" are
-//     supported, without one the response is {ok, redirected, status,
-//     statusText, type, url}.
+//     supported; without one the response is {} (what Lowdefy's copy of the
+//     browser's Response object holds, as _actions reads it).
 //   - CallAPI (late v4, not in rc.11) follows callAPIHandler: the call
 //     object is kept per endpoint, newest first, and returned.
 //   - A Link to a page the user may not see (page auth) or to an unknown

@@ -31,6 +31,9 @@ type RequestCall struct {
 	// Payload is the evaluated payload, after Lowdefy's serialize/deserialize
 	// round trip (undefined values dropped).
 	Payload any
+	// Note receives what the server side says about the outcome beyond the response
+	// (such as a write that matched nothing); the engine keeps it as a notice.
+	Note func(msg string)
 }
 
 // EndpointCall is one call of an API endpoint (CallAPI).
@@ -98,6 +101,12 @@ type Engine struct {
 	journal          []*jsvalue.Object
 	pending          *navigation
 	menus            []any // the user's menus (Menus), built on first use
+	// notices are what the engine says beyond Lowdefy's journal (notice.go); noticed
+	// keeps unsupported notices once per page and place.
+	notices []Notice
+	noticed map[string]bool
+	// plugins are the app's plugin operators (app.PluginOperators).
+	plugins map[string]bool
 }
 
 type navigation struct {
@@ -149,6 +158,7 @@ func New(a *app.App, opts Options) *Engine {
 		inputs:       map[string]*jsvalue.Object{},
 		pages:        map[string]*Page{},
 		apiResponses: jsvalue.NewObject(0),
+		plugins:      a.PluginOperators(),
 	}
 }
 

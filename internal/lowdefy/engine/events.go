@@ -133,6 +133,9 @@ func (p *Page) callActionLoop(ctx context.Context, run *actionRun, actions []any
 			var v any = resp
 			if th != nil {
 				v = th.obj
+				// Lowdefy does not stop on it nor log it as the event's error: say it.
+				p.e.notice(Notice{Kind: NoticeAction, PageID: p.id, Where: id,
+					Message: fmt.Sprintf("%s (async action %s of %s.%s)", th.err.Message, id, run.block.blockID, run.eventName)})
 			}
 			settled = append(settled, func() { run.responses.Set(id, v) })
 			continue

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/mcpbridge/mcpbridge/internal/jsvalue"
 	"github.com/mcpbridge/mcpbridge/internal/lowdefy/app"
@@ -31,6 +32,8 @@ type Page struct {
 	octx          *operators.Context
 	parser        *operators.Parser
 	recCount      int
+	// unsupported are the page's notes on what mcpbridge does not run (Unsupported).
+	unsupported []Notice
 }
 
 // ID returns the page id.
@@ -59,6 +62,7 @@ func (p *Page) init() {
 		Window:     &p.e.opts.Window,
 		Now:        p.e.opts.Now,
 		Logger:     p.e.log,
+		Plugins:    p.e.plugins,
 	}
 	p.octx.BasePath, _ = p.e.app.Config.Prop("basePath").(string)
 	p.parser = operators.NewClientParser(p.octx)
@@ -77,6 +81,7 @@ func (p *Page) init() {
 	p.rootBlock = p.newBlock(p.root, p.cfg.Config)
 	p.root.blocks = []*block{p.rootBlock}
 	p.root.init(nil)
+	p.noteUnknownActions()
 }
 
 // sync points the operator context at the engine's current data.
@@ -96,15 +101,57 @@ func (p *Page) parse(ctx context.Context, input any, loc string, ai []int, event
 	if event == nil {
 		event = jsvalue.Undefined
 	}
-	return p.parser.ParseWith(ctx, input, operators.Options{Location: loc, ArrayIndices: ai, Event: event, Actions: actions})
+	out, errs := p.parser.ParseWith(ctx, input, operators.Options{Location: loc, ArrayIndices: ai, Event: event, Actions: actions})
+	if len(errs) > 0 && p.e.plugins != nil {
+		p.noteUnsupported(applyArrayIndices(ai, loc), errs)
+	}
+	return out, errs
 }
 
-// block finds a block by its id (list items carry their index: "items.0.name").
+// block finds a block by its id (list items carry their index: "items.0.name"), or by
+// the path-qualified id of a block whose id the page uses more than once (addresses).
 func (p *Page) block(id string) (*block, error) {
 	if v, ok := p.blockMap.Get(id); ok {
 		return v.(*block), nil
 	}
-	return nil, fmt.Errorf("page %q has no block %q (block ids inside lists carry the item index, such as list.0.field)", p.id, id)
+	if strings.Contains(id, "/") {
+		for b, a := range p.addresses() {
+			if a == id {
+				return b, nil
+			}
+		}
+	}
+	return nil, fmt.Errorf("page %q has no block %q (block ids inside lists carry the item index, such as list.0.field; a block whose id is used more than once is addressed as PARENT/ID, as the page shows it)", p.id, id)
+}
+
+// addresses returns the path-qualified ids of the blocks whose id is used more than once
+// on the page: PARENT/ID, where PARENT is the id of the block that holds it (the page id
+// at the top), and PARENT/ID#n for the n-th of several under one parent. Lowdefy keeps
+// one block per id in its map (the last); these let an agent reach each of them.
+func (p *Page) addresses() map[*block]string {
+	count := map[string]int{}
+	p.root.walk(func(b *block) { count[b.blockID]++ })
+	var out map[*block]string
+	used := map[string]int{}
+	p.root.walk(func(b *block) {
+		if count[b.blockID] < 2 {
+			return
+		}
+		parent := p.id
+		if b.set.parent != nil {
+			parent = b.set.parent.blockID
+		}
+		a := parent + "/" + b.blockID
+		used[a]++
+		if used[a] > 1 {
+			a = fmt.Sprintf("%s#%d", a, used[a])
+		}
+		if out == nil {
+			out = map[*block]string{}
+		}
+		out[b] = a
+	})
+	return out
 }
 
 // update is Lowdefy's context update: evaluate the blocks and write their

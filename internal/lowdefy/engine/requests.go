@@ -56,6 +56,11 @@ func (p *Page) callRequests(ctx context.Context, run *actionRun, params any) (an
 		if pr.err != nil {
 			if first == nil {
 				first = pr.err
+			} else {
+				// Lowdefy's Promise.all reports the first failure only; the others are
+				// not recorded anywhere (a payload that fails is not a call), so say them.
+				p.e.notice(Notice{Kind: NoticeRequest, PageID: p.id, Where: ids[i],
+					Message: fmt.Sprintf("request %s was not called: %s", ids[i], pr.err.Error())})
 			}
 			continue
 		}
@@ -132,11 +137,15 @@ func (p *Page) fetch(ctx context.Context, call *jsvalue.Object) (any, error) {
 		return nil, err
 	}
 	blockID, _ := call.Prop("blockId").(string)
+	requestID := call.Prop("requestId").(string)
 	resp, err := p.e.opts.Server.Request(ctx, RequestCall{
 		PageID:    p.id,
-		RequestID: call.Prop("requestId").(string),
+		RequestID: requestID,
 		BlockID:   blockID,
 		Payload:   roundTrip(call.Prop("payload")),
+		Note: func(msg string) {
+			p.e.notice(Notice{Kind: NoticeRequest, PageID: p.id, Where: requestID, Message: msg, Call: call})
+		},
 	})
 	if err != nil {
 		call.Set("error", jsError(err))
@@ -160,7 +169,7 @@ func actCallAPI(ctx context.Context, p *Page, run *actionRun, params any) (any, 
 	o, _ := params.(*jsvalue.Object)
 	endpointID, ok := o.Prop("endpointId").(string)
 	if !ok || endpointID == "" {
-		return nil, fmt.Errorf("CallAPI requires an endpointId string. Received %q.", stringify(params))
+		return nil, fmt.Errorf("CallAPI requires an endpointId string. Received \"%s\".", stringify(params))
 	}
 	if p.e.opts.Server == nil {
 		return nil, errors.New("CallAPI failed: the engine has no server to run endpoints.")

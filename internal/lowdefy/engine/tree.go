@@ -15,6 +15,7 @@ type blockSet struct {
 	page         *Page
 	arrayIndices []int
 	blocks       []*block // all areas' blocks, in area order
+	parent       *block   // the block whose areas (or list item) these are; nil for the root
 }
 
 // block is one block instance (list items get their own instances).
@@ -83,6 +84,7 @@ func (p *Page) newBlock(s *blockSet, cfg *jsvalue.Object) *block {
 		b.meta = blocks.Guess(b.typ, areas != nil)
 		p.e.log.Warn("lowdefy engine: unknown block type, treated as "+string(b.meta.Category),
 			"type", b.typ, "block", b.blockIDPattern, "page", p.id)
+		p.noteUnknownBlock(b)
 	}
 	return b
 }
@@ -108,7 +110,7 @@ func (s *blockSet) init(initState *jsvalue.Object) {
 }
 
 func (s *blockSet) newSub(b *block, ai []int, initState *jsvalue.Object) *blockSet {
-	sub := &blockSet{page: s.page, arrayIndices: ai}
+	sub := &blockSet{page: s.page, arrayIndices: ai, parent: b}
 	for _, c := range b.areas {
 		if co, ok := c.(*jsvalue.Object); ok {
 			sub.blocks = append(sub.blocks, s.page.newBlock(sub, co))

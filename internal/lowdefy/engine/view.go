@@ -11,6 +11,9 @@ import (
 // shown validation, loading flag and its children by area (containers) or by
 // list item (lists). Block ids inside lists carry their item index.
 type Node struct {
+	// ID is the id to address the block by: its block id, or for a block whose id the page
+	// uses more than once, a path-qualified id (PARENT/ID, PARENT/ID#2) that reaches this
+	// one (SetValue, Trigger and CallMethod take it).
 	ID       string
 	Type     string
 	Category string
@@ -63,7 +66,7 @@ func (p *Page) Tree() *Node {
 	if p.rootBlock == nil {
 		return nil
 	}
-	return p.rootBlock.node()
+	return p.rootBlock.node(p.addresses())
 }
 
 // Menus returns the app's menus ({menuId, links}) as the user sees them,
@@ -71,9 +74,13 @@ func (p *Page) Tree() *Node {
 // PageHeaderMenu show them.
 func (p *Page) Menus() []any { return p.e.Menus() }
 
-func (b *block) node() *Node {
+func (b *block) node(addr map[*block]string) *Node {
+	id := b.blockID
+	if a, ok := addr[b]; ok {
+		id = a
+	}
 	n := &Node{
-		ID: b.blockID, Type: b.typ, Category: string(b.meta.Category),
+		ID: id, Type: b.typ, Category: string(b.meta.Category),
 		Properties: orDefault(b.propertiesOut, nil),
 		Visible:    b.isVisible(),
 		Required:   orDefault(b.requiredOut, false),
@@ -105,17 +112,17 @@ func (b *block) node() *Node {
 	switch {
 	case b.isList():
 		for _, s := range b.sub {
-			n.Items = append(n.Items, b.areasOf(s))
+			n.Items = append(n.Items, b.areasOf(s, addr))
 		}
 	case len(b.sub) > 0:
-		n.Areas = b.areasOf(b.sub[0])
+		n.Areas = b.areasOf(b.sub[0], addr)
 	}
 	return n
 }
 
 // areasOf splits a sub-set's blocks (all areas' blocks, in area order) back
 // into the block's areas.
-func (b *block) areasOf(s *blockSet) []Area {
+func (b *block) areasOf(s *blockSet, addr map[*block]string) []Area {
 	var out []Area
 	areas, _ := b.cfg.Prop("areas").(*jsvalue.Object)
 	i := 0
@@ -125,7 +132,7 @@ func (b *block) areasOf(s *blockSet) []Area {
 		area := Area{Key: key}
 		for range bl {
 			if i < len(s.blocks) {
-				area.Blocks = append(area.Blocks, s.blocks[i].node())
+				area.Blocks = append(area.Blocks, s.blocks[i].node(addr))
 			}
 			i++
 		}

@@ -67,6 +67,11 @@ type Context struct {
 	Logger *slog.Logger
 	// JS runs _js functions; nil uses the sandbox of internal/expr.
 	JS JSRunner
+	// Plugins names operators that the app's plugins provide and mcpbridge does not run
+	// (by operator name, such as "_my_operator"). Lowdefy would run them; here an
+	// operator object naming one evaluates to null with an *UnsupportedError, so that it
+	// is reported instead of flowing on as an object (and printing as "[object Object]").
+	Plugins map[string]bool
 }
 
 // Location is the browser window.location seen by _location and _url_query.

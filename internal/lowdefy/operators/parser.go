@@ -60,6 +60,25 @@ func (e *Error) Error() string {
 // Unwrap returns the cause.
 func (e *Error) Unwrap() error { return e.Err }
 
+// UnsupportedError is an operator that one of the app's plugins provides and mcpbridge
+// does not run (Context.Plugins): the operator object evaluates to null.
+type UnsupportedError struct {
+	// Operator is the operator name, such as "_my_operator".
+	Operator string
+	// Location is where it was met.
+	Location string
+}
+
+// Message says what is not supported, without the location.
+func (e *UnsupportedError) Message() string {
+	return fmt.Sprintf("`%s` is a plugin operator mcpbridge does not run (it evaluates to null)", e.Operator)
+}
+
+// Error returns the message with the location.
+func (e *UnsupportedError) Error() string {
+	return fmt.Sprintf("Operator Error: %s at %s.", e.Message(), e.Location)
+}
+
 // NewClientParser returns the client (WebParser) parser: the client operator
 // set, no _secret, _payload or _hash.
 func NewClientParser(ctx *Context) *Parser {
@@ -283,6 +302,10 @@ func (st *parseState) callOperator(key string, params any) (any, bool) {
 	}
 	fn, ok := st.p.ops[op]
 	if !ok {
+		if st.p.ctx.Plugins[op] {
+			st.errs = append(st.errs, &UnsupportedError{Operator: op, Location: st.loc})
+			return nil, true
+		}
 		return nil, false
 	}
 	c := &call{

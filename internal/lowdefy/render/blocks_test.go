@@ -91,7 +91,7 @@ func TestInputs(t *testing.T) {
 		`<input id="tags" type="MultipleSelector" label="Tags" options=["a", "b", "c"] value=["a","c"]>`,
 		`options=[1:"Low", 2:"High"]`,
 		`<input id="when" type="DateSelector" label="Date" format="YYYY-MM-DD" value="2024-03-01" iso="2024-03-01T00:00:00.000Z">`,
-		`<display id="custom_input" type="ShinyCustomInput">A custom type without areas runs as a display block</display>`,
+		`<display id="custom_input" type="ShinyCustomInput" unsupported>A custom type without areas runs as a display block</display>`,
 		`<input id="phone" type="PhoneNumberInput" label="Phone" value=`,
 	)
 	lacks(t, got, "hunter2", "hidden_input", "Never shown")
@@ -126,7 +126,7 @@ func TestDisplay(t *testing.T) {
 		`<display id="named_rule" type="Divider">Part two</display>`,
 		`<display id="pct" type="Progress" percent=40>`,
 		`<display id="logo" type="Img" alt="Logo">`,
-		`<display id="custom_display" type="ShinyCustomDisplay">A custom block</display>`,
+		`<display id="custom_display" type="ShinyCustomDisplay" unsupported>A custom block</display>`,
 		`<table id="people_table" type="Table" title="People" rows=3>`,
 		"| Name | City |\n|---|---|\n| Ann | Oslo |\n| Bob \\| the builder | Rome |\n| Eve\\n# not a heading | Paris |\n",
 		`<table id="people_grid" type="AgGridAlpine" rows=3 events=[onRowClick]>`,
@@ -168,7 +168,7 @@ func TestContainers(t *testing.T) {
 		"<container id=\"alert_with_children\" type=\"Alert\" status=\"info\">\nNote\n<button id=\"alert_button\">Dismiss</button>\n</container>",
 		"\nIn a layout.\n",
 		`<container id="inner_page" type="PageSiderMenu" title="Nested page layout">`,
-		`<container id="custom_container" type="ShinyCustomContainer" title="Custom">`,
+		`<container id="custom_container" type="ShinyCustomContainer" unsupported title="Custom">`,
 	)
 	lacks(t, got, "hidden_card", "in_hidden_card", `id="box"`, `id="inner_layout"`)
 

@@ -102,7 +102,7 @@ func Page(p *engine.Page, opts Options) string {
 		title = p.ID()
 	}
 	r.line("# " + oneLine(title))
-	r.root(p.ID(), root)
+	r.root(p.ID(), root, p.Unsupported())
 	return r.b.String()
 }
 
@@ -119,8 +119,9 @@ func (r *renderer) line(s string) {
 	r.b.WriteByte('\n')
 }
 
-// root renders the page block: its tag line, then its areas.
-func (r *renderer) root(pageID string, n *engine.Node) {
+// root renders the page block: its tag line, a note for each thing on the page that
+// mcpbridge does not run (a plugin block type or operator), then its areas.
+func (r *renderer) root(pageID string, n *engine.Node, unsupported []engine.Notice) {
 	t := newTag("page", pageID, "")
 	t.attr("type", n.Type)
 	if n.Loading {
@@ -150,6 +151,9 @@ func (r *renderer) root(pageID string, n *engine.Node) {
 		}
 	}
 	r.line(t.open())
+	for _, u := range unsupported {
+		r.line("> not supported: " + oneLine(u.Message))
+	}
 	if n.Loading {
 		r.line(loadingNote)
 		return
@@ -369,6 +373,11 @@ func (r *renderer) common(tagName string, n *engine.Node) *tag {
 	}
 	t := newTag(tagName, n.ID, typ)
 	unsupportedNote(t, n.Type)
+	if _, known := blocks.Lookup(n.Type); !known && n.Type != "" {
+		if _, drawn := rich()[n.Type]; !drawn {
+			t.flag("unsupported") // the page's "not supported" notes say more
+		}
+	}
 	if n.Loading {
 		t.flag("loading")
 	}

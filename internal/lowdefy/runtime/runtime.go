@@ -81,6 +81,11 @@ func (s *serverSide) Request(ctx context.Context, c engine.RequestCall) (any, er
 	if err != nil {
 		return nil, err
 	}
+	if c.Note != nil {
+		for _, n := range res.Notes {
+			c.Note(n)
+		}
+	}
 	return res.Response, nil
 }
 

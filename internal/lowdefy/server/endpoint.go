@@ -73,7 +73,7 @@ func (s *Server) CallEndpoint(ctx context.Context, user *jsvalue.Object, call En
 		user:       user,
 		base: operators.Context{
 			Payload: payload, Secrets: s.secrets, User: user, Logger: s.log, Now: s.now,
-			Steps: &jsvalue.Object{}, State: &jsvalue.Object{},
+			Steps: &jsvalue.Object{}, State: &jsvalue.Object{}, Plugins: s.app.PluginOperators(),
 		},
 	}
 	r.mu.Lock()

@@ -32,6 +32,10 @@ type RequestResult struct {
 	// Response is the connection's response serialized for the client (dates as
 	// {"~d": ms}, key order kept), ready for json.Marshal.
 	Response any
+	// Notes are what the connection said about the outcome beyond the response, such as
+	// a write that matched nothing ("… matched no document (matchedCount 0): nothing was
+	// changed"). Lowdefy has no such field; it is for the caller's log.
+	Notes []string
 }
 
 // CallRequest runs request call.RequestID of page call.PageID for user (nil when nobody
@@ -63,8 +67,10 @@ func (s *Server) CallRequest(ctx context.Context, user *jsvalue.Object, call Req
 		auth:         authOf(req.Config),
 		checkAuth:    true,
 	}
+	var notes []string
+	spec.note = func(msg string) { notes = append(notes, msg) }
 	payload, _ := serial.Decode(call.Payload).(*jsvalue.Object)
-	pctx := &operators.Context{Payload: payload, Secrets: s.secrets, User: user, Logger: s.log, Now: s.now}
+	pctx := &operators.Context{Payload: payload, Secrets: s.secrets, User: user, Logger: s.log, Now: s.now, Plugins: s.app.PluginOperators()}
 	resp, err := s.execRequest(ctx, spec, func(input any, loc string) (any, []error) {
 		return operators.NewServerParser(pctx).Parse(ctx, input, loc, nil, nil)
 	}, user, nil)
@@ -76,6 +82,7 @@ func (s *Server) CallRequest(ctx context.Context, user *jsvalue.Object, call Req
 		Success:  true,
 		Type:     req.Type,
 		Response: serial.Encode(resp, false),
+		Notes:    notes,
 	}, nil
 }
 
@@ -94,6 +101,8 @@ type requestSpec struct {
 	// by the endpoint's own authorisation).
 	auth      *jsvalue.Object
 	checkAuth bool
+	// note, when set, receives the connection's notes on the outcome.
+	note func(string)
 }
 
 // evalFunc evaluates config at a location with the parser of the call.
@@ -162,7 +171,7 @@ func (s *Server) execRequest(ctx context.Context, spec requestSpec, eval evalFun
 	}
 	c := &connections.Call{
 		PageID: spec.pageID, RequestID: spec.requestID, BlockID: spec.blockID,
-		ConnectionID: conn.ID, Connection: connProps, Request: reqOut, Deps: s.deps,
+		ConnectionID: conn.ID, Connection: connProps, Request: reqOut, Deps: s.deps, Note: spec.note,
 	}
 	if mu != nil {
 		mu.Unlock()

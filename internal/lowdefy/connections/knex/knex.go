@@ -63,6 +63,13 @@
 // an insert without returning, the number of rows for update, del and increment, and the
 // returned rows for returning (pg, sqlite).
 //
+// # Writes that change nothing
+//
+// A raw UPDATE, DELETE, INSERT or REPLACE that changed no rows, and a KnexBuilder update
+// or del that changed none, is reported with [connections.Call.Notef] (the response does
+// not change: knex's sqlite answers [] whatever an UPDATE did, so on SQLite the raw write
+// runs on one connection followed by SELECT changes()).
+//
 // # Differences from knex
 //
 // Error messages are "<sql> - <driver message>" as knex's, but the SQL shows its
@@ -104,6 +111,7 @@ import (
 	"time"
 
 	"github.com/mcpbridge/mcpbridge/internal/jsvalue"
+	"github.com/mcpbridge/mcpbridge/internal/lazy"
 	"github.com/mcpbridge/mcpbridge/internal/lowdefy/connections"
 )
 
@@ -216,7 +224,52 @@ func runRaw(ctx context.Context, c *connections.Call) (res any, err error) {
 	if err != nil {
 		return nil, err
 	}
+	noteRawChanges(c, d, sql, res)
 	return stripUnderscore(res), nil
+}
+
+// writeStatement matches the statements that write rows: UPDATE, DELETE, INSERT, REPLACE
+// (after comments).
+var writeStatement = lazy.Regexp{Expr: `(?is)^(?:\s|/\*.*?\*/|--[^\n]*\n)*(update|delete|insert|replace)\b`}
+
+// rawChanger is a dialect that can say how many rows its last raw write changed, where
+// the response cannot (SQLite's knex answers [] for an UPDATE).
+type rawChanger interface {
+	rawChanges() (n int64, ok bool)
+}
+
+// noteRawChanges notes a raw UPDATE, DELETE, INSERT or REPLACE that changed no rows: the
+// response looks the same whether it changed rows or not, so without the note a write
+// that matched nothing would pass for a success.
+func noteRawChanges(c *connections.Call, d dialect, query string, res any) {
+	m := writeStatement.Get().FindStringSubmatch(query)
+	if m == nil {
+		return
+	}
+	verb := strings.ToUpper(m[1])
+	n, known := int64(-1), false
+	if rc, ok := d.(rawChanger); ok {
+		n, known = rc.rawChanges()
+	}
+	if !known {
+		switch r := res.(type) {
+		case *jsvalue.Object: // node-postgres: {command, rowCount, ...}
+			if f, ok := r.Prop("rowCount").(float64); ok {
+				n, known = int64(f), true
+			}
+		case []any: // mysqljs: [OkPacket, undefined]
+			if len(r) > 0 {
+				if ok, _ := r[0].(*jsvalue.Object); ok != nil {
+					if f, isNum := ok.Prop("affectedRows").(float64); isNum {
+						n, known = int64(f), true
+					}
+				}
+			}
+		}
+	}
+	if known && n == 0 {
+		c.Notef("%s %s changed no rows: nothing was written (no row matched its WHERE clause and parameters)", c.RequestID, verb)
+	}
 }
 
 // errEmptyQuery is knex's error for an empty query.
@@ -277,7 +330,17 @@ func runBuilder(ctx context.Context, c *connections.Call) (res any, err error) {
 	if q.sql == "" {
 		return nil, errEmptyQuery
 	}
-	return d.run(ctx, q)
+	res, err = d.run(ctx, q)
+	if err == nil && (q.method == "update" || q.method == "del") && !q.returning {
+		if n, ok := res.(float64); ok && n == 0 {
+			verb := "UPDATE"
+			if q.method == "del" {
+				verb = "DELETE"
+			}
+			c.Notef("%s %s changed no rows: nothing was written (no row matched its where clause)", c.RequestID, verb)
+		}
+	}
+	return res, err
 }
 
 // jsonOf is JSON.stringify(v) for error messages.

@@ -261,3 +261,72 @@ func TestConnectionObjects(t *testing.T) {
 		}
 	}
 }
+
+// A write that changed no rows is noted on the call (issue 22 point 7), although the
+// response looks the same (knex's sqlite answers [] to a raw UPDATE whatever it changed):
+// raw UPDATE, DELETE and INSERT OR IGNORE, and KnexBuilder update and del.
+func TestNothingWrittenIsNoted(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "n.sqlite")
+	conn := jsvalue.ObjectOf("client", "sqlite3", "connection", jsvalue.ObjectOf("filename", file), "useNullAsDefault", true)
+	deps := &connections.Deps{Pools: &connections.Pools{}}
+	defer deps.Pools.Close()
+	kt := Type()
+	call := func(typ, req string) []string {
+		t.Helper()
+		var notes []string
+		_, err := kt.Requests[typ].Run(context.Background(), &connections.Call{ConnectionID: "knex", RequestID: "r",
+			Connection: conn, Request: obj(t, req), Deps: deps, Note: func(m string) { notes = append(notes, m) }})
+		if err != nil {
+			t.Fatalf("%s %s: %v", typ, req, err)
+		}
+		return notes
+	}
+	call("KnexRaw", `{"query": "CREATE TABLE notes (id INTEGER PRIMARY KEY, body TEXT)"}`)
+	call("KnexRaw", `{"query": "INSERT INTO notes (id, body) VALUES (1, 'a')"}`)
+	for _, c := range []struct{ typ, req, want string }{
+		{"KnexRaw", `{"query": "UPDATE notes SET body = 'x' WHERE id = ?", "parameters": [9]}`, "r UPDATE changed no rows: nothing was written (no row matched its WHERE clause and parameters)"},
+		{"KnexRaw", `{"query": "-- remove\n delete from notes where id = :id", "parameters": {"id": 9}}`, "r DELETE changed no rows: nothing was written (no row matched its WHERE clause and parameters)"},
+		{"KnexRaw", `{"query": "INSERT OR IGNORE INTO notes (id, body) VALUES (1, 'dup')"}`, "r INSERT changed no rows: nothing was written (no row matched its WHERE clause and parameters)"},
+		{"KnexBuilder", `{"tableName": "notes", "query": [{"where": ["id", 9]}, {"update": [{"body": "x"}]}]}`, "r UPDATE changed no rows: nothing was written (no row matched its where clause)"},
+		{"KnexBuilder", `{"tableName": "notes", "query": [{"where": ["id", 9]}, {"del": []}]}`, "r DELETE changed no rows: nothing was written (no row matched its where clause)"},
+		{"KnexRaw", `{"query": "UPDATE notes SET body = 'y' WHERE id = ?", "parameters": [1]}`, ""},
+		{"KnexRaw", `{"query": "SELECT * FROM notes WHERE id = 9"}`, ""},
+		{"KnexBuilder", `{"tableName": "notes", "query": [{"where": ["id", 1]}, {"update": [{"body": "z"}]}]}`, ""},
+		{"KnexRaw", `{"query": "INSERT INTO notes (id, body) VALUES (2, 'b')"}`, ""},
+	} {
+		if got := strings.Join(call(c.typ, c.req), "; "); got != c.want {
+			t.Errorf("%s %s: notes %q, want %q", c.typ, c.req, got, c.want)
+		}
+	}
+}
+
+// The same on PostgreSQL, where node-postgres' rowCount tells.
+func TestNothingWrittenIsNotedPostgres(t *testing.T) {
+	url, _ := postgresDB(t)
+	conn := jsvalue.ObjectOf("client", "pg", "connection", url)
+	deps := &connections.Deps{Pools: &connections.Pools{}}
+	defer deps.Pools.Close()
+	call := func(typ, req string) []string {
+		t.Helper()
+		var notes []string
+		_, err := Type().Requests[typ].Run(context.Background(), &connections.Call{ConnectionID: "knex", RequestID: "r",
+			Connection: conn, Request: obj(t, req), Deps: deps, Note: func(m string) { notes = append(notes, m) }})
+		if err != nil {
+			t.Fatalf("%s %s: %v", typ, req, err)
+		}
+		return notes
+	}
+	call("KnexRaw", `{"query": "CREATE TABLE notes (id INTEGER PRIMARY KEY, body TEXT)"}`)
+	call("KnexRaw", `{"query": "INSERT INTO notes (id, body) VALUES (1, 'a')"}`)
+	for _, c := range []struct{ typ, req, want string }{
+		{"KnexRaw", `{"query": "UPDATE notes SET body = 'x' WHERE id = ?", "parameters": [9]}`, "r UPDATE changed no rows: nothing was written (no row matched its WHERE clause and parameters)"},
+		{"KnexRaw", `{"query": "DELETE FROM notes WHERE id = 9"}`, "r DELETE changed no rows: nothing was written (no row matched its WHERE clause and parameters)"},
+		{"KnexBuilder", `{"tableName": "notes", "query": [{"where": ["id", 9]}, {"update": [{"body": "x"}]}]}`, "r UPDATE changed no rows: nothing was written (no row matched its where clause)"},
+		{"KnexRaw", `{"query": "UPDATE notes SET body = 'y' WHERE id = ?", "parameters": [1]}`, ""},
+		{"KnexBuilder", `{"tableName": "notes", "query": [{"where": ["id", 1]}, {"del": []}]}`, ""},
+	} {
+		if got := strings.Join(call(c.typ, c.req), "; "); got != c.want {
+			t.Errorf("%s %s: notes %q, want %q", c.typ, c.req, got, c.want)
+		}
+	}
+}

@@ -20,7 +20,11 @@ type sqliteDialect struct {
 	db *sql.DB
 	// nullAsDefault is knex's useNullAsDefault: missing insert values become NULL.
 	nullAsDefault bool
+	// changes is what SQLite's changes() said after the last raw write (-1: not known).
+	changes int64
 }
+
+func (d *sqliteDialect) rawChanges() (int64, bool) { return d.changes, d.changes >= 0 }
 
 // openSQLite reads an sqlite connection: {filename} or the file name.
 func openSQLite(props *jsvalue.Object) (string, func() (io.Closer, error), func(io.Closer) dialect, error) {
@@ -49,7 +53,9 @@ func openSQLite(props *jsvalue.Object) (string, func() (io.Closer, error), func(
 		db.SetConnMaxIdleTime(0)
 		return db, nil
 	}
-	wrap := func(h io.Closer) dialect { return &sqliteDialect{db: h.(*sql.DB), nullAsDefault: nullAsDefault} }
+	wrap := func(h io.Closer) dialect {
+		return &sqliteDialect{db: h.(*sql.DB), nullAsDefault: nullAsDefault, changes: -1}
+	}
 	return "sqlite3\x00" + filename, open, wrap, nil
 }
 
@@ -94,22 +100,45 @@ func unescapeQ(s string) string { return strings.ReplaceAll(s, `\?`, `?`) }
 
 // raw runs a raw query the way knex's sqlite3 client does (Database#all): the rows, or
 // an empty array for a statement without rows.
+// A write statement (UPDATE, DELETE, INSERT, REPLACE) runs on one connection followed by
+// SELECT changes(), so that a write that changed nothing can be told (see rawChanges).
 func (d *sqliteDialect) raw(ctx context.Context, query string, bindings []any) (any, error) {
-	rows, err := d.all(ctx, query, bindings)
+	if !writeStatement.Get().MatchString(query) {
+		rows, err := d.all(ctx, d.db, query, bindings)
+		if err != nil {
+			return nil, err
+		}
+		return rows, nil
+	}
+	conn, err := d.db.Conn(ctx)
+	if err != nil {
+		return nil, queryError(query, sqliteError(err))
+	}
+	defer conn.Close()
+	rows, err := d.all(ctx, conn, query, bindings)
 	if err != nil {
 		return nil, err
+	}
+	var n int64
+	if conn.QueryRowContext(ctx, "SELECT changes()").Scan(&n) == nil {
+		d.changes = n
 	}
 	return rows, nil
 }
 
-// all runs query and returns its rows.
-func (d *sqliteDialect) all(ctx context.Context, query string, bindings []any) ([]any, error) {
+// querier is a *sql.DB or one of its connections.
+type querier interface {
+	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+}
+
+// all runs query on q and returns its rows.
+func (d *sqliteDialect) all(ctx context.Context, q querier, query string, bindings []any) ([]any, error) {
 	args, err := sqliteArgs(bindings)
 	if err != nil {
 		return nil, queryError(query, err)
 	}
 	args = append(args, unboundNames(query)...)
-	rows, err := d.db.QueryContext(ctx, query, args...)
+	rows, err := q.QueryContext(ctx, query, args...)
 	if err != nil {
 		return nil, queryError(query, sqliteError(err))
 	}
@@ -127,11 +156,11 @@ func (d *sqliteDialect) run(ctx context.Context, q *compiled) (any, error) {
 	switch q.method {
 	case "insert", "update":
 		if q.returning {
-			return d.all(ctx, q.sql, q.bindings)
+			return d.all(ctx, d.db, q.sql, q.bindings)
 		}
 	case "del", "counter":
 	default:
-		rows, err := d.all(ctx, q.sql, q.bindings)
+		rows, err := d.all(ctx, d.db, q.sql, q.bindings)
 		if err != nil {
 			return nil, err
 		}

@@ -18,7 +18,9 @@
 // {acknowledged, insertedId}, InsertMany {acknowledged, insertedCount}, UpdateOne
 // {acknowledged, modifiedCount, upsertedId, upsertedCount, matchedCount}, UpdateMany the
 // same without acknowledged (as in the plugin), DeleteOne and DeleteMany {acknowledged,
-// deletedCount}; MongoDBBulkWrite the Node driver's BulkWriteResult.
+// deletedCount}; MongoDBBulkWrite the Node driver's BulkWriteResult. An update that
+// matched no document and a delete that deleted none are also reported with
+// [connections.Call.Notef], so the caller's log says that nothing was written.
 //
 // Lowdefy opens a client per request; here clients are kept in Deps.Pools, keyed by the
 // connection string and client options, so requests reuse connections. Error messages
@@ -76,6 +78,19 @@ type request struct {
 	props *jsvalue.Object
 	deps  *connections.Deps
 	log   *slog.Logger
+	call  *connections.Call
+}
+
+// noteNothing notes an update that matched no document, or a delete that deleted none:
+// the response says so in a count, which an agent (or a form tool reporting success) can
+// overlook.
+func (r *request) noteNothing(matched, upserted, deleted int64, isDelete bool) {
+	switch {
+	case isDelete && deleted == 0:
+		r.call.Notef("%s %s deleted nothing (deletedCount 0): no document matched the filter", r.call.RequestID, r.typ)
+	case !isDelete && matched == 0 && upserted == 0:
+		r.call.Notef("%s %s matched no document (matchedCount 0): nothing was changed", r.call.RequestID, r.typ)
+	}
 }
 
 // requestTypes are the request types, built on first use.
@@ -121,7 +136,7 @@ func (rt *requestType) runFunc() func(ctx context.Context, c *connections.Call) 
 		if err := rt.schema.check(c.Request); err != nil {
 			return nil, err
 		}
-		r := &request{typ: rt.name, conn: cn, props: c.Request.(*jsvalue.Object), deps: c.Deps, log: slog.Default()}
+		r := &request{typ: rt.name, conn: cn, props: c.Request.(*jsvalue.Object), deps: c.Deps, log: slog.Default(), call: c}
 		if c.Deps != nil && c.Deps.Logger != nil {
 			r.log = c.Deps.Logger
 		}
@@ -343,6 +358,7 @@ func runUpdateOne(ctx context.Context, r *request) (any, error) {
 		if err != nil {
 			return nil, r.fail(err)
 		}
+		r.noteNothing(res.MatchedCount, res.UpsertedCount, 0, false)
 		return updateResult(res, true)
 	})
 }
@@ -358,6 +374,7 @@ func runUpdateMany(ctx context.Context, r *request) (any, error) {
 		if err != nil {
 			return nil, r.fail(err)
 		}
+		r.noteNothing(res.MatchedCount, res.UpsertedCount, 0, false)
 		return updateResult(res, false)
 	})
 }
@@ -373,6 +390,7 @@ func runDeleteOne(ctx context.Context, r *request) (any, error) {
 		if err != nil {
 			return nil, r.fail(err)
 		}
+		r.noteNothing(0, 0, res.DeletedCount, true)
 		return jsvalue.ObjectOf("acknowledged", res.Acknowledged, "deletedCount", float64(res.DeletedCount)), nil
 	})
 }
@@ -388,6 +406,7 @@ func runDeleteMany(ctx context.Context, r *request) (any, error) {
 		if err != nil {
 			return nil, r.fail(err)
 		}
+		r.noteNothing(0, 0, res.DeletedCount, true)
 		return jsvalue.ObjectOf("acknowledged", res.Acknowledged, "deletedCount", float64(res.DeletedCount)), nil
 	})
 }

@@ -516,3 +516,45 @@ func TestPools(t *testing.T) {
 	e.deps.Pools = nil
 	eq(t, "without pools", e.must("p", "MongoDBAggregation", `{"pipeline": [{"$count": "n"}]}`), `[{"n":11}]`)
 }
+
+// A write that matched nothing is noted on the call (issue 22 point 7): an update with
+// matchedCount 0 and a delete with deletedCount 0; a write that matched is not.
+func TestNothingWrittenIsNoted(t *testing.T) {
+	e := newEnv(t)
+	e.write = true
+	e.must("notes", "MongoDBInsertOne", `{"doc": {"_id": "a", "body": "first"}}`)
+	run := func(typ, request string) []string {
+		t.Helper()
+		_, rt, err := connections.Set{mongodb.Name: e.typ}.Lookup(mongodb.Name, typ)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var notes []string
+		_, err = rt.Run(context.Background(), &connections.Call{
+			ConnectionID: "c", RequestID: "r", PageID: "p",
+			Connection: e.conn("notes", ""), Request: obj(t, request), Deps: e.deps,
+			Note: func(m string) { notes = append(notes, m) },
+		})
+		if err != nil {
+			t.Fatalf("%s: %v", typ, err)
+		}
+		return notes
+	}
+	for _, c := range []struct {
+		typ, request, want string
+	}{
+		{"MongoDBUpdateOne", `{"filter": {"_id": "nope"}, "update": {"$set": {"body": "x"}}}`, "r MongoDBUpdateOne matched no document (matchedCount 0): nothing was changed"},
+		{"MongoDBUpdateMany", `{"filter": {"_id": "nope"}, "update": {"$set": {"body": "x"}}}`, "r MongoDBUpdateMany matched no document (matchedCount 0): nothing was changed"},
+		{"MongoDBDeleteOne", `{"filter": {"_id": "nope"}}`, "r MongoDBDeleteOne deleted nothing (deletedCount 0): no document matched the filter"},
+		{"MongoDBDeleteMany", `{"filter": {"_id": "nope"}}`, "r MongoDBDeleteMany deleted nothing (deletedCount 0): no document matched the filter"},
+		{"MongoDBUpdateOne", `{"filter": {"_id": "a"}, "update": {"$set": {"body": "y"}}}`, ""},
+		{"MongoDBUpdateOne", `{"filter": {"_id": "a"}, "update": {"$set": {"body": "y"}}}`, ""}, // matched, not modified
+		{"MongoDBUpdateOne", `{"filter": {"_id": "b"}, "update": {"$set": {"body": "z"}}, "options": {"upsert": true}}`, ""},
+		{"MongoDBDeleteOne", `{"filter": {"_id": "a"}}`, ""},
+	} {
+		got := strings.Join(run(c.typ, c.request), "; ")
+		if got != c.want {
+			t.Errorf("%s %s: notes %q, want %q", c.typ, c.request, got, c.want)
+		}
+	}
+}
