@@ -31,6 +31,18 @@ servers:
     description: demo
     tools:
       echo: {description: echo, inputSchema: {type: object, properties: {message: {type: string}}}, argv: [echo, {direct: message}]}
+  eras:
+    kind: command
+    description: one of each thing a server serves, to show the fields of each era
+    tools:
+      region:
+        description: echoes its region, which a 2026-07-28 request mirrors in Mcp-Param-Region
+        inputSchema: {type: object, properties: {region: {type: string, x-mcp-header: Region}, level: {type: integer}}}
+        argv: [echo, {direct: region}]
+    resources:
+      note: {uri: "note://hello", description: a note, mimeType: text/plain, text: hello}
+    prompts:
+      greet: {description: a greeting, messages: [{role: user, text: hello}]}
 `
 
 // goldenHeaders are the response headers a golden file records when present.

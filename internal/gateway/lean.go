@@ -47,8 +47,18 @@ func (g *Gateway) serveLean(w http.ResponseWriter, r *http.Request, e *Entry, bo
 	if p == nil || p.Name == "" || r.Header.Get("Mcp-Name") != p.Name || !leanMeta(p.Meta) || p.GetProgressToken() != nil {
 		return false
 	}
-	if _, served := e.state.Load().schemas[p.Name]; !served {
+	st := e.state.Load()
+	if _, served := st.schemas[p.Name]; !served {
 		return false // the SDK words "unknown tool"
+	}
+	if t := st.paramHeaders[p.Name]; t != nil {
+		// The arguments mirrored in Mcp-Param-* headers must agree with them, as the
+		// SDK's handler checks before it dispatches.
+		if err := mcp.CheckParamHeaders(r.Header, params, t); err != nil {
+			b, _ := json.Marshal(&jsonrpc.Error{Code: mcp.CodeHeaderMismatch, Message: err.Error()})
+			g.writeLeanStatus(w, http.StatusBadRequest, leanEnvelope(id, "error", b))
+			return true
+		}
 	}
 	call := &mcp.CallToolRequest{Params: p, Extra: &mcp.RequestExtra{Header: r.Header}}
 	res, rec, err := g.runTool(r.Context(), e, p.Name, call)
@@ -169,6 +179,12 @@ func (g *Gateway) writeLean(w http.ResponseWriter, id json.RawMessage, e *Entry,
 			out = leanEnvelope(id, "result", b)
 		}
 	}
+	g.writeLeanStatus(w, status, out)
+}
+
+// writeLeanStatus sends out, one JSON-RPC message, as an application/json body with
+// HTTP status.
+func (g *Gateway) writeLeanStatus(w http.ResponseWriter, status int, out []byte) {
 	g.leanServed.Add(1)
 	h := w.Header()
 	h.Set("Content-Type", "application/json")

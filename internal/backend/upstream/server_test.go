@@ -160,6 +160,14 @@ func addTools(srv *mcp.Server) {
 		r.StructuredContent = map[string]any{"text": t}
 		return r, nil
 	})
+	tool("region", "echoes its region and the Mcp-Param-Region header the request carried (x-mcp-header, SEP-2243)",
+		`"region":{"type":"string","x-mcp-header":"Region"}`, func(_ context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			h := "none"
+			if req.Extra != nil && req.Extra.Header != nil && req.Extra.Header.Get("Mcp-Param-Region") != "" {
+				h = req.Extra.Header.Get("Mcp-Param-Region")
+			}
+			return textResult("region %s, header %s", args(req).str("region"), h), nil
+		})
 	tool("big", "returns a text of n bytes", `"n":{"type":"number"}`, func(_ context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		return textResult("%s", strings.Repeat("x", args(req).num("n"))), nil
 	})

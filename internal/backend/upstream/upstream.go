@@ -783,6 +783,8 @@ func (u *upstream) callTool(ctx context.Context, call *backend.Call, name string
 	f := c.begin(ctx, call.Session)
 	defer c.end(f)
 	ctx = withNotes(ctx, notes) // an HTTP response stream's notifications are counted
+	// The upstream's definition of the tool, so that its Mcp-Param-* headers are sent.
+	ctx = mcp.WithToolDefinition(ctx, u.listedTool(name))
 	params := &mcp.CallToolParams{Name: name, Arguments: call.Arguments, InputResponses: call.InputResponses, RequestState: call.RequestState}
 	for round := 1; ; round++ {
 		params.SetProgressToken(f.token)
