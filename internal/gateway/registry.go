@@ -235,6 +235,8 @@ func (g *Gateway) newEntry(name, title, instructions string) *Entry {
 		},
 		Logger:   g.sdkLog.With("server", name),
 		PageSize: g.cfg.Limits.PageSize,
+		// ttlMs and cacheScope of lists and reads, as the REST read says them too.
+		SetCacheable: func(ctx context.Context, _ mcp.Request, c *mcp.Cacheable) { cacheControl(ctx, c) },
 		Capabilities: &mcp.ServerCapabilities{
 			Tools:     &mcp.ToolCapabilities{ListChanged: true},
 			Resources: &mcp.ResourceCapabilities{ListChanged: true, Subscribe: true},

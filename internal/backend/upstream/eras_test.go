@@ -54,6 +54,50 @@ func TestParamHeadersReachTheUpstream(t *testing.T) {
 	}
 }
 
+// An upstream's answers reach the client in the client's era: a 2026-07-28 result has one
+// resultType and the gateway's identity in _meta, not the upstream's; a 2025-11-25 session
+// gets neither, nor the cache fields of the 2026-07-28 lists, whichever path answers (the
+// lean path, as JSON, or the go-sdk, on an event stream).
+func TestUpstreamAnswersInTheClientsEra(t *testing.T) {
+	for _, up := range []variant{
+		{"stdio", stdioUpstream(t, nil, "")},
+		{"http", "    url: " + startHTTPServer(t) + "\n"},
+	} {
+		t.Run(up.name, func(t *testing.T) {
+			srv := start(t, "servers:\n  up:\n    kind: mcp\n    description: d\n"+up.yaml)
+			raw := rawPoster{url: srv.URL + "/mcp/up"}
+			calls := []struct{ method, name, params string }{
+				{"tools/call", "echo", `{"name":"echo","arguments":{"text":"hi"}}`},
+				{"tools/call", "echo", `{"name":"echo","arguments":{"text":"hi"},"_meta":{"progressToken":"p"}}`},
+				{"prompts/get", "greet", `{"name":"greet","arguments":{"who":"Ada"}}`},
+				{"resources/read", "test://static", `{"uri":"test://static"}`},
+				{"tools/list", "", `{}`},
+				{"completion/complete", "", `{"ref":{"type":"ref/prompt","name":"greet"},"argument":{"name":"who","value":"A"}}`},
+			}
+			for _, c := range calls {
+				_, body := raw.post(t, c.method, c.name, "", c.params)
+				result := resultOf(t, body)
+				if n := strings.Count(result, `"resultType"`); n != 1 {
+					t.Errorf("2026-07-28 %s %s: %d resultType keys, want 1: %s", c.method, c.params, n, result)
+				}
+				if !strings.Contains(result, `"io.modelcontextprotocol/serverInfo":{"name":"mcpbridge-up"`) || strings.Contains(result, "upstream-test") {
+					t.Errorf("2026-07-28 %s: want the gateway's serverInfo only: %s", c.method, result)
+				}
+			}
+			raw.open(t)
+			for _, c := range calls {
+				_, body := raw.post(t, c.method, c.name, "", c.params)
+				result := resultOf(t, body)
+				for _, field := range []string{`"resultType"`, `"ttlMs"`, `"cacheScope"`, "io.modelcontextprotocol/", "upstream-test"} {
+					if strings.Contains(result, field) {
+						t.Errorf("2025-11-25 %s %s carries %s: %s", c.method, c.params, field, result)
+					}
+				}
+			}
+		})
+	}
+}
+
 // rawPoster sends JSON-RPC requests as raw HTTP: at 2026-07-28 until open starts a
 // 2025-11-25 session.
 type rawPoster struct {
