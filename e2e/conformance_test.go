@@ -25,6 +25,9 @@ var requiredConformance = []struct {
 }{
 	{"2025-11-25", conformanceServer, []string{"server-initialize", "server-session-lifecycle", "ping", "dns-rebinding-protection", "tools-list"}},
 	{"2026-07-28", conformanceServer, []string{"server-stateless", "http-header-validation", "caching", "dns-rebinding-protection", "tools-list"}},
+	// Mcp-Param-* headers of a kind: http tool (the command server's are asserted by
+	// TestConformanceRequirementSets).
+	{"2026-07-28", "headers-api", []string{"http-custom-header-server-validation"}},
 }
 
 // configSurfaceScenarios are the scenarios the conformance server of testdata/gateway.yaml can
@@ -61,7 +64,7 @@ func TestConformance(t *testing.T) {
 	gw := sharedGateway(t)
 	out := artifactDir(t)
 	for _, set := range requiredConformance {
-		t.Run(set.version, func(t *testing.T) {
+		t.Run(set.version+"-"+set.server, func(t *testing.T) {
 			for _, scenario := range set.scenarios {
 				t.Run(scenario, func(t *testing.T) {
 					url := gw.MCPURL(set.server)
