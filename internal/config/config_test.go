@@ -119,6 +119,11 @@ func TestSchemaProblems(t *testing.T) {
 		{`{type: object, properties: {a: {type: number, minimum: ten}}}`, `servers.a.tools.t.inputSchema.properties.a.minimum: must be a number, got the string "ten"`},
 		{`{type: object, properties: {text: {type: string, description: Lines to sort, separated by newlines}}}`, `servers.a.tools.t.inputSchema.properties.text: the schema has a key "separated by newlines" with no value: a comma inside {...} ends a value in YAML; quote the text`},
 		{`{type: object, properties: {a: {type: object, properties: {x: {type: [string, nope]}}}}}`, `servers.a.tools.t.inputSchema.properties.a.properties.x.type[1]: the string "nope" is not a JSON Schema type`},
+		// x-mcp-header (SEP-2243): the go-sdk refuses such a tool at registration (a panic).
+		{`{type: object, properties: {n: {type: number, x-mcp-header: N}}}`, `servers.a.tools.t.inputSchema.properties.n.x-mcp-header: only a property of type string, integer or boolean can have x-mcp-header (its value is sent as an HTTP header); this one's type is "number"`},
+		{`{type: object, properties: {r: {type: string, x-mcp-header: "my region"}}}`, `servers.a.tools.t.inputSchema.properties.r.x-mcp-header: "my region" is not an HTTP header name`},
+		{`{type: object, properties: {r: {type: string, x-mcp-header: ""}}}`, `servers.a.tools.t.inputSchema.properties.r.x-mcp-header: must be a non-empty string`},
+		{`{type: object, properties: {a: {type: string, x-mcp-header: Region}, b: {type: object, properties: {c: {type: string, x-mcp-header: region}}}}}`, `servers.a.tools.t.inputSchema.properties.b.properties.c.x-mcp-header: "region" is already the header of properties.a (header names are case-insensitive)`},
 	} {
 		_, err := Parse("c.yaml", "/tmp", []byte("servers:\n  a:\n    kind: echo\n    tools:\n      t: {description: x, word: w, inputSchema: "+c.schema+"}\n"), echoKind{})
 		if err == nil || !strings.Contains(err.Error(), c.want) {

@@ -2,6 +2,7 @@ package config
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net"
 	"net/url"
@@ -312,6 +313,14 @@ func validateSchema(file, path string, s map[string]any, mustBeObject bool) Prob
 		}
 	}
 	checkRequired(file, path, doc, &ps)
+	if mustBeObject {
+		var pe *ParamHeaderError
+		if _, err := ParamHeaders(doc); errors.As(err, &pe) {
+			add(pe.Path, pe.Msg)
+		} else if err != nil {
+			add("", err.Error())
+		}
+	}
 	return ps
 }
 

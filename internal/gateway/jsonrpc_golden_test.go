@@ -31,6 +31,31 @@ servers:
     description: demo
     tools:
       echo: {description: echo, inputSchema: {type: object, properties: {message: {type: string}}}, argv: [echo, {direct: message}]}
+  eras:
+    kind: command
+    description: one of each thing a server serves, to show the fields of each era
+    tools:
+      region:
+        description: echoes its region, which a 2026-07-28 request mirrors in Mcp-Param-Region
+        inputSchema: {type: object, properties: {region: {type: string, x-mcp-header: Region}, level: {type: integer}}}
+        argv: [echo, {direct: region}]
+    resources:
+      note: {uri: "note://hello", description: a note, mimeType: text/plain, text: hello}
+    prompts:
+      greet: {description: a greeting, messages: [{role: user, text: hello}]}
+  eras-http:
+    kind: http
+    description: an HTTP API whose tool mirrors its region in a header; nothing listens there
+    base_url: http://127.0.0.1:9
+    allow_private: true
+    timeout: 2s
+    tools:
+      region:
+        description: gets the weather of a region
+        inputSchema: {type: object, properties: {region: {type: string, x-mcp-header: Region}}}
+        method: GET
+        path: /weather
+        mappings: [{field: region, in: query, direct: region}]
 `
 
 // goldenHeaders are the response headers a golden file records when present.

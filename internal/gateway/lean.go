@@ -36,25 +36,35 @@ func leanParams(body, id, params json.RawMessage) *mcp.CallToolParamsRaw {
 	return p
 }
 
-// serveLean answers a stateless tools/call and reports true, or reports false having
-// written nothing, when the request is one the SDK must answer. id and params are the
-// request body's, as checkMessage returned them.
-func (g *Gateway) serveLean(w http.ResponseWriter, r *http.Request, e *Entry, body, id, params json.RawMessage) bool {
+// serveLean answers a stateless tools/call and returns the HTTP status it answered with,
+// or returns 0 having written nothing, when the request is one the SDK must answer. id and
+// params are the request body's, as checkMessage returned them.
+func (g *Gateway) serveLean(w http.ResponseWriter, r *http.Request, e *Entry, body, id, params json.RawMessage) int {
 	if g.leanOff || r.Header.Get("Mcp-Method") != "tools/call" || !acceptsJSON(r.Header.Get("Accept")) {
-		return false
+		return 0
 	}
 	p := leanParams(body, id, params)
 	if p == nil || p.Name == "" || r.Header.Get("Mcp-Name") != p.Name || !leanMeta(p.Meta) || p.GetProgressToken() != nil {
-		return false
+		return 0
 	}
-	if _, served := e.state.Load().schemas[p.Name]; !served {
-		return false // the SDK words "unknown tool"
+	st := e.state.Load()
+	if _, served := st.schemas[p.Name]; !served {
+		return 0 // the SDK words "unknown tool"
+	}
+	if t := st.paramHeaders[p.Name]; t != nil {
+		// The arguments mirrored in Mcp-Param-* headers must agree with them, as the
+		// SDK's handler checks before it dispatches.
+		if err := mcp.CheckParamHeaders(r.Header, params, t); err != nil {
+			b, _ := json.Marshal(&jsonrpc.Error{Code: mcp.CodeHeaderMismatch, Message: err.Error()})
+			g.writeLeanStatus(w, http.StatusBadRequest, leanEnvelope(id, "error", b))
+			return http.StatusBadRequest
+		}
 	}
 	call := &mcp.CallToolRequest{Params: p, Extra: &mcp.RequestExtra{Header: r.Header}}
 	res, rec, err := g.runTool(r.Context(), e, p.Name, call)
-	g.writeLean(w, id, e, res, err, true)
+	status := g.writeLean(w, id, e, res, err, true)
 	g.report(r.Context(), e, p.Name, call, rec, res, err)
-	return true
+	return status
 }
 
 // serveLeanLegacy answers a tools/call on a legacy Streamable HTTP session with one
@@ -109,10 +119,10 @@ func (g *Gateway) cancelLean(r *http.Request, e *Entry, params json.RawMessage, 
 }
 
 // writeLean writes the answer of a tools/call as one JSON-RPC message in an
-// application/json body, and sends it. A 2026-07-28 answer (modern) carries the server's
-// info in _meta, its result type, and the HTTP status of its error; a legacy one is the
-// bare result or error, with 200.
-func (g *Gateway) writeLean(w http.ResponseWriter, id json.RawMessage, e *Entry, res *mcp.CallToolResult, err error, modern bool) {
+// application/json body, sends it and returns its HTTP status. A 2026-07-28 answer
+// (modern) carries the server's info in _meta, its result type, and the HTTP status of its
+// error; a legacy one is the bare result or error, with 200.
+func (g *Gateway) writeLean(w http.ResponseWriter, id json.RawMessage, e *Entry, res *mcp.CallToolResult, err error, modern bool) int {
 	var out []byte
 	status := http.StatusOK
 	if err != nil {
@@ -169,6 +179,13 @@ func (g *Gateway) writeLean(w http.ResponseWriter, id json.RawMessage, e *Entry,
 			out = leanEnvelope(id, "result", b)
 		}
 	}
+	g.writeLeanStatus(w, status, out)
+	return status
+}
+
+// writeLeanStatus sends out, one JSON-RPC message, as an application/json body with
+// HTTP status.
+func (g *Gateway) writeLeanStatus(w http.ResponseWriter, status int, out []byte) {
 	g.leanServed.Add(1)
 	h := w.Header()
 	h.Set("Content-Type", "application/json")

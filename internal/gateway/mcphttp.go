@@ -178,9 +178,11 @@ func (g *Gateway) serveEndpoint(w http.ResponseWriter, r *http.Request, name str
 		if !sse && method != "" && len(id) > 0 && !g.admit(w, r, e, id, method) {
 			return
 		}
-		if modern && method == "tools/call" && g.serveLean(w, r, e, body, id, params) {
-			g.metrics.requests.WithLabelValues(name, "200").Inc()
-			return
+		if modern && method == "tools/call" {
+			if status := g.serveLean(w, r, e, body, id, params); status != 0 {
+				g.metrics.requests.WithLabelValues(name, strconv.Itoa(status)).Inc()
+				return
+			}
 		}
 		r.Body = io.NopCloser(bytes.NewReader(body))
 		r.ContentLength = int64(len(body))

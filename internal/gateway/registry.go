@@ -59,6 +59,9 @@ type entryState struct {
 	live    *live           // the backend's lifetime; nil when there is no backend
 	catalog *backend.Catalog
 	schemas map[string]*jsonschema.Resolved
+	// paramHeaders holds the tools whose input schema mirrors arguments into Mcp-Param-*
+	// headers (x-mcp-header, SEP-2243), whose 2026-07-28 calls must carry them.
+	paramHeaders map[string]*mcp.Tool
 	// Who reads each resource (by URI) and template (by URI template), and who gets each
 	// prompt: the backend, or the configured resources and prompts.
 	readers   map[string]backend.ResourceReader
@@ -238,6 +241,8 @@ func (g *Gateway) newEntry(name, title, instructions string) *Entry {
 		},
 		Logger:   g.sdkLog.With("server", name),
 		PageSize: g.cfg.Limits.PageSize,
+		// ttlMs and cacheScope of lists and reads, as the REST read says them too.
+		SetCacheable: func(ctx context.Context, _ mcp.Request, c *mcp.Cacheable) { cacheControl(ctx, c) },
 		Capabilities: &mcp.ServerCapabilities{
 			Tools:     &mcp.ToolCapabilities{ListChanged: true},
 			Resources: &mcp.ResourceCapabilities{ListChanged: true, Subscribe: true},
@@ -329,6 +334,18 @@ func (g *Gateway) stateFor(s *config.Server, b backend.Backend, l *live, cat *ba
 		rs, err := resolveToolSchema(t)
 		if err != nil {
 			return nil, fmt.Errorf("server %s: tool %s: %w", s.Name, t.Name, err)
+		}
+		// The go-sdk refuses (panics on) a tool whose annotations are invalid; config
+		// checks them, and a kind's own tools are checked here.
+		headers, err := config.ParamHeaders(t.InputSchema)
+		if err != nil {
+			return nil, fmt.Errorf("server %s: tool %s: input schema: %w", s.Name, t.Name, err)
+		}
+		if len(headers) > 0 {
+			if st.paramHeaders == nil {
+				st.paramHeaders = map[string]*mcp.Tool{}
+			}
+			st.paramHeaders[t.Name] = t
 		}
 		st.schemas[t.Name] = rs
 		st.catalog.Tools = append(st.catalog.Tools, t)

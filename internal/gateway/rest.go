@@ -161,6 +161,9 @@ func (g *Gateway) restReadResource(w http.ResponseWriter, r *http.Request, e *En
 		restRPCError(w, err, fmt.Sprintf("GET /api/mcp/%s/resources lists the resources", e.Name))
 		return
 	}
+	if res != nil {
+		cacheControl(r.Context(), &res.Cacheable) // as a 2026-07-28 resources/read says it
+	}
 	restJSON(w, http.StatusOK, res)
 }
 

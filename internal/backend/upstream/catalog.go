@@ -71,6 +71,21 @@ func (b *Backend) catalog() *backend.Catalog {
 	return out
 }
 
+// listedTool returns the tool named name (its name upstream) as u last listed it, or nil.
+// A call over Streamable HTTP at 2026-07-28 sends the Mcp-Param-* headers its input
+// schema asks for (x-mcp-header, SEP-2243); the session that makes the call may never
+// have listed the tools itself.
+func (u *upstream) listedTool(name string) *mcp.Tool {
+	u.catMu.RLock()
+	defer u.catMu.RUnlock()
+	for _, t := range u.cat.tools {
+		if t != nil && t.Name == name {
+			return t
+		}
+	}
+	return nil
+}
+
 // exposed returns the name a tool or prompt of u is served under.
 func (u *upstream) exposed(name string) string {
 	if u.src.prefix == "" {

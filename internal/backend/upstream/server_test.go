@@ -27,6 +27,8 @@ import (
 //     requests become server-to-client requests
 //   - UPSTREAM_TEST_START_DELAY=2s: wait before serving
 //   - UPSTREAM_TEST_EXPECT_AUTH=value: the tool auth says whether Authorization was value
+//   - UPSTREAM_TEST_EVENTS=1: the session handler keeps an event store, so that the
+//     streams it ends (the poll tool) can be resumed
 //   - UPSTREAM_TEST_HOSTILE=1: also serve the hostile tools, resources, prompt and
 //     completions of hostile_test.go, which hand on every secret within reach
 func runTestServer(mode string) {
@@ -102,9 +104,9 @@ func runTestServer(mode string) {
 		case mode == "sse":
 			h = mcp.NewSSEHandler(get, nil)
 		case os.Getenv("UPSTREAM_TEST_LEGACY") != "":
-			h = mcp.NewStreamableHTTPHandler(get, nil)
+			h = mcp.NewStreamableHTTPHandler(get, legacyOptions())
 		default: // both eras at one URL, as the gateway serves them
-			legacy := mcp.NewStreamableHTTPHandler(get, nil)
+			legacy := mcp.NewStreamableHTTPHandler(get, legacyOptions())
 			modern := mcp.NewStreamableHTTPHandler(get, &mcp.StreamableHTTPOptions{Stateless: true, PropagateRequestCancellation: true})
 			h = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 				if r.Header.Get("Mcp-Protocol-Version") >= "2026-07-28" {
@@ -126,6 +128,15 @@ func runTestServer(mode string) {
 	}
 	fmt.Fprintln(os.Stderr, "unknown UPSTREAM_TEST_SERVER", mode)
 	os.Exit(2)
+}
+
+// legacyOptions are the options of the test server's session handler: an event store
+// when UPSTREAM_TEST_EVENTS is set (its streams can be resumed), none otherwise.
+func legacyOptions() *mcp.StreamableHTTPOptions {
+	if os.Getenv("UPSTREAM_TEST_EVENTS") == "" {
+		return nil
+	}
+	return &mcp.StreamableHTTPOptions{EventStore: mcp.NewMemoryEventStore(nil)}
 }
 
 var (
@@ -163,6 +174,21 @@ func addTools(srv *mcp.Server) {
 		r := textResult("%s", t)
 		r.StructuredContent = map[string]any{"text": t}
 		return r, nil
+	})
+	tool("region", "echoes its region and the Mcp-Param-Region header the request carried (x-mcp-header, SEP-2243)",
+		`"region":{"type":"string","x-mcp-header":"Region"}`, func(_ context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			h := "none"
+			if req.Extra != nil && req.Extra.Header != nil && req.Extra.Header.Get("Mcp-Param-Region") != "" {
+				h = req.Extra.Header.Get("Mcp-Param-Region")
+			}
+			return textResult("region %s, header %s", args(req).str("region"), h), nil
+		})
+	tool("poll", "ends its request's event stream (SEP-1699: the client is to poll), then answers", ``, func(_ context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		if req.Extra != nil && req.Extra.CloseSSEStream != nil {
+			// The answer goes to the event store, if any: the stream has ended.
+			req.Extra.CloseSSEStream(mcp.CloseSSEStreamArgs{RetryAfter: 20 * time.Millisecond})
+		}
+		return textResult("polled"), nil
 	})
 	tool("big", "returns a text of n bytes", `"n":{"type":"number"}`, func(_ context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		return textResult("%s", strings.Repeat("x", args(req).num("n"))), nil

@@ -844,6 +844,9 @@ func (u *upstream) callTool(ctx context.Context, call *backend.Call, name string
 	f := c.begin(ctx, call.Session, caps)
 	defer c.end(f)
 	ctx = withNotes(ctx, notes) // an HTTP response stream's notifications are counted
+	// The upstream's definition of the tool, so that its Mcp-Param-* headers are sent.
+	ctx = mcp.WithToolDefinition(ctx, u.listedTool(name))
+	ctx = relayPolling(ctx, call.Client) // an upstream that asks to be polled is relayed
 	params := &mcp.CallToolParams{Name: name, Arguments: call.Arguments, InputResponses: call.InputResponses, RequestState: call.RequestState}
 	for round := 1; ; round++ {
 		params.SetProgressToken(f.token)
@@ -930,6 +933,12 @@ func (u *upstream) failure(parent context.Context, timedOut bool, n *notes, c *c
 				"The tool answers too much at once; ask for less (narrower arguments, a page), or have the upstream page its results.", u.label, method, u.src.Timeout, n.line.Load()>>20)
 		}
 		return backend.ErrorResult("%s did not answer %s within %s, so the call was cancelled. Try again, or raise timeout in the server's definition if it needs longer.", u.label, method, u.src.Timeout)
+	}
+	if strings.Contains(err.Error(), "request terminated without response") {
+		// The go-sdk client's words for a stream that ended before the answer and whose
+		// events had no ids (the upstream keeps no event store): it cannot be resumed.
+		return backend.ErrorResult("%s ended its event stream for %s before answering, without event ids to resume it from (it keeps no event store), so its answer is lost; the call may or may not have run. "+
+			"Check before calling again if the tool changes anything.", u.label, method)
 	}
 	u.log.Warn("upstream request failed", "method", method, "error", u.b.scrubString(err.Error()))
 	return backend.ErrorResult("%s failed to answer: %s", u.label, u.b.scrubString(err.Error()))

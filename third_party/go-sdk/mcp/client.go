@@ -1289,13 +1289,30 @@ func (cs *ClientSession) CallTool(ctx context.Context, params *CallToolParams) (
 		// Avoid sending nil over the wire.
 		params.Arguments = map[string]any{}
 	}
-	if tool := cs.lookupTool(params.Name); tool != nil {
-		ctx = context.WithValue(ctx, toolContextKey, tool)
+	if given, _ := ctx.Value(toolContextKey).(*Tool); given == nil || given.Name != params.Name {
+		// mcpbridge: a definition given with WithToolDefinition is used when it names
+		// this tool; else the one the session listed, if it did.
+		if tool := cs.lookupTool(params.Name); tool != nil {
+			ctx = context.WithValue(ctx, toolContextKey, tool)
+		} else if given != nil {
+			ctx = context.WithValue(ctx, toolContextKey, (*Tool)(nil))
+		}
 	}
 	if cs.usesNewProtocol() {
 		params = injectRequestMeta(cs, params)
 	}
 	return handleSend[*CallToolResult](ctx, methodCallTool, newClientRequest(cs, orZero[Params](params)))
+}
+
+// WithToolDefinition returns a copy of ctx that tells [ClientSession.CallTool] the
+// definition of the tool it calls, as the server listed it, when the session itself has
+// not listed it (a session that never called ListTools, or whose list the caller keeps
+// elsewhere). Over Streamable HTTP at protocol version 2026-07-28 or later, CallTool sends
+// the Mcp-Param-* headers (SEP-2243) the tool's input schema asks for with x-mcp-header
+// annotations; without the definition it cannot, and a server that validates them
+// refuses the call. A definition whose Name is not the called tool's is ignored.
+func WithToolDefinition(ctx context.Context, tool *Tool) context.Context {
+	return context.WithValue(ctx, toolContextKey, tool)
 }
 
 // SetLoggingLevel sets the minimum severity level for log messages sent by

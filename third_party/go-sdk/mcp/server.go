@@ -2042,6 +2042,8 @@ func (ss *ServerSession) handle(ctx context.Context, req *jsonrpc.Request) (any,
 	if validatedMeta.usesNewProtocol {
 		setCompleteResultType(res)
 		annotateServerInfo(res, ss.server.impl)
+	} else {
+		res = legacyResult(res) // mcpbridge: no 2026-07-28 fields in an older session
 	}
 	return res, nil
 }

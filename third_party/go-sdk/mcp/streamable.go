@@ -2732,6 +2732,14 @@ func (c *streamableClientConn) processStream(ctx context.Context, requestSummary
 	}
 	// The loop finished without an error, indicating the server closed the stream.
 	//
+	// mcpbridge: tell the caller that the server ended the call's stream before its
+	// response (see WithStreamEndedHandler), before the call can end below.
+	if forCall != nil {
+		if f, _ := ctx.Value(streamEndedKey{}).(func(time.Duration, bool)); f != nil {
+			f(reconnectDelay, lastEventID != "")
+		}
+	}
+	//
 	// If the lastEventID is "", the stream is not retryable and we should
 	// report a synthetic error for the call.
 	//
@@ -2878,4 +2886,22 @@ func isTransientHTTPStatus(statusCode int) bool {
 		return true
 	}
 	return false
+}
+
+// streamEndedKey is the context key of [WithStreamEndedHandler].
+type streamEndedKey struct{}
+
+// WithStreamEndedHandler returns a copy of ctx whose requests, sent by a
+// [StreamableClientTransport] connection, call f when the server ends the request's
+// event stream before the response: a server that closes the stream to be polled
+// (SEP-1699, with the reconnection delay it asked for in retry, or 0), or a stream
+// that broke. resumable says whether the client can resume it (the server gave the
+// stream's events ids): it reconnects and the call goes on; if not, the call ends with
+// an error. A gateway uses it to close its own client's stream in turn, so that the
+// client polls as the server asked. f runs on the connection's reading goroutine and
+// must not block.
+//
+// mcpbridge: not in the SDK release; see MCPBRIDGE-PATCH.md.
+func WithStreamEndedHandler(ctx context.Context, f func(retry time.Duration, resumable bool)) context.Context {
+	return context.WithValue(ctx, streamEndedKey{}, f)
 }

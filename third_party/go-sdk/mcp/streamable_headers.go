@@ -533,3 +533,16 @@ func requiresBase64Encoding(s string) bool {
 func encodeBase64(s string) string {
 	return base64Prefix + base64.StdEncoding.EncodeToString([]byte(s)) + base64Suffix
 }
+
+// CheckParamHeaders reports whether the Mcp-Param-* headers of a tools/call request agree
+// with the arguments in its params, as tool's input schema binds them (x-mcp-header,
+// SEP-2243): it returns the error the streamable HTTP handler answers with code
+// [CodeHeaderMismatch] (HTTP 400), or nil. It is for a server that answers some
+// tools/call requests itself, outside [StreamableHTTPHandler], and must hold them to the
+// same rule; the caller decides whether the request's protocol version asks for it
+// (2026-07-28 and later).
+//
+// mcpbridge: not in the SDK release; see MCPBRIDGE-PATCH.md.
+func CheckParamHeaders(header http.Header, params json.RawMessage, tool *Tool) error {
+	return validateParamHeaders(header, &jsonrpc.Request{Method: "tools/call", Params: params}, tool)
+}
