@@ -7,11 +7,11 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"net/http"
 	"os"
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -213,11 +213,7 @@ func toolArgs(t *mcp.Tool) []string {
 	for _, r := range s.Required {
 		req[r] = true
 	}
-	names := make([]string, 0, len(s.Properties))
-	for n := range s.Properties {
-		names = append(names, n)
-	}
-	sort.Strings(names)
+	names := slices.Sorted(maps.Keys(s.Properties))
 	var out []string
 	for _, n := range names {
 		p := s.Properties[n]

@@ -3,6 +3,7 @@ package config
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"net"
 	"net/url"
 	"path/filepath"
@@ -339,11 +340,7 @@ func checkRequired(file, path string, s map[string]any, ps *Problems) {
 			}
 		}
 	}
-	names := make([]string, 0, len(props))
-	for k := range props {
-		names = append(names, k)
-	}
-	sort.Strings(names)
+	names := slices.Sorted(maps.Keys(props))
 	for _, k := range names {
 		if sub, ok := props[k].(map[string]any); ok {
 			checkRequired(file, path+".properties."+k, sub, ps)

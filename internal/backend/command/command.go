@@ -182,7 +182,7 @@ func (b *Backend) CallTool(ctx context.Context, c *backend.Call) (*mcp.CallToolR
 		stdin = []byte(strings.Join(vs, "\n"))
 	}
 	env := []string{"PATH=" + os.Getenv("PATH")}
-	for _, k := range sortedKeys(t.env) {
+	for _, k := range slices.Sorted(maps.Keys(t.env)) {
 		vs, err := t.value(ctx, t.env[k], args)
 		if err != nil {
 			return backend.ErrorResult("env %s: %v", k, err), nil
@@ -226,7 +226,7 @@ func secretRef(a Arg) (string, bool) {
 func (sp *spec) Check(deps backend.Deps) config.Problems {
 	var ps config.Problems
 	check := func(sec config.Section, env map[string]Arg) {
-		for _, k := range sortedKeys(env) {
+		for _, k := range slices.Sorted(maps.Keys(env)) {
 			if ref, ok := secretRef(env[k]); ok {
 				ps = append(ps, backend.CheckRef(deps, sec, "env."+k, ref)...)
 			}
@@ -799,8 +799,6 @@ func cutRunes(s string, n int) (string, bool) {
 	}
 	return s[:n], true
 }
-
-func sortedKeys(m map[string]Arg) []string { return slices.Sorted(maps.Keys(m)) }
 
 var (
 	_ backend.Backend = (*Backend)(nil)

@@ -36,8 +36,10 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"net/http"
 	"net/url"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -134,12 +136,12 @@ func (sp *spec) Check(deps backend.Deps) config.Problems {
 	check := func(sec config.Section, path, ref string) {
 		ps = append(ps, backend.CheckRef(deps, sec, path, ref)...)
 	}
-	for _, k := range sortedKeys(sp.conf.Headers) {
+	for _, k := range slices.Sorted(maps.Keys(sp.conf.Headers)) {
 		check(sp.server.Section, "headers."+k, sp.conf.Headers[k])
 	}
 	for _, name := range sp.server.ToolNames() {
 		ts, sec := sp.tools[name], sp.server.Tools[name].Section
-		for _, k := range sortedKeys(ts.Headers) {
+		for _, k := range slices.Sorted(maps.Keys(ts.Headers)) {
 			check(sec, "headers."+k, ts.Headers[k])
 		}
 		for i, m := range ts.Mappings {
@@ -151,23 +153,10 @@ func (sp *spec) Check(deps backend.Deps) config.Problems {
 	return ps
 }
 
-func sortedKeys(m map[string]string) []string {
-	ks := make([]string, 0, len(m))
-	for k := range m {
-		ks = append(ks, k)
-	}
-	sort.Strings(ks)
-	return ks
-}
-
 func resolveHeaders(sec *secrets, where string, hs map[string]string) (http.Header, map[string]bool, error) {
 	out := http.Header{}
 	secret := map[string]bool{}
-	keys := make([]string, 0, len(hs))
-	for k := range hs {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
+	keys := slices.Sorted(maps.Keys(hs))
 	for _, k := range keys {
 		if !safehttp.ValidToken(k) {
 			return nil, nil, fmt.Errorf("%s: %q is not a valid header name", where, k)

@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
+	"slices"
 	"strconv"
 	"unicode/utf8"
 
@@ -68,7 +70,7 @@ func (e *Engine) Save() (*Snapshot, error) {
 		s.CurrentPage = e.cur.id
 	}
 	inputs := jsvalue.NewObject(len(e.inputs))
-	for _, k := range sortedKeys(e.inputs) {
+	for _, k := range slices.Sorted(maps.Keys(e.inputs)) {
 		inputs.Set(k, e.inputs[k])
 	}
 	journal := make([]any, len(e.journal))
@@ -92,19 +94,6 @@ func (e *Engine) Save() (*Snapshot, error) {
 		s.Pages[id] = ps
 	}
 	return s, nil
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	for i := 1; i < len(keys); i++ {
-		for j := i; j > 0 && keys[j] < keys[j-1]; j-- {
-			keys[j], keys[j-1] = keys[j-1], keys[j]
-		}
-	}
-	return keys
 }
 
 func (p *Page) save() (PageSnapshot, error) {
@@ -340,7 +329,7 @@ func (s *Snapshot) AppendJSON(dst []byte) []byte {
 		dst = append(dst, "null"...)
 	} else {
 		dst = append(dst, '{')
-		for i, id := range sortedKeys(s.Pages) {
+		for i, id := range slices.Sorted(maps.Keys(s.Pages)) {
 			if i > 0 {
 				dst = append(dst, ',')
 			}
