@@ -96,6 +96,31 @@ func Truthy(v any) bool {
 	return true
 }
 
+// DeepCopy copies the objects and arrays of v recursively, keeping their
+// order, so the copy shares no container with v; every other value (numbers,
+// strings, dates, errors, funcs, undefined) is shared as it is. A nil
+// *Object stays nil.
+func DeepCopy(v any) any {
+	switch x := v.(type) {
+	case *Object:
+		if x == nil {
+			return x
+		}
+		c := NewObject(x.Len())
+		for k, e := range x.Range {
+			c.Set(k, DeepCopy(e))
+		}
+		return c
+	case []any:
+		c := make([]any, len(x))
+		for i, e := range x {
+			c[i] = DeepCopy(e)
+		}
+		return c
+	}
+	return v
+}
+
 // DeepEqual reports whether a and b are structurally equal values of the
 // model: same types, objects with the same keys in the same order, arrays of
 // the same length, equal leaves. Numbers compare with ==, except that NaN
