@@ -76,6 +76,29 @@ func Typeof(v any) string {
 	return "object"
 }
 
+// TypeName names v's type as mingo's getType(v).toLowerCase() does, and as
+// messages about a value's type do: "null", "undefined", "boolean",
+// "number", "string", "array", "date" (time.Time), else "object".
+func TypeName(v any) string {
+	switch v.(type) {
+	case nil:
+		return "null"
+	case UndefinedType:
+		return "undefined"
+	case bool:
+		return "boolean"
+	case float64:
+		return "number"
+	case string:
+		return "string"
+	case []any:
+		return "array"
+	case time.Time:
+		return "date"
+	}
+	return "object"
+}
+
 // Truthy is JavaScript's ToBoolean: false for undefined, null, false, ±0,
 // NaN and "", true for everything else (objects and arrays, even empty).
 func Truthy(v any) bool {

@@ -7,7 +7,6 @@ import (
 	"maps"
 	"slices"
 	"strconv"
-	"unicode/utf8"
 
 	"github.com/mcpbridge/mcpbridge/internal/jsvalue"
 	"github.com/mcpbridge/mcpbridge/internal/lowdefy/app"
@@ -305,7 +304,7 @@ func (s *Snapshot) AppendJSON(dst []byte) []byte {
 		return append(dst, "null"...)
 	}
 	dst = append(dst, `{"currentPage":`...)
-	dst = appendString(dst, s.CurrentPage)
+	dst = jsvalue.AppendQuote(dst, s.CurrentPage)
 	dst = append(dst, `,"visited":`...)
 	dst = appendStrings(dst, s.Visited)
 	dst = append(dst, `,"history":`...)
@@ -319,7 +318,7 @@ func (s *Snapshot) AppendJSON(dst []byte) []byte {
 	dst = append(dst, `,"inputs":`...)
 	dst = appendRaw(dst, s.Inputs)
 	dst = append(dst, `,"urlQuery":`...)
-	dst = appendString(dst, s.URLQuery)
+	dst = jsvalue.AppendQuote(dst, s.URLQuery)
 	dst = append(dst, `,"apiResponses":`...)
 	dst = appendRaw(dst, s.APIResponses)
 	dst = append(dst, `,"journal":`...)
@@ -333,7 +332,7 @@ func (s *Snapshot) AppendJSON(dst []byte) []byte {
 			if i > 0 {
 				dst = append(dst, ',')
 			}
-			dst = appendString(dst, id)
+			dst = jsvalue.AppendQuote(dst, id)
 			dst = append(dst, ':')
 			dst = s.Pages[id].appendJSON(dst)
 		}
@@ -349,7 +348,7 @@ func (ps PageSnapshot) appendJSON(dst []byte) []byte {
 	if ps.Frozen == nil {
 		dst = append(dst, "null"...)
 	} else {
-		dst = appendString(dst, *ps.Frozen)
+		dst = jsvalue.AppendQuote(dst, *ps.Frozen)
 	}
 	dst = append(dst, `,"requests":`...)
 	dst = appendRaw(dst, ps.Requests)
@@ -384,41 +383,7 @@ func appendStrings(dst []byte, ss []string) []byte {
 		if i > 0 {
 			dst = append(dst, ',')
 		}
-		dst = appendString(dst, s)
+		dst = jsvalue.AppendQuote(dst, s)
 	}
 	return append(dst, ']')
-}
-
-// appendString appends s as a JSON string. Text that is not valid UTF-8 is
-// left to encoding/json (which replaces the bad bytes).
-func appendString(dst []byte, s string) []byte {
-	if !utf8.ValidString(s) {
-		b, _ := json.Marshal(s)
-		return append(dst, b...)
-	}
-	const hex = "0123456789abcdef"
-	dst = append(dst, '"')
-	start := 0
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if c >= 0x20 && c != '"' && c != '\\' {
-			continue
-		}
-		dst = append(dst, s[start:i]...)
-		switch c {
-		case '"', '\\':
-			dst = append(dst, '\\', c)
-		case '\n':
-			dst = append(dst, '\\', 'n')
-		case '\r':
-			dst = append(dst, '\\', 'r')
-		case '\t':
-			dst = append(dst, '\\', 't')
-		default:
-			dst = append(dst, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xf])
-		}
-		start = i + 1
-	}
-	dst = append(dst, s[start:]...)
-	return append(dst, '"')
 }
