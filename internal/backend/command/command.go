@@ -162,7 +162,7 @@ func (b *Backend) CallTool(ctx context.Context, c *backend.Call) (*mcp.CallToolR
 	if !ok {
 		return backend.ErrorResult("unknown tool %q", name), nil
 	}
-	args, err := decodeArgs(raw)
+	args, err := backend.DecodeArgs(raw)
 	if err != nil {
 		return backend.ErrorResult("arguments must be a JSON object: %v", err), nil
 	}
@@ -357,24 +357,6 @@ func arrayProps(schema map[string]any) map[string]bool {
 		}
 	}
 	return out
-}
-
-// decodeArgs decodes a tool's arguments keeping numbers as json.Number, so an integer
-// beyond 2^53 reaches argv digit for digit.
-func decodeArgs(raw json.RawMessage) (map[string]any, error) {
-	args := map[string]any{}
-	if len(raw) == 0 || string(raw) == "null" {
-		return args, nil
-	}
-	d := json.NewDecoder(bytes.NewReader(raw))
-	d.UseNumber()
-	if err := d.Decode(&args); err != nil {
-		return nil, err
-	}
-	if _, err := d.Token(); err != io.EOF {
-		return nil, errors.New("unexpected data after the arguments object")
-	}
-	return args, nil
 }
 
 func scalarText(v any) string {

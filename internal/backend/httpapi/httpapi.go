@@ -31,10 +31,8 @@
 package httpapi
 
 import (
-	"bytes"
 	"cmp"
 	"context"
-	"encoding/json"
 	"fmt"
 	"maps"
 	"net/http"
@@ -305,26 +303,9 @@ func (b *Backend) CallTool(ctx context.Context, c *backend.Call) (*mcp.CallToolR
 	if !ok {
 		return backend.ErrorResult("unknown tool %q", name), nil
 	}
-	args, err := decodeArgs(raw)
+	args, err := backend.DecodeArgs(raw)
 	if err != nil {
 		return backend.ErrorResult("arguments must be a JSON object: %v", err), nil
 	}
 	return b.scrub.result(b.call(ctx, t, args)), nil
-}
-
-// decodeArgs decodes the arguments object keeping numbers exact (json.Number).
-func decodeArgs(raw json.RawMessage) (map[string]any, error) {
-	args := map[string]any{}
-	if len(raw) == 0 || string(raw) == "null" {
-		return args, nil
-	}
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.UseNumber()
-	if err := dec.Decode(&args); err != nil {
-		return nil, err
-	}
-	if args == nil {
-		args = map[string]any{}
-	}
-	return args, nil
 }
