@@ -160,13 +160,9 @@ func runTools(ctx context.Context, e *env, args []string) error {
 	var f clientFlags
 	addClientFlags(fs, &f)
 	jsonOut := fs.Bool("json", false, "print the tools as JSON")
-	pos, err := parse(fs, args)
+	pos, err := parseN(fs, args, 1)
 	if err != nil {
 		return err
-	}
-	if len(pos) != 1 {
-		fs.Usage()
-		return errUsage
 	}
 	cs, done, err := connectClient(ctx, e, f, pos[0])
 	if err != nil {
