@@ -35,6 +35,7 @@ import (
 	"github.com/mcpbridge/mcpbridge/internal/backend"
 	"github.com/mcpbridge/mcpbridge/internal/config"
 	"github.com/mcpbridge/mcpbridge/internal/expr"
+	"github.com/mcpbridge/mcpbridge/internal/jsvalue"
 	"github.com/mcpbridge/mcpbridge/internal/proc"
 	"github.com/mcpbridge/mcpbridge/internal/secret"
 )
@@ -558,7 +559,7 @@ func (b *Backend) structuredResult(t *tool, out string, cut int64) *mcp.CallTool
 		return fail("stdout holds more than one JSON value")
 	}
 	if _, ok := v.(map[string]any); !ok {
-		return fail("stdout is a JSON %s, not an object", jsonKind(v))
+		return fail("stdout is a JSON %s, not an object", jsvalue.TypeName(v))
 	}
 	if err := t.outputSchema.Validate(v); err != nil {
 		msg, _ := cutRunes(strings.TrimPrefix(err.Error(), "validating root: "), 600)
@@ -572,23 +573,6 @@ func (b *Backend) structuredResult(t *tool, out string, cut int64) *mcp.CallTool
 		Content:           []mcp.Content{&mcp.TextContent{Text: trimmed}},
 		StructuredContent: json.RawMessage(raw.Bytes()),
 	}
-}
-
-// jsonKind names the JSON type of a decoded value.
-func jsonKind(v any) string {
-	switch v.(type) {
-	case nil:
-		return "null"
-	case bool:
-		return "boolean"
-	case float64:
-		return "number"
-	case string:
-		return "string"
-	case []any:
-		return "array"
-	}
-	return "object"
 }
 
 // mediaResult returns the result of an output that is not text: an image or audio (sniffed,
