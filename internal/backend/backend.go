@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"net/http"
 	"slices"
 	"sort"
@@ -313,11 +314,7 @@ type registry struct{}
 func (registry) Names() []string {
 	mu.RLock()
 	defer mu.RUnlock()
-	ks := make([]string, 0, len(kinds))
-	for k := range kinds {
-		ks = append(ks, k)
-	}
-	sort.Strings(ks)
+	ks := slices.Sorted(maps.Keys(kinds))
 	return ks
 }
 

@@ -146,13 +146,9 @@ func runCID(ctx context.Context, e *env, args []string) error {
 	fs := newFlags(e, "cid add", "[--config FILE] [--store URL] FILE")
 	cfgPath := fs.String("config", "", "config file (its store: and directory choose the store)")
 	storeFlag := fs.String("store", "", "store URL (default mcpbridge.db beside the config)")
-	pos, err := parse(fs, args[1:])
+	pos, err := parseN(fs, args[1:], 1)
 	if err != nil {
 		return err
-	}
-	if len(pos) != 1 {
-		fs.Usage()
-		return errUsage
 	}
 	data, err := os.ReadFile(pos[0])
 	if err != nil {
@@ -209,13 +205,9 @@ func runImport(ctx context.Context, e *env, args []string) error {
 	var include, exclude patternList
 	fs.Var(&include, "include", "import only operations matching PATTERN: an operationId, a tag or \"METHOD /path\", * for any characters (repeatable)")
 	fs.Var(&exclude, "exclude", "leave out operations matching PATTERN (repeatable)")
-	pos, err := parse(fs, args[1:])
+	pos, err := parseN(fs, args[1:], 1)
 	if err != nil {
 		return err
-	}
-	if len(pos) != 1 {
-		fs.Usage()
-		return errUsage
 	}
 	if *out != "" && sameFile(*out, pos[0]) {
 		return fmt.Errorf("--out %s is the spec itself; write the config to another file", *out)

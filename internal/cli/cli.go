@@ -170,6 +170,20 @@ func parse(fs *flag.FlagSet, args []string) ([]string, error) {
 	}
 }
 
+// parseN is parse for a command that takes exactly n positional arguments:
+// any other count prints the usage and returns errUsage.
+func parseN(fs *flag.FlagSet, args []string, n int) ([]string, error) {
+	pos, err := parse(fs, args)
+	if err != nil {
+		return nil, err
+	}
+	if len(pos) != n {
+		fs.Usage()
+		return nil, errUsage
+	}
+	return pos, nil
+}
+
 func newLogger(w io.Writer, level string) (*slog.Logger, error) {
 	var l slog.Level
 	if err := l.UnmarshalText([]byte(strings.ToUpper(level))); err != nil {

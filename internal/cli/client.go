@@ -7,11 +7,11 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"net/http"
 	"os"
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -160,13 +160,9 @@ func runTools(ctx context.Context, e *env, args []string) error {
 	var f clientFlags
 	addClientFlags(fs, &f)
 	jsonOut := fs.Bool("json", false, "print the tools as JSON")
-	pos, err := parse(fs, args)
+	pos, err := parseN(fs, args, 1)
 	if err != nil {
 		return err
-	}
-	if len(pos) != 1 {
-		fs.Usage()
-		return errUsage
 	}
 	cs, done, err := connectClient(ctx, e, f, pos[0])
 	if err != nil {
@@ -213,11 +209,7 @@ func toolArgs(t *mcp.Tool) []string {
 	for _, r := range s.Required {
 		req[r] = true
 	}
-	names := make([]string, 0, len(s.Properties))
-	for n := range s.Properties {
-		names = append(names, n)
-	}
-	sort.Strings(names)
+	names := slices.Sorted(maps.Keys(s.Properties))
 	var out []string
 	for _, n := range names {
 		p := s.Properties[n]

@@ -206,13 +206,9 @@ func keysRevoke(ctx context.Context, e *env, args []string) error {
 	fs := newFlags(e, "keys revoke", "[--config FILE] [--store URL] ID")
 	var sf storeFlags
 	sf.add(fs, "config file (as for serve)")
-	pos, err := parse(fs, args)
+	pos, err := parseN(fs, args, 1)
 	if err != nil {
 		return err
-	}
-	if len(pos) != 1 {
-		fs.Usage()
-		return errUsage
 	}
 	st, _, _, err := sf.open(ctx, e)
 	if err != nil {

@@ -174,13 +174,9 @@ func runStdio(ctx context.Context, e *env, args []string) error {
 	cfgPath := fs.String("config", "", "config file (default ./mcpbridge.yaml, else the embedded quickstart)")
 	storeFlag := fs.String("store", "", "store URL (default mcpbridge.db beside the config)")
 	logLevel := fs.String("log-level", "warn", "debug, info, warn or error (logs go to stderr)")
-	pos, err := parse(fs, args)
+	pos, err := parseN(fs, args, 1)
 	if err != nil {
 		return err
-	}
-	if len(pos) != 1 {
-		fs.Usage()
-		return errUsage
 	}
 	name := pos[0]
 	log, err := newLogger(e.stderr, *logLevel)

@@ -13,10 +13,11 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"net/netip"
 	"os"
 	"path/filepath"
-	"sort"
+	"slices"
 	"strings"
 	"time"
 
@@ -320,25 +321,16 @@ func (s *Server) Filter() ToolFilter {
 func (s *Server) IsEnabled() bool { return s.Enabled == nil || *s.Enabled }
 
 // ToolNames returns the tool names in sorted order.
-func (s *Server) ToolNames() []string { return sortedKeys(s.Tools) }
+func (s *Server) ToolNames() []string { return slices.Sorted(maps.Keys(s.Tools)) }
 
 // ResourceNames returns the resource keys in sorted order.
-func (s *Server) ResourceNames() []string { return sortedKeys(s.Resources) }
+func (s *Server) ResourceNames() []string { return slices.Sorted(maps.Keys(s.Resources)) }
 
 // PromptNames returns the prompt names in sorted order.
-func (s *Server) PromptNames() []string { return sortedKeys(s.Prompts) }
+func (s *Server) PromptNames() []string { return slices.Sorted(maps.Keys(s.Prompts)) }
 
 // ServerNames returns the server names in sorted order.
-func (c *Config) ServerNames() []string { return sortedKeys(c.Servers) }
-
-func sortedKeys[V any](m map[string]V) []string {
-	ks := make([]string, 0, len(m))
-	for k := range m {
-		ks = append(ks, k)
-	}
-	sort.Strings(ks)
-	return ks
-}
+func (c *Config) ServerNames() []string { return slices.Sorted(maps.Keys(c.Servers)) }
 
 // Tool is one tool of a server: the fields common to every kind, and the kind's section.
 type Tool struct {

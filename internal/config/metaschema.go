@@ -4,6 +4,7 @@ import (
 	"embed"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"net/url"
 	"regexp"
 	"slices"
@@ -141,7 +142,7 @@ func walkSchema(s map[string]any, path string, add func(path, msg string)) {
 				add(at, "must be a mapping of property names to lists of property names, got "+describe(v))
 				break
 			}
-			for _, name := range sortedKeys(m) {
+			for _, name := range slices.Sorted(maps.Keys(m)) {
 				if list, ok := m[name].([]any); !ok || slices.ContainsFunc(list, func(x any) bool { _, ok := x.(string); return !ok }) {
 					add(JoinPath(at, name), "must be a list of property names, got "+describe(m[name]))
 				}
@@ -156,7 +157,7 @@ func walkSchema(s map[string]any, path string, add func(path, msg string)) {
 				add(at, "must be a mapping of names to schemas, got "+describe(v))
 				break
 			}
-			for _, name := range sortedKeys(m) {
+			for _, name := range slices.Sorted(maps.Keys(m)) {
 				subSchema(m[name], JoinPath(at, name), add)
 			}
 		case slices.Contains(schemaKeywords, k):

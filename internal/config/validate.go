@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"net"
 	"net/url"
 	"path/filepath"
@@ -348,11 +349,7 @@ func checkRequired(file, path string, s map[string]any, ps *Problems) {
 			}
 		}
 	}
-	names := make([]string, 0, len(props))
-	for k := range props {
-		names = append(names, k)
-	}
-	sort.Strings(names)
+	names := slices.Sorted(maps.Keys(props))
 	for _, k := range names {
 		if sub, ok := props[k].(map[string]any); ok {
 			checkRequired(file, path+".properties."+k, sub, ps)

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"math"
 	"math/big"
 	"reflect"
@@ -136,7 +137,7 @@ func (c *converter) toJS(v any, depth int) (goja.Value, error) {
 		return goja.Undefined(), nil
 	case map[string]any:
 		obj := rt.NewObject()
-		for _, k := range sortedKeys(x) {
+		for _, k := range slices.Sorted(maps.Keys(x)) {
 			jv, err := c.toJS(x[k], depth+1)
 			if err != nil {
 				return nil, at(fieldPath(k), err)
@@ -200,15 +201,6 @@ func (c *converter) reflectToJS(v any, depth int) (goja.Value, error) {
 		return c.toJS(m, depth)
 	}
 	return nil, &pathError{msg: fmt.Sprintf("has unsupported Go type %T (pass JSON-like values: nil, bool, numbers, string, time.Time, []any, map[string]any, *jsvalue.Object)", v)}
-}
-
-func sortedKeys(m map[string]any) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
 }
 
 func fieldPath(k string) string {

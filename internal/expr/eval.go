@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"runtime"
 	"slices"
 	"time"
@@ -119,11 +120,7 @@ func (p *Program) compiledFor(vars map[string]any) (*compiled, error) {
 	if c := p.last.Load(); c != nil && sameNames(c.names, vars) {
 		return c, nil
 	}
-	names := make([]string, 0, len(vars))
-	for k := range vars {
-		names = append(names, k)
-	}
-	slices.Sort(names)
+	names := slices.Sorted(maps.Keys(vars))
 	c, err := p.forNames(names)
 	if err != nil {
 		return nil, err

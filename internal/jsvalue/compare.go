@@ -162,6 +162,27 @@ func Compare(a, b any) (c int, ok bool) {
 	return 0, false // NaN
 }
 
+// Relational is JavaScript's relational operator op ("<", "<=", ">" or
+// ">=") applied to a and b through Compare: false when a NaN is involved,
+// and false for any other op.
+func Relational(op string, a, b any) bool {
+	c, ok := Compare(a, b)
+	if !ok {
+		return false
+	}
+	switch op {
+	case "<":
+		return c < 0
+	case "<=":
+		return c <= 0
+	case ">":
+		return c > 0
+	case ">=":
+		return c >= 0
+	}
+	return false
+}
+
 // CompareStrings compares a and b by UTF-16 code units, as JavaScript's <
 // and Array.prototype.sort do, returning -1, 0 or +1. It differs from
 // strings.Compare (code point order) only when a character outside the

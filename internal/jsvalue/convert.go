@@ -226,9 +226,18 @@ func parseRadixInteger(s string, base int) float64 {
 	if s == "" {
 		return math.NaN()
 	}
-	var f float64
-	for i := 0; i < len(s); i++ {
-		c := s[i]
+	n, end := parseDigits(s, base)
+	if end != len(s) {
+		return math.NaN()
+	}
+	return n
+}
+
+// parseDigits reads the longest run of digits of base (2 to 36, letters of
+// either case above 9) at the start of s: their value and where the run ends.
+func parseDigits(s string, base int) (n float64, end int) {
+	for ; end < len(s); end++ {
+		c := s[end]
 		d := -1
 		switch {
 		case c >= '0' && c <= '9':
@@ -239,11 +248,45 @@ func parseRadixInteger(s string, base int) float64 {
 			d = int(c-'A') + 10
 		}
 		if d < 0 || d >= base {
-			return math.NaN()
+			break
 		}
-		f = f*float64(base) + float64(d)
+		n = n*float64(base) + float64(d)
 	}
-	return f
+	return n, end
+}
+
+// ParseInt is JavaScript's parseInt(s, radix): leading white space is
+// skipped, then an optional sign; radix 0 means 10, or 16 when s starts with
+// 0x or 0X (a prefix also skipped when radix is 16); then the longest run of
+// the radix's digits is the number. NaN when there is no digit or the radix
+// is outside 2 to 36.
+func ParseInt(s string, radix int) float64 {
+	s = strings.TrimLeft(s, jsWhitespace)
+	neg := false
+	if s != "" && (s[0] == '+' || s[0] == '-') {
+		neg = s[0] == '-'
+		s = s[1:]
+	}
+	hexPrefix := len(s) > 1 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X')
+	switch {
+	case radix == 0 && hexPrefix:
+		radix, s = 16, s[2:]
+	case radix == 0:
+		radix = 10
+	case radix == 16 && hexPrefix:
+		s = s[2:]
+	}
+	if radix < 2 || radix > 36 {
+		return math.NaN()
+	}
+	n, end := parseDigits(s, radix)
+	if end == 0 {
+		return math.NaN()
+	}
+	if neg {
+		return -n
+	}
+	return n
 }
 
 // ToString is JavaScript's ToString (String(v)): "undefined", "null",

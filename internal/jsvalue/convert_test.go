@@ -244,3 +244,72 @@ func TestToGo(t *testing.T) {
 		t.Error("ToGo of a nil object")
 	}
 }
+
+func TestParseInt(t *testing.T) {
+	nan := math.NaN()
+	tests := []struct {
+		s     string
+		radix int
+		want  float64
+	}{
+		{"42", 0, 42},
+		{"  \u00a0\ufeff-17px", 0, -17},
+		{"+0x1F", 0, 31},
+		{"0X1f", 16, 31},
+		{"0x1F", 10, 0},
+		{"ff", 16, 255},
+		{"z", 36, 35},
+		{"12", 2, 1},
+		{"0x", 0, nan},
+		{"", 0, nan},
+		{"-", 10, nan},
+		{"9", 8, nan},
+		{"1", 1, nan},
+		{"1", 37, nan},
+		{"\u0085 1", 0, nan}, // NEL is not JavaScript white space
+	}
+	for _, tt := range tests {
+		got := ParseInt(tt.s, tt.radix)
+		if got != tt.want && !(math.IsNaN(got) && math.IsNaN(tt.want)) {
+			t.Errorf("ParseInt(%q, %d) = %v, want %v", tt.s, tt.radix, got, tt.want)
+		}
+	}
+}
+
+func TestRelational(t *testing.T) {
+	tests := []struct {
+		op   string
+		a, b any
+		want bool
+	}{
+		{"<", 1.0, 2.0, true},
+		{"<=", 2.0, 2.0, true},
+		{">", "b", "a", true},
+		{">=", "a", "b", false},
+		{"<", "10", 9.0, false}, // a string and a number compare as numbers
+		{">=", math.NaN(), 1.0, false},
+		{"<=", Undefined, 1.0, false},
+		{"==", 1.0, 1.0, false}, // not a relational operator
+	}
+	for _, tt := range tests {
+		if got := Relational(tt.op, tt.a, tt.b); got != tt.want {
+			t.Errorf("Relational(%q, %v, %v) = %v, want %v", tt.op, tt.a, tt.b, got, tt.want)
+		}
+	}
+}
+
+func TestTypeName(t *testing.T) {
+	tests := []struct {
+		v    any
+		want string
+	}{
+		{nil, "null"}, {Undefined, "undefined"}, {true, "boolean"}, {1.5, "number"},
+		{"s", "string"}, {[]any{}, "array"}, {time.Unix(0, 0), "date"},
+		{NewObject(0), "object"}, {&Error{Name: "Error"}, "object"},
+	}
+	for _, tt := range tests {
+		if got := TypeName(tt.v); got != tt.want {
+			t.Errorf("TypeName(%#v) = %q, want %q", tt.v, got, tt.want)
+		}
+	}
+}

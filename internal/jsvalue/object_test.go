@@ -239,3 +239,34 @@ func TestObjectOfPanics(t *testing.T) {
 		}()
 	}
 }
+
+func TestDeepCopy(t *testing.T) {
+	inner := NewObject(1)
+	inner.Set("n", 1.0)
+	list := []any{inner, "s", Undefined}
+	src := NewObject(2)
+	src.Set("b", list)
+	src.Set("a", (*Object)(nil))
+
+	got := DeepCopy(src).(*Object)
+	if !DeepEqual(got, src) {
+		t.Fatalf("copy %v differs from %v", got, src)
+	}
+	if keys := got.Keys(); !slices.Equal(keys, []string{"b", "a"}) {
+		t.Errorf("keys %v, want the source's order [b a]", keys)
+	}
+	if o, _ := got.Get("a"); o.(*Object) != nil {
+		t.Errorf("nil object copied as %v, want nil", o)
+	}
+	// Changing the copy at every depth leaves the source alone.
+	gl, _ := got.Get("b")
+	gl.([]any)[0].(*Object).Set("n", 2.0)
+	gl.([]any)[1] = "changed"
+	got.Set("c", true)
+	if n, _ := inner.Get("n"); n != 1.0 || list[1] != "s" || src.Len() != 2 {
+		t.Errorf("source changed through the copy: %v", src)
+	}
+	if DeepCopy(3.0) != 3.0 || DeepCopy(nil) != nil || !IsUndefined(DeepCopy(Undefined)) {
+		t.Error("leaves are not returned as they are")
+	}
+}

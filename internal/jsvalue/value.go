@@ -76,6 +76,29 @@ func Typeof(v any) string {
 	return "object"
 }
 
+// TypeName names v's type as mingo's getType(v).toLowerCase() does, and as
+// messages about a value's type do: "null", "undefined", "boolean",
+// "number", "string", "array", "date" (time.Time), else "object".
+func TypeName(v any) string {
+	switch v.(type) {
+	case nil:
+		return "null"
+	case UndefinedType:
+		return "undefined"
+	case bool:
+		return "boolean"
+	case float64:
+		return "number"
+	case string:
+		return "string"
+	case []any:
+		return "array"
+	case time.Time:
+		return "date"
+	}
+	return "object"
+}
+
 // Truthy is JavaScript's ToBoolean: false for undefined, null, false, ±0,
 // NaN and "", true for everything else (objects and arrays, even empty).
 func Truthy(v any) bool {
@@ -94,6 +117,31 @@ func Truthy(v any) bool {
 		return x != 0
 	}
 	return true
+}
+
+// DeepCopy copies the objects and arrays of v recursively, keeping their
+// order, so the copy shares no container with v; every other value (numbers,
+// strings, dates, errors, funcs, undefined) is shared as it is. A nil
+// *Object stays nil.
+func DeepCopy(v any) any {
+	switch x := v.(type) {
+	case *Object:
+		if x == nil {
+			return x
+		}
+		c := NewObject(x.Len())
+		for k, e := range x.Range {
+			c.Set(k, DeepCopy(e))
+		}
+		return c
+	case []any:
+		c := make([]any, len(x))
+		for i, e := range x {
+			c[i] = DeepCopy(e)
+		}
+		return c
+	}
+	return v
 }
 
 // DeepEqual reports whether a and b are structurally equal values of the

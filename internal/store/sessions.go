@@ -87,6 +87,35 @@ func PrepareSession(ws WorkSession, maxData int) (WorkSession, error) {
 	return ws, nil
 }
 
+// VisibleTo reports whether owner may load or save ws at now: the session is
+// theirs and not expired. The stores report a session that is not visible
+// as ErrNotFound, so no one learns of another's sessions.
+func (ws WorkSession) VisibleTo(owner string, now time.Time) bool {
+	return ws.Owner == owner && (ws.ExpiresAt.IsZero() || ws.ExpiresAt.After(now))
+}
+
+// ApplySave is the rule of Save: it returns the session to store when ws
+// is saved over cur, the row read in the save's transaction, at now (Data
+// and ExpiresAt from ws, UpdatedAt now, the next version), or the error
+// the save fails with: ErrNotFound when cur is not visible to ws.Owner,
+// ErrClosed when it is closed, ErrConflict when ws.Version is not cur's.
+func ApplySave(cur, ws WorkSession, now time.Time) (WorkSession, error) {
+	switch {
+	case !cur.VisibleTo(ws.Owner, now):
+		return WorkSession{}, ErrNotFound
+	case cur.Closed:
+		return WorkSession{}, ErrClosed
+	case cur.Version != ws.Version:
+		return WorkSession{}, fmt.Errorf("saving version %d but the stored version is %d: %w", ws.Version, cur.Version, ErrConflict)
+	}
+	saved := cur
+	saved.Data = append(json.RawMessage(nil), ws.Data...)
+	saved.ExpiresAt = Normalize(ws.ExpiresAt)
+	saved.UpdatedAt = now
+	saved.Version = cur.Version + 1
+	return saved, nil
+}
+
 // CheckSessionID returns an error wrapping ErrInvalid when id is malformed.
 func CheckSessionID(id string) error {
 	if !SessionIDPattern.Get().MatchString(id) {

@@ -35,6 +35,7 @@ import (
 	"github.com/mcpbridge/mcpbridge/internal/backend"
 	"github.com/mcpbridge/mcpbridge/internal/config"
 	"github.com/mcpbridge/mcpbridge/internal/expr"
+	"github.com/mcpbridge/mcpbridge/internal/jsvalue"
 	"github.com/mcpbridge/mcpbridge/internal/proc"
 	"github.com/mcpbridge/mcpbridge/internal/secret"
 )
@@ -162,7 +163,7 @@ func (b *Backend) CallTool(ctx context.Context, c *backend.Call) (*mcp.CallToolR
 	if !ok {
 		return backend.ErrorResult("unknown tool %q", name), nil
 	}
-	args, err := decodeArgs(raw)
+	args, err := backend.DecodeArgs(raw)
 	if err != nil {
 		return backend.ErrorResult("arguments must be a JSON object: %v", err), nil
 	}
@@ -182,7 +183,7 @@ func (b *Backend) CallTool(ctx context.Context, c *backend.Call) (*mcp.CallToolR
 		stdin = []byte(strings.Join(vs, "\n"))
 	}
 	env := []string{"PATH=" + os.Getenv("PATH")}
-	for _, k := range sortedKeys(t.env) {
+	for _, k := range slices.Sorted(maps.Keys(t.env)) {
 		vs, err := t.value(ctx, t.env[k], args)
 		if err != nil {
 			return backend.ErrorResult("env %s: %v", k, err), nil
@@ -226,7 +227,7 @@ func secretRef(a Arg) (string, bool) {
 func (sp *spec) Check(deps backend.Deps) config.Problems {
 	var ps config.Problems
 	check := func(sec config.Section, env map[string]Arg) {
-		for _, k := range sortedKeys(env) {
+		for _, k := range slices.Sorted(maps.Keys(env)) {
 			if ref, ok := secretRef(env[k]); ok {
 				ps = append(ps, backend.CheckRef(deps, sec, "env."+k, ref)...)
 			}
@@ -357,24 +358,6 @@ func arrayProps(schema map[string]any) map[string]bool {
 		}
 	}
 	return out
-}
-
-// decodeArgs decodes a tool's arguments keeping numbers as json.Number, so an integer
-// beyond 2^53 reaches argv digit for digit.
-func decodeArgs(raw json.RawMessage) (map[string]any, error) {
-	args := map[string]any{}
-	if len(raw) == 0 || string(raw) == "null" {
-		return args, nil
-	}
-	d := json.NewDecoder(bytes.NewReader(raw))
-	d.UseNumber()
-	if err := d.Decode(&args); err != nil {
-		return nil, err
-	}
-	if _, err := d.Token(); err != io.EOF {
-		return nil, errors.New("unexpected data after the arguments object")
-	}
-	return args, nil
 }
 
 func scalarText(v any) string {
@@ -576,7 +559,7 @@ func (b *Backend) structuredResult(t *tool, out string, cut int64) *mcp.CallTool
 		return fail("stdout holds more than one JSON value")
 	}
 	if _, ok := v.(map[string]any); !ok {
-		return fail("stdout is a JSON %s, not an object", jsonKind(v))
+		return fail("stdout is a JSON %s, not an object", jsvalue.TypeName(v))
 	}
 	if err := t.outputSchema.Validate(v); err != nil {
 		msg, _ := cutRunes(strings.TrimPrefix(err.Error(), "validating root: "), 600)
@@ -590,23 +573,6 @@ func (b *Backend) structuredResult(t *tool, out string, cut int64) *mcp.CallTool
 		Content:           []mcp.Content{&mcp.TextContent{Text: trimmed}},
 		StructuredContent: json.RawMessage(raw.Bytes()),
 	}
-}
-
-// jsonKind names the JSON type of a decoded value.
-func jsonKind(v any) string {
-	switch v.(type) {
-	case nil:
-		return "null"
-	case bool:
-		return "boolean"
-	case float64:
-		return "number"
-	case string:
-		return "string"
-	case []any:
-		return "array"
-	}
-	return "object"
 }
 
 // mediaResult returns the result of an output that is not text: an image or audio (sniffed,
@@ -799,8 +765,6 @@ func cutRunes(s string, n int) (string, bool) {
 	}
 	return s[:n], true
 }
-
-func sortedKeys(m map[string]Arg) []string { return slices.Sorted(maps.Keys(m)) }
 
 var (
 	_ backend.Backend = (*Backend)(nil)

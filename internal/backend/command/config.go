@@ -2,9 +2,11 @@ package command
 
 import (
 	"fmt"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -88,7 +90,7 @@ func decode(s *config.Server) (backend.Spec, config.Problems) {
 	for i, a := range sp.conf.Argv {
 		ps = append(ps, sp.checkArg(sec, fmt.Sprintf("argv[%d]", i), a, nil)...)
 	}
-	for _, k := range sortedKeys(sp.conf.Env) {
+	for _, k := range slices.Sorted(maps.Keys(sp.conf.Env)) {
 		ps = append(ps, sp.checkEnv(sec, k, sp.conf.Env[k], nil)...)
 	}
 	for _, name := range s.ToolNames() {
@@ -114,7 +116,7 @@ func decode(s *config.Server) (backend.Spec, config.Problems) {
 				ps = append(ps, tsec.Problem("stdin.allow_options", "allow_options only applies to argv"))
 			}
 		}
-		for _, k := range sortedKeys(ts.Env) {
+		for _, k := range slices.Sorted(maps.Keys(ts.Env)) {
 			ps = append(ps, sp.checkEnv(tsec, k, ts.Env[k], props)...)
 			if ts.Env[k].AllowOptions {
 				ps = append(ps, tsec.Problem("env."+k+".allow_options", "allow_options only applies to argv"))

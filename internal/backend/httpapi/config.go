@@ -2,10 +2,10 @@ package httpapi
 
 import (
 	"fmt"
+	"maps"
 	"net/netip"
 	"net/url"
 	"slices"
-	"sort"
 	"strings"
 	"time"
 
@@ -132,11 +132,7 @@ func decode(s *config.Server) (backend.Spec, config.Problems) {
 
 func checkHeaders(sec config.Section, hs map[string]string) config.Problems {
 	var ps config.Problems
-	keys := make([]string, 0, len(hs))
-	for k := range hs {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
+	keys := slices.Sorted(maps.Keys(hs))
 	for _, k := range keys {
 		switch {
 		case !safehttp.ValidToken(k):

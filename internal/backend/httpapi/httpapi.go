@@ -31,13 +31,13 @@
 package httpapi
 
 import (
-	"bytes"
 	"cmp"
 	"context"
-	"encoding/json"
 	"fmt"
+	"maps"
 	"net/http"
 	"net/url"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -134,12 +134,12 @@ func (sp *spec) Check(deps backend.Deps) config.Problems {
 	check := func(sec config.Section, path, ref string) {
 		ps = append(ps, backend.CheckRef(deps, sec, path, ref)...)
 	}
-	for _, k := range sortedKeys(sp.conf.Headers) {
+	for _, k := range slices.Sorted(maps.Keys(sp.conf.Headers)) {
 		check(sp.server.Section, "headers."+k, sp.conf.Headers[k])
 	}
 	for _, name := range sp.server.ToolNames() {
 		ts, sec := sp.tools[name], sp.server.Tools[name].Section
-		for _, k := range sortedKeys(ts.Headers) {
+		for _, k := range slices.Sorted(maps.Keys(ts.Headers)) {
 			check(sec, "headers."+k, ts.Headers[k])
 		}
 		for i, m := range ts.Mappings {
@@ -151,23 +151,10 @@ func (sp *spec) Check(deps backend.Deps) config.Problems {
 	return ps
 }
 
-func sortedKeys(m map[string]string) []string {
-	ks := make([]string, 0, len(m))
-	for k := range m {
-		ks = append(ks, k)
-	}
-	sort.Strings(ks)
-	return ks
-}
-
 func resolveHeaders(sec *secrets, where string, hs map[string]string) (http.Header, map[string]bool, error) {
 	out := http.Header{}
 	secret := map[string]bool{}
-	keys := make([]string, 0, len(hs))
-	for k := range hs {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
+	keys := slices.Sorted(maps.Keys(hs))
 	for _, k := range keys {
 		if !safehttp.ValidToken(k) {
 			return nil, nil, fmt.Errorf("%s: %q is not a valid header name", where, k)
@@ -316,26 +303,9 @@ func (b *Backend) CallTool(ctx context.Context, c *backend.Call) (*mcp.CallToolR
 	if !ok {
 		return backend.ErrorResult("unknown tool %q", name), nil
 	}
-	args, err := decodeArgs(raw)
+	args, err := backend.DecodeArgs(raw)
 	if err != nil {
 		return backend.ErrorResult("arguments must be a JSON object: %v", err), nil
 	}
 	return b.scrub.result(b.call(ctx, t, args)), nil
-}
-
-// decodeArgs decodes the arguments object keeping numbers exact (json.Number).
-func decodeArgs(raw json.RawMessage) (map[string]any, error) {
-	args := map[string]any{}
-	if len(raw) == 0 || string(raw) == "null" {
-		return args, nil
-	}
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.UseNumber()
-	if err := dec.Decode(&args); err != nil {
-		return nil, err
-	}
-	if args == nil {
-		args = map[string]any{}
-	}
-	return args, nil
 }

@@ -3,8 +3,10 @@ package lowdefy
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -79,7 +81,7 @@ func decode(s *config.Server) (backend.Spec, config.Problems) {
 	default:
 		ps = append(ps, sec.Problem("toolset", "toolset %q is not one of session, forms or both", c.Toolset))
 	}
-	for _, name := range sortedKeys(c.Secrets) {
+	for _, name := range slices.Sorted(maps.Keys(c.Secrets)) {
 		if !secretName.Get().MatchString(name) {
 			ps = append(ps, sec.Problem("secrets."+name, "%q is not a secret name as _secret reads it (letters, digits and _)", name))
 		}
@@ -111,7 +113,7 @@ func (sp *spec) Check(deps backend.Deps) config.Problems {
 			ps = append(ps, sec.Problem("app", "the app's generated tools: %v", err))
 		}
 	}
-	for _, name := range sortedKeys(sp.conf.Secrets) {
+	for _, name := range slices.Sorted(maps.Keys(sp.conf.Secrets)) {
 		ps = append(ps, backend.CheckRef(deps, sec, "secrets."+name, sp.conf.Secrets[name])...)
 	}
 	if a != nil {
@@ -185,7 +187,7 @@ func (sp *spec) appDir(dir string) string {
 func (sp *spec) secrets(deps backend.Deps) (map[string]string, error) {
 	out := make(map[string]string, len(sp.conf.Secrets))
 	var errs []error
-	for _, name := range sortedKeys(sp.conf.Secrets) {
+	for _, name := range slices.Sorted(maps.Keys(sp.conf.Secrets)) {
 		v, err := deps.Resolve(config.JoinPath(sp.server.Section.Path, "secrets."+name), sp.conf.Secrets[name])
 		if err != nil {
 			errs = append(errs, err)
@@ -227,13 +229,4 @@ func loadApp(dir string) (*app.App, error) {
 		return app.LoadBuild(filepath.Join(dir, ".lowdefy", "server", "build"))
 	}
 	return nil, fmt.Errorf("%s holds neither lowdefy.yaml nor a Lowdefy build (config.json); give the app's folder", dir)
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	ks := make([]string, 0, len(m))
-	for k := range m {
-		ks = append(ks, k)
-	}
-	sort.Strings(ks)
-	return ks
 }

@@ -3,6 +3,7 @@ package lowdefy
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"regexp"
 	"slices"
 	"strings"
@@ -331,7 +332,7 @@ func generate(a *app.App, reserved []string) (*generated, error) {
 		ov := settings.tools[name]
 		t := g.byName[name]
 		if t == nil {
-			known := sortedKeys(g.byName)
+			known := slices.Sorted(maps.Keys(g.byName))
 			list := "none: the app has no form or API endpoint that becomes a tool"
 			if len(known) > 0 {
 				list = strings.Join(known, ", ")

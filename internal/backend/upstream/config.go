@@ -2,13 +2,13 @@ package upstream
 
 import (
 	"fmt"
+	"maps"
 	"net/http"
 	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
-	"sort"
 	"strings"
 	"time"
 
@@ -289,14 +289,14 @@ func checkSource(sec config.Section, u *source) config.Problems {
 			add(p("transport"), "transport must be streamable or sse (default: streamable, falling back to sse), got %q", u.Transport)
 		}
 	}
-	for _, k := range sortedKeys(u.Env) {
+	for _, k := range slices.Sorted(maps.Keys(u.Env)) {
 		if !envName.Get().MatchString(k) {
 			add(p("env."+k), "not a valid environment variable name")
 		} else if strings.ContainsRune(u.Env[k], 0) {
 			add(p("env."+k), "the value contains a NUL character")
 		}
 	}
-	for _, k := range sortedKeys(u.Headers) {
+	for _, k := range slices.Sorted(maps.Keys(u.Headers)) {
 		v := u.Headers[k]
 		switch {
 		case !safehttp.ValidToken(k):
@@ -313,7 +313,7 @@ func checkSource(sec config.Section, u *source) config.Problems {
 		add(p("protocol_version"), "unknown protocol version %q; known: %s", u.ProtocolVersion, strings.Join(protocolVersions, ", "))
 	}
 	ps = append(ps, checkIsolation(sec, u.path, *u)...)
-	for _, k := range sortedKeys(u.Descriptions) {
+	for _, k := range slices.Sorted(maps.Keys(u.Descriptions)) {
 		if k == "" {
 			add(p("descriptions"), "a description for a tool without a name")
 		} else if strings.TrimSpace(u.Descriptions[k]) == "" {
@@ -362,10 +362,10 @@ func (sp *spec) Check(deps backend.Deps) config.Problems {
 		ps = append(ps, backend.CheckRef(deps, sec, path, ref)...)
 	}
 	for _, u := range sp.sources {
-		for _, k := range sortedKeys(u.Env) {
+		for _, k := range slices.Sorted(maps.Keys(u.Env)) {
 			check(config.JoinPath(u.path, "env."+k), u.Env[k])
 		}
-		for _, k := range sortedKeys(u.Headers) {
+		for _, k := range slices.Sorted(maps.Keys(u.Headers)) {
 			check(config.JoinPath(u.path, "headers."+k), u.Headers[k])
 		}
 	}
@@ -374,15 +374,6 @@ func (sp *spec) Check(deps backend.Deps) config.Problems {
 
 // ToolNames says the upstream's tools are known only when it starts.
 func (sp *spec) ToolNames(backend.Deps) ([]string, bool) { return nil, false }
-
-func sortedKeys(m map[string]string) []string {
-	ks := make([]string, 0, len(m))
-	for k := range m {
-		ks = append(ks, k)
-	}
-	sort.Strings(ks)
-	return ks
-}
 
 // reservedHeader reports the headers the HTTP and MCP transports set themselves.
 func reservedHeader(name string) bool {

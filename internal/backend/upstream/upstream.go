@@ -51,11 +51,13 @@ import (
 	"fmt"
 	"iter"
 	"log/slog"
+	"maps"
 	"net/http"
 	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -249,7 +251,7 @@ func newUpstream(b *Backend, spec *source, deps backend.Deps, res func(where, v 
 				u.env = append(u.env, k+"="+v)
 			}
 		}
-		for _, k := range sortedKeys(src.Env) {
+		for _, k := range slices.Sorted(maps.Keys(src.Env)) {
 			v, err := res(at("env."+k), src.Env[k])
 			if err != nil {
 				return nil, err
@@ -258,7 +260,7 @@ func newUpstream(b *Backend, spec *source, deps backend.Deps, res func(where, v 
 		}
 	} else {
 		hs := http.Header{}
-		for _, k := range sortedKeys(src.Headers) {
+		for _, k := range slices.Sorted(maps.Keys(src.Headers)) {
 			v, err := res(at("headers."+k), src.Headers[k])
 			if err != nil {
 				return nil, err

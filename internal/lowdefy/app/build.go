@@ -231,7 +231,7 @@ func (b *builder) buildAuth() bool {
 	switch {
 	case pubList:
 		for _, id := range ids {
-			if !contains(publicList, id) {
+			if !slices.Contains(publicList, id) {
 				protected = append(protected, id)
 			}
 		}
@@ -244,7 +244,7 @@ func (b *builder) buildAuth() bool {
 	roles := asMap(get(ap, "roles"))
 	for role, pages := range roles.Range {
 		for _, pid := range stringList(pages) {
-			if !contains(pageRoles[pid], role) {
+			if !slices.Contains(pageRoles[pid], role) {
 				pageRoles[pid] = append(pageRoles[pid], role)
 			}
 		}
@@ -254,12 +254,12 @@ func (b *builder) buildAuth() bool {
 		id := str(get(pm, "id"))
 		switch {
 		case len(pageRoles[id]) > 0:
-			if contains(publicList, id) {
+			if slices.Contains(publicList, id) {
 				b.fail(pm, indexPath("pages", i), "page %q is both protected by roles %s and public", id, jsonText(anyList(pageRoles[id])))
 				return false
 			}
 			pm.Set("auth", jsvalue.ObjectOf("public", false, "roles", anyList(pageRoles[id])))
-		case contains(protected, id):
+		case slices.Contains(protected, id):
 			pm.Set("auth", jsvalue.ObjectOf("public", false))
 		default:
 			pm.Set("auth", jsvalue.ObjectOf("public", true))
@@ -299,15 +299,6 @@ func anyList(s []string) []any {
 		out[i] = x
 	}
 	return out
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 func copyMap(m *jsvalue.Object) *jsvalue.Object {
@@ -695,7 +686,7 @@ func (b *builder) checkTypes() {
 	for _, class := range slices.Sorted(maps.Keys(b.typeUse)) {
 		known := defaultTypes.Get()[class]
 		for _, name := range slices.Sorted(maps.Keys(b.typeUse[class])) {
-			if contains(known, name) {
+			if slices.Contains(known, name) {
 				continue
 			}
 			p := b.typeUse[class][name]

@@ -1,6 +1,7 @@
 package blocks
 
 import (
+	"maps"
 	"slices"
 
 	"github.com/mcpbridge/mcpbridge/internal/jsvalue"
@@ -187,10 +188,6 @@ func Guess(typ string, hasAreas bool) Meta {
 // Types returns the names of all default block types, sorted.
 func Types() []string {
 	table := table.Get()
-	names := make([]string, 0, len(table))
-	for t := range table {
-		names = append(names, t)
-	}
-	slices.Sort(names)
+	names := slices.Sorted(maps.Keys(table))
 	return names
 }

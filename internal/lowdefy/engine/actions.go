@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
 	"regexp"
 	"slices"
@@ -65,11 +66,7 @@ func newActionFuncs() map[string]actionFunc {
 
 // ActionTypes returns the action types the engine runs, sorted.
 func ActionTypes() []string {
-	var names []string
-	for n := range actionFuncs() {
-		names = append(names, n)
-	}
-	slices.Sort(names)
+	names := slices.Sorted(maps.Keys(actionFuncs()))
 	return names
 }
 

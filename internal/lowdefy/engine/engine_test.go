@@ -275,7 +275,7 @@ func TestSnapshotAppendJSON(t *testing.T) {
 	must(t, e.Trigger(ctx, "submit_button", "onClick", nil))
 	s, err := e.Save()
 	must(t, err)
-	frozen := "line\nbreak\x01"
+	frozen := "line\nbreak\x01 \b\f \u2028"
 	ps := s.Pages["new-ticket"]
 	ps.Frozen = &frozen
 	s.Pages["new-ticket"] = ps

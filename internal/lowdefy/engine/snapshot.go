@@ -4,8 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
+	"slices"
 	"strconv"
-	"unicode/utf8"
 
 	"github.com/mcpbridge/mcpbridge/internal/jsvalue"
 	"github.com/mcpbridge/mcpbridge/internal/lowdefy/app"
@@ -68,7 +69,7 @@ func (e *Engine) Save() (*Snapshot, error) {
 		s.CurrentPage = e.cur.id
 	}
 	inputs := jsvalue.NewObject(len(e.inputs))
-	for _, k := range sortedKeys(e.inputs) {
+	for _, k := range slices.Sorted(maps.Keys(e.inputs)) {
 		inputs.Set(k, e.inputs[k])
 	}
 	journal := make([]any, len(e.journal))
@@ -92,19 +93,6 @@ func (e *Engine) Save() (*Snapshot, error) {
 		s.Pages[id] = ps
 	}
 	return s, nil
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	for i := 1; i < len(keys); i++ {
-		for j := i; j > 0 && keys[j] < keys[j-1]; j-- {
-			keys[j], keys[j-1] = keys[j-1], keys[j]
-		}
-	}
-	return keys
 }
 
 func (p *Page) save() (PageSnapshot, error) {
@@ -316,7 +304,7 @@ func (s *Snapshot) AppendJSON(dst []byte) []byte {
 		return append(dst, "null"...)
 	}
 	dst = append(dst, `{"currentPage":`...)
-	dst = appendString(dst, s.CurrentPage)
+	dst = jsvalue.AppendQuote(dst, s.CurrentPage)
 	dst = append(dst, `,"visited":`...)
 	dst = appendStrings(dst, s.Visited)
 	dst = append(dst, `,"history":`...)
@@ -330,7 +318,7 @@ func (s *Snapshot) AppendJSON(dst []byte) []byte {
 	dst = append(dst, `,"inputs":`...)
 	dst = appendRaw(dst, s.Inputs)
 	dst = append(dst, `,"urlQuery":`...)
-	dst = appendString(dst, s.URLQuery)
+	dst = jsvalue.AppendQuote(dst, s.URLQuery)
 	dst = append(dst, `,"apiResponses":`...)
 	dst = appendRaw(dst, s.APIResponses)
 	dst = append(dst, `,"journal":`...)
@@ -340,11 +328,11 @@ func (s *Snapshot) AppendJSON(dst []byte) []byte {
 		dst = append(dst, "null"...)
 	} else {
 		dst = append(dst, '{')
-		for i, id := range sortedKeys(s.Pages) {
+		for i, id := range slices.Sorted(maps.Keys(s.Pages)) {
 			if i > 0 {
 				dst = append(dst, ',')
 			}
-			dst = appendString(dst, id)
+			dst = jsvalue.AppendQuote(dst, id)
 			dst = append(dst, ':')
 			dst = s.Pages[id].appendJSON(dst)
 		}
@@ -360,7 +348,7 @@ func (ps PageSnapshot) appendJSON(dst []byte) []byte {
 	if ps.Frozen == nil {
 		dst = append(dst, "null"...)
 	} else {
-		dst = appendString(dst, *ps.Frozen)
+		dst = jsvalue.AppendQuote(dst, *ps.Frozen)
 	}
 	dst = append(dst, `,"requests":`...)
 	dst = appendRaw(dst, ps.Requests)
@@ -395,41 +383,7 @@ func appendStrings(dst []byte, ss []string) []byte {
 		if i > 0 {
 			dst = append(dst, ',')
 		}
-		dst = appendString(dst, s)
+		dst = jsvalue.AppendQuote(dst, s)
 	}
 	return append(dst, ']')
-}
-
-// appendString appends s as a JSON string. Text that is not valid UTF-8 is
-// left to encoding/json (which replaces the bad bytes).
-func appendString(dst []byte, s string) []byte {
-	if !utf8.ValidString(s) {
-		b, _ := json.Marshal(s)
-		return append(dst, b...)
-	}
-	const hex = "0123456789abcdef"
-	dst = append(dst, '"')
-	start := 0
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if c >= 0x20 && c != '"' && c != '\\' {
-			continue
-		}
-		dst = append(dst, s[start:i]...)
-		switch c {
-		case '"', '\\':
-			dst = append(dst, '\\', c)
-		case '\n':
-			dst = append(dst, '\\', 'n')
-		case '\r':
-			dst = append(dst, '\\', 'r')
-		case '\t':
-			dst = append(dst, '\\', 't')
-		default:
-			dst = append(dst, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xf])
-		}
-		start = i + 1
-	}
-	dst = append(dst, s[start:]...)
-	return append(dst, '"')
 }

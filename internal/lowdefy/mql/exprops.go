@@ -596,7 +596,7 @@ func newExprOps() map[string]exprOp {
 				}
 				return "long", nil
 			}
-			return typeName(v), nil
+			return jsvalue.TypeName(v), nil
 		},
 		"$dateToString": dateToString,
 		"$year":         dateOp(func(t time.Time) float64 { return float64(t.Year()) }),

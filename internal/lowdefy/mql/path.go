@@ -256,22 +256,3 @@ func removeValue(obj any, selector string, descend bool) {
 	}
 	removeValue(item, parts[1], descend)
 }
-
-// cloneDeep copies objects and arrays.
-func cloneDeep(v any) any {
-	switch x := v.(type) {
-	case []any:
-		out := make([]any, len(x))
-		for i, e := range x {
-			out[i] = cloneDeep(e)
-		}
-		return out
-	case *jsvalue.Object:
-		out := jsvalue.NewObject(x.Len())
-		for k, e := range x.Range {
-			out.Set(k, cloneDeep(e))
-		}
-		return out
-	}
-	return v
-}

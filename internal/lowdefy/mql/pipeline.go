@@ -344,7 +344,7 @@ func projectObject(obj any, spec *jsvalue.Object, o *opts, keys []string, idOnly
 			}
 		}
 		if graph := resolveGraph(obj, key); !isMissing(graph) {
-			mergeInto(newObj, cloneDeep(graph))
+			mergeInto(newObj, jsvalue.DeepCopy(graph))
 		}
 		if !isZeroOrFalse(sub) && !isOneOrTrue(sub) {
 			if isMissing(value) {
@@ -359,7 +359,7 @@ func projectObject(obj any, spec *jsvalue.Object, o *opts, keys []string, idOnly
 		merged := &jsvalue.Object{}
 		if om, ok := obj.(*jsvalue.Object); ok {
 			for k, v := range om.Range {
-				merged.Set(k, cloneDeep(v))
+				merged.Set(k, jsvalue.DeepCopy(v))
 			}
 		}
 		for k, v := range newObj.Range {
@@ -391,7 +391,7 @@ func stageAddFields(docs []any, spec any, o *opts) ([]any, error) {
 		src, _ := d.(*jsvalue.Object)
 		nd := jsvalue.NewObject(src.Len() + m.Len())
 		for k, v := range src.Range {
-			nd.Set(k, cloneDeep(v))
+			nd.Set(k, jsvalue.DeepCopy(v))
 		}
 		for field, spec := range m.Range {
 			v, err := computeValue(d, spec, "", o.withRoot(d))
@@ -556,20 +556,20 @@ func stageUnwind(docs []any, spec any, _ *opts) ([]any, error) {
 		value := resolve(d, field, false)
 		if arr, ok := value.([]any); ok {
 			if len(arr) == 0 && preserve {
-				nd := cloneDeep(dm).(*jsvalue.Object)
+				nd := jsvalue.DeepCopy(dm).(*jsvalue.Object)
 				removeValue(nd, field, false)
 				out = append(out, format(nd, nil))
 				continue
 			}
 			for i, item := range arr {
-				nd := cloneDeep(dm).(*jsvalue.Object)
+				nd := jsvalue.DeepCopy(dm).(*jsvalue.Object)
 				setValue(nd, field, item)
 				out = append(out, format(nd, float64(i)))
 			}
 			continue
 		}
 		if !isEmpty(value) || preserve {
-			nd := cloneDeep(dm).(*jsvalue.Object)
+			nd := jsvalue.DeepCopy(dm).(*jsvalue.Object)
 			out = append(out, format(nd, nil))
 		}
 	}
@@ -598,7 +598,7 @@ func stageReplaceRoot(docs []any, spec any, o *opts) ([]any, error) {
 		if _, ok := v.(*jsvalue.Object); !ok {
 			return nil, fmt.Errorf("$replaceRoot expression must return an object")
 		}
-		out[i] = cloneDeep(v)
+		out[i] = jsvalue.DeepCopy(v)
 	}
 	return out, nil
 }
@@ -643,7 +643,7 @@ func stageLookup(docs []any, spec any, _ *opts) ([]any, error) {
 		if !jsvalue.IsNullish(k) {
 			matches = append(matches, index[stringify(k)]...)
 		}
-		nd.Set(as, cloneDeep(matches))
+		nd.Set(as, jsvalue.DeepCopy(matches))
 		out[i] = nd
 	}
 	return out, nil

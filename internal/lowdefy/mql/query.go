@@ -311,7 +311,7 @@ func queryEq(a, b any, depth int) bool {
 
 func queryCmp(op string, a, b any) bool {
 	for _, x := range ensureArray(a) {
-		if typeName(x) != typeName(b) {
+		if jsvalue.TypeName(x) != jsvalue.TypeName(b) {
 			continue
 		}
 		c := compare(x, b)
@@ -440,7 +440,7 @@ func matchType(a, t any) bool {
 		_, ok := a.(bool)
 		return ok
 	case "date", "9":
-		return typeName(a) == "date"
+		return jsvalue.TypeName(a) == "date"
 	case "decimal", "double", "number", "1", "19":
 		f, ok := a.(float64)
 		return ok && !math.IsNaN(f)

@@ -82,27 +82,6 @@ func export(v any) any {
 	return v
 }
 
-// typeName is mingo's getType(v).toLowerCase().
-func typeName(v any) string {
-	switch v.(type) {
-	case nil:
-		return "null"
-	case jsvalue.UndefinedType:
-		return "undefined"
-	case bool:
-		return "boolean"
-	case float64:
-		return "number"
-	case string:
-		return "string"
-	case []any:
-		return "array"
-	case time.Time:
-		return "date"
-	}
-	return "object"
-}
-
 // sortOrder is MongoDB's order of types, built on first use.
 var sortOrder = lazy.Value[map[string]int]{New: func() map[string]int {
 	return map[string]int{"null": 0, "undefined": 0, "number": 1, "string": 2, "object": 3, "array": 4, "boolean": 5, "date": 6, "regexp": 7}
@@ -111,7 +90,7 @@ var sortOrder = lazy.Value[map[string]int]{New: func() map[string]int {
 // compare is mingo's compare: MongoDB type order, then value order.
 func compare(a, b any) int {
 	order := sortOrder.Get()
-	u, v := order[typeName(a)], order[typeName(b)]
+	u, v := order[jsvalue.TypeName(a)], order[jsvalue.TypeName(b)]
 	if u != v {
 		return u - v
 	}
@@ -149,7 +128,7 @@ func compare(a, b any) int {
 
 // isEqual is mingo's isEqual: deep, with scalars compared by encoding.
 func isEqual(a, b any) bool {
-	ta, tb := typeName(a), typeName(b)
+	ta, tb := jsvalue.TypeName(a), jsvalue.TypeName(b)
 	if ta != tb {
 		return false
 	}

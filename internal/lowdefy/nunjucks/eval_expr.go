@@ -156,20 +156,7 @@ func compareOp(op string, a, b any) bool {
 	case "!==":
 		return !strictEq(a, b)
 	}
-	c, ok := jsvalue.Compare(a, b)
-	if !ok {
-		return false
-	}
-	switch op {
-	case "<":
-		return c < 0
-	case "<=":
-		return c <= 0
-	case ">":
-		return c > 0
-	default:
-		return c >= 0
-	}
+	return jsvalue.Relational(op, a, b)
 }
 
 func (r *renderer) evalBin(f *frame, x *binExpr) (any, error) {

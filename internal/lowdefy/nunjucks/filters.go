@@ -139,22 +139,12 @@ func needArray(v any) ([]any, error) {
 	return nil, errorf("expected an array, got %s", typeName(v))
 }
 
+// typeName names v's type for messages, a SafeString being a string.
 func typeName(v any) string {
-	switch v.(type) {
-	case nil:
-		return "null"
-	case jsvalue.UndefinedType:
-		return "undefined"
-	case bool:
-		return "boolean"
-	case float64:
-		return "number"
-	case string, SafeString:
+	if _, ok := v.(SafeString); ok {
 		return "string"
-	case []any:
-		return "array"
 	}
-	return "object"
+	return jsvalue.TypeName(v)
 }
 
 var (
@@ -261,52 +251,6 @@ func jsParseFloat(v any) float64 {
 }
 
 var floatPrefixRe = lazy.Regexp{Expr: `^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?`}
-
-// jsParseInt implements parseInt(s, base).
-func jsParseInt(v any, base int) float64 {
-	s := strings.TrimLeftFunc(jsvalue.ToString(v), jsSpace)
-	neg := false
-	if s != "" && (s[0] == '+' || s[0] == '-') {
-		neg = s[0] == '-'
-		s = s[1:]
-	}
-	if base == 0 {
-		base = 10
-		if len(s) > 1 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X') {
-			base, s = 16, s[2:]
-		}
-	} else if base == 16 && len(s) > 1 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X') {
-		s = s[2:]
-	}
-	if base < 2 || base > 36 {
-		return math.NaN()
-	}
-	n := 0.0
-	digits := 0
-	for _, c := range s {
-		d := -1
-		switch {
-		case c >= '0' && c <= '9':
-			d = int(c - '0')
-		case c >= 'a' && c <= 'z':
-			d = int(c-'a') + 10
-		case c >= 'A' && c <= 'Z':
-			d = int(c-'A') + 10
-		}
-		if d < 0 || d >= base {
-			break
-		}
-		n = n*float64(base) + float64(d)
-		digits++
-	}
-	if digits == 0 {
-		return math.NaN()
-	}
-	if neg {
-		return -n
-	}
-	return n
-}
 
 // jsRound is Math.round (half up toward +Infinity).
 func jsRound(f float64) float64 {

@@ -148,7 +148,7 @@ func newFilters() map[string]filterFunc {
 			if b := arg(args, 1); !jsvalue.IsUndefined(b) {
 				base = int(jsvalue.ToNumber(b))
 			}
-			f := jsParseInt(v, base)
+			f := jsvalue.ParseInt(jsvalue.ToString(v), base)
 			if math.IsNaN(f) {
 				return arg(args, 0), nil
 			}

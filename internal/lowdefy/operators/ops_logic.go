@@ -77,7 +77,7 @@ func comparison(op string) operatorFunc {
 		if err != nil {
 			return nil, err
 		}
-		return compareOp(a[0], a[1], op), nil
+		return jsvalue.Relational(op, a[0], a[1]), nil
 	}
 }
 

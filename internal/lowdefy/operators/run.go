@@ -2,6 +2,7 @@ package operators
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
@@ -25,11 +26,7 @@ type method struct {
 type classFunc func(c *call, args []any) (any, error)
 
 func metaNames[T any](m map[string]T) string {
-	names := make([]string, 0, len(m))
-	for k := range m {
-		names = append(names, k)
-	}
-	slices.Sort(names)
+	names := slices.Sorted(maps.Keys(m))
 	return strings.Join(names, ", ")
 }
 

@@ -52,20 +52,3 @@ func isInt(v any) bool {
 	f, ok := v.(float64)
 	return ok && !math.IsInf(f, 0) && f == math.Trunc(f)
 }
-
-// compareOp is JavaScript's relational operator op ("<", "<=", ">", ">=").
-func compareOp(a, b any, op string) bool {
-	c, ok := jsvalue.Compare(a, b)
-	if !ok {
-		return false
-	}
-	switch op {
-	case "<":
-		return c < 0
-	case "<=":
-		return c <= 0
-	case ">":
-		return c > 0
-	}
-	return c >= 0
-}

@@ -1,6 +1,7 @@
 package render
 
 import (
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -31,11 +32,7 @@ var (
 // RichTypes returns the block types with a render of their own, sorted.
 func RichTypes() []string {
 	rich := rich()
-	out := make([]string, 0, len(rich))
-	for t := range rich {
-		out = append(out, t)
-	}
-	slices.Sort(out)
+	out := slices.Sorted(maps.Keys(rich))
 	return out
 }
 

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/mcpbridge/mcpbridge/internal/jsvalue"
@@ -121,7 +122,7 @@ func apiAuth(a *app.App, ids []string) map[string]*jsvalue.Object {
 	switch {
 	case pubList:
 		for _, id := range ids {
-			protected[id] = !contains(publicIDs, id)
+			protected[id] = !slices.Contains(publicIDs, id)
 		}
 	case prot == true:
 		for _, id := range ids {
@@ -163,13 +164,4 @@ func strList(v any) []string {
 		}
 	}
 	return out
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }

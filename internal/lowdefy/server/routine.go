@@ -44,7 +44,7 @@ func buildEndpoints(a *app.App, log *slog.Logger) map[string]*endpoint {
 		if !ok {
 			ep.problem = fmt.Sprintf("API endpoint %q has no routine.", id)
 		} else {
-			ep.routine = cloneValue(routine)
+			ep.routine = jsvalue.DeepCopy(routine)
 			if p := buildRoutine(ep.routine, id); p != "" {
 				ep.problem = p
 			}
@@ -157,25 +157,6 @@ func buildStep(step *jsvalue.Object, endpointID string) string {
 	step.Set("endpointId", endpointID)
 	step.Set("id", "request:"+endpointID+":"+id)
 	return ""
-}
-
-// cloneValue deep-copies objects and arrays.
-func cloneValue(v any) any {
-	switch x := v.(type) {
-	case *jsvalue.Object:
-		out := jsvalue.NewObject(x.Len())
-		for k, val := range x.Range {
-			out.Set(k, cloneValue(val))
-		}
-		return out
-	case []any:
-		out := make([]any, len(x))
-		for i, val := range x {
-			out[i] = cloneValue(val)
-		}
-		return out
-	}
-	return v
 }
 
 // jsonText is JSON.stringify for messages, shortened.

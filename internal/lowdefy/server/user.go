@@ -51,7 +51,7 @@ func ApplyUserFields(user, userFields *jsvalue.Object, src UserSources) *jsvalue
 			unsetDotted(user, field)
 			continue
 		}
-		setDotted(user, field, deepCopy(v))
+		setDotted(user, field, jsvalue.DeepCopy(v))
 	}
 	return user
 }
@@ -103,23 +103,4 @@ func unsetDotted(o *jsvalue.Object, path string) {
 		o = next
 	}
 	o.Delete(keys[len(keys)-1])
-}
-
-// deepCopy copies objects and arrays, so that the user shares nothing with its sources.
-func deepCopy(v any) any {
-	switch x := v.(type) {
-	case *jsvalue.Object:
-		c := jsvalue.NewObject(x.Len())
-		for k, e := range x.Range {
-			c.Set(k, deepCopy(e))
-		}
-		return c
-	case []any:
-		c := make([]any, len(x))
-		for i, e := range x {
-			c[i] = deepCopy(e)
-		}
-		return c
-	}
-	return v
 }

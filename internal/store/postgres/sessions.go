@@ -31,10 +31,6 @@ func scanSession(row pgx.Row) (store.WorkSession, error) {
 	return ws, nil
 }
 
-func expired(ws store.WorkSession, now time.Time) bool {
-	return !ws.ExpiresAt.IsZero() && !ws.ExpiresAt.After(now)
-}
-
 // Create implements store.WorkSessions.
 func (s *WorkSessions) Create(ctx context.Context, ws store.WorkSession) (store.WorkSession, error) {
 	ws, err := store.PrepareSession(ws, s.d.limits.MaxDocumentBytes)
@@ -61,7 +57,7 @@ func (s *WorkSessions) Load(ctx context.Context, id, owner string) (store.WorkSe
 		return store.WorkSession{}, fmt.Errorf("loading work session: %w", unavailable(err))
 	}
 	ws, err := scanSession(s.d.pool.QueryRow(ctx, `SELECT `+sessionColumns+` FROM work_sessions WHERE id = $1`, id))
-	if errors.Is(err, pgx.ErrNoRows) || (err == nil && (ws.Owner != owner || expired(ws, time.Now()))) {
+	if errors.Is(err, pgx.ErrNoRows) || (err == nil && !ws.VisibleTo(owner, time.Now())) {
 		return store.WorkSession{}, fmt.Errorf("loading work session %q: %w", id, store.ErrNotFound)
 	}
 	if err != nil {
@@ -82,22 +78,16 @@ func (s *WorkSessions) Save(ctx context.Context, ws store.WorkSession) (store.Wo
 	var saved store.WorkSession
 	err := s.d.tx(ctx, func(tx pgx.Tx) error {
 		cur, err := scanSession(tx.QueryRow(ctx, `SELECT `+sessionColumns+` FROM work_sessions WHERE id = $1 FOR UPDATE`, ws.ID))
-		now := store.Now()
-		switch {
-		case errors.Is(err, pgx.ErrNoRows) || (err == nil && (cur.Owner != ws.Owner || expired(cur, now))):
+		if errors.Is(err, pgx.ErrNoRows) {
 			return store.ErrNotFound
-		case err != nil:
-			return err
-		case cur.Closed:
-			return store.ErrClosed
-		case cur.Version != ws.Version:
-			return fmt.Errorf("saving version %d but the stored version is %d: %w", ws.Version, cur.Version, store.ErrConflict)
 		}
-		saved = cur
-		saved.Data = append(json.RawMessage(nil), ws.Data...)
-		saved.ExpiresAt = store.Normalize(ws.ExpiresAt)
-		saved.UpdatedAt = now
-		saved.Version = cur.Version + 1
+		if err != nil {
+			return err
+		}
+		now := store.Now()
+		if saved, err = store.ApplySave(cur, ws, now); err != nil {
+			return err
+		}
 		_, err = tx.Exec(ctx, `UPDATE work_sessions SET data = $1, expires_at = $2, updated_at = $3, version = $4 WHERE id = $5`,
 			string(saved.Data), timePtr(saved.ExpiresAt), now, saved.Version, ws.ID)
 		return err

@@ -30,10 +30,6 @@ func scanSession(row interface{ Scan(...any) error }) (store.WorkSession, error)
 	return ws, nil
 }
 
-func expired(ws store.WorkSession, now time.Time) bool {
-	return !ws.ExpiresAt.IsZero() && !ws.ExpiresAt.After(now)
-}
-
 // Create implements store.WorkSessions.
 func (s *WorkSessions) Create(ctx context.Context, ws store.WorkSession) (store.WorkSession, error) {
 	ws, err := store.PrepareSession(ws, s.d.limits.MaxDocumentBytes)
@@ -63,7 +59,7 @@ func (s *WorkSessions) Load(ctx context.Context, id, owner string) (store.WorkSe
 		return store.WorkSession{}, fmt.Errorf("loading work session: %w", err)
 	}
 	ws, err := scanSession(s.d.r.QueryRowContext(ctx, `SELECT `+sessionColumns+` FROM work_sessions WHERE id = ?`, id))
-	if errors.Is(err, sql.ErrNoRows) || (err == nil && (ws.Owner != owner || expired(ws, time.Now()))) {
+	if errors.Is(err, sql.ErrNoRows) || (err == nil && !ws.VisibleTo(owner, time.Now())) {
 		return store.WorkSession{}, fmt.Errorf("loading work session %q: %w", id, store.ErrNotFound)
 	}
 	if err != nil {
@@ -83,22 +79,16 @@ func (s *WorkSessions) Save(ctx context.Context, ws store.WorkSession) (store.Wo
 	var saved store.WorkSession
 	err := s.d.write(ctx, func(tx *sql.Tx) error {
 		cur, err := scanSession(tx.QueryRowContext(ctx, `SELECT `+sessionColumns+` FROM work_sessions WHERE id = ?`, ws.ID))
-		now := store.Now()
-		switch {
-		case errors.Is(err, sql.ErrNoRows) || (err == nil && (cur.Owner != ws.Owner || expired(cur, now))):
+		if errors.Is(err, sql.ErrNoRows) {
 			return store.ErrNotFound
-		case err != nil:
-			return err
-		case cur.Closed:
-			return store.ErrClosed
-		case cur.Version != ws.Version:
-			return fmt.Errorf("saving version %d but the stored version is %d: %w", ws.Version, cur.Version, store.ErrConflict)
 		}
-		saved = cur
-		saved.Data = append(json.RawMessage(nil), ws.Data...)
-		saved.ExpiresAt = store.Normalize(ws.ExpiresAt)
-		saved.UpdatedAt = now
-		saved.Version = cur.Version + 1
+		if err != nil {
+			return err
+		}
+		now := store.Now()
+		if saved, err = store.ApplySave(cur, ws, now); err != nil {
+			return err
+		}
 		_, err = tx.ExecContext(ctx, `UPDATE work_sessions SET data = ?, expires_at = ?, updated_at = ?, version = ? WHERE id = ? AND version = ?`,
 			string(saved.Data), micro(saved.ExpiresAt), micro(now), saved.Version, ws.ID, cur.Version)
 		return err

@@ -1,8 +1,6 @@
 package axioshttp
 
 import (
-	"time"
-
 	"github.com/mcpbridge/mcpbridge/internal/jsvalue"
 )
 
@@ -12,7 +10,7 @@ import (
 // index by index (a shorter array replaces only the first items), an undefined value
 // never replaces a present one, and null, numbers, strings, booleans and dates replace.
 func mergeConfig(connection *jsvalue.Object, request any) *jsvalue.Object {
-	out, _ := deepCopy(connection).(*jsvalue.Object)
+	out, _ := jsvalue.DeepCopy(connection).(*jsvalue.Object)
 	if out == nil {
 		out = jsvalue.NewObject(0)
 	}
@@ -79,30 +77,5 @@ func mergeValue(dv any, had bool, sv any) (any, bool) {
 		return sv, !had
 	default:
 		return sv, true
-	}
-}
-
-// deepCopy copies objects and arrays so that merging never changes the caller's values.
-func deepCopy(v any) any {
-	switch x := v.(type) {
-	case *jsvalue.Object:
-		if x == nil {
-			return (*jsvalue.Object)(nil)
-		}
-		o := jsvalue.NewObject(x.Len())
-		for k, val := range x.Range {
-			o.Set(k, deepCopy(val))
-		}
-		return o
-	case []any:
-		a := make([]any, len(x))
-		for i, val := range x {
-			a[i] = deepCopy(val)
-		}
-		return a
-	case time.Time:
-		return x
-	default:
-		return v
 	}
 }
