@@ -216,7 +216,7 @@ func EvalBuildOperator(op, method string, params any, env map[string]string) (an
 		}
 		return a / b, nil
 	case "_type":
-		return jsType(params), nil
+		return jsvalue.TypeName(params), nil
 	case "_string":
 		if method == "concat" {
 			l, ok := params.([]any)
@@ -346,24 +346,6 @@ func cmpFloat(a, b float64) int {
 		return 1
 	}
 	return 0
-}
-
-func jsType(v any) string {
-	switch v.(type) {
-	case nil:
-		return "null"
-	case bool:
-		return "boolean"
-	case float64:
-		return "number"
-	case string:
-		return "string"
-	case []any:
-		return "array"
-	case *jsvalue.Object:
-		return "object"
-	}
-	return "unknown"
 }
 
 // jsonText renders v as compact JSON for messages.
