@@ -2,19 +2,13 @@ package lowdefy_test
 
 import (
 	"context"
-	"database/sql"
 	"encoding/json"
-	"os"
-	"path/filepath"
 	"runtime"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-
-	"github.com/mcpbridge/mcpbridge/internal/gateway"
-	"github.com/mcpbridge/mcpbridge/internal/gateway/gatewaytest"
 )
 
 // attackApp has one destructive form whose page reads _url_query and _input, with a text
@@ -67,22 +61,8 @@ pages:
 // saying what to fix, in bounded time and memory (what fits in limits.max_body and the
 // JSON-RPC nesting bound, 900 levels or 900 KB, is submitted within bounds).
 func TestAttackFormToolArguments(t *testing.T) {
-	dir := t.TempDir()
-	if err := os.WriteFile(filepath.Join(dir, "lowdefy.yaml"), []byte(attackApp), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	dbFile := filepath.Join(dir, "notes.sqlite")
-	db, err := sql.Open("sqlite", dbFile)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := db.Exec(`CREATE TABLE notes (id INTEGER PRIMARY KEY, author TEXT, email TEXT, body TEXT, priority REAL)`); err != nil {
-		t.Fatal(err)
-	}
-	db.Close()
-	t.Setenv("LD_TEST_SQLITE_FILENAME", dbFile)
-	st := openStore(t, filepath.Join(t.TempDir(), "s.db"))
-	srv := gatewaytest.Start(t, gatewayConfig(dir, ""), gateway.Options{WorkSessions: st.WorkSessions})
+	srv, _ := startSQLiteApp(t, attackApp, "notes.sqlite",
+		`CREATE TABLE notes (id INTEGER PRIMARY KEY, author TEXT, email TEXT, body TEXT, priority REAL)`)
 	alice := connect(t, srv.URL+"/mcp/tickets", aliceKey)
 	ctx := context.Background()
 

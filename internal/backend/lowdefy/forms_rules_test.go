@@ -4,8 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -14,7 +12,6 @@ import (
 
 	"github.com/mcpbridge/mcpbridge/internal/auth"
 	"github.com/mcpbridge/mcpbridge/internal/backend"
-	"github.com/mcpbridge/mcpbridge/internal/gateway"
 	"github.com/mcpbridge/mcpbridge/internal/gateway/gatewaytest"
 )
 
@@ -161,22 +158,8 @@ pages:
 
 func startNotes(t *testing.T) (*gatewaytest.Server, string) {
 	t.Helper()
-	dir := t.TempDir()
-	if err := os.WriteFile(filepath.Join(dir, "lowdefy.yaml"), []byte(notesApp), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	dbFile := filepath.Join(dir, "notes.sqlite")
-	db, err := sql.Open("sqlite", dbFile)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := db.Exec(`CREATE TABLE notes (id INTEGER PRIMARY KEY, author TEXT, email TEXT, body TEXT, priority REAL)`); err != nil {
-		t.Fatal(err)
-	}
-	db.Close()
-	t.Setenv("LD_TEST_SQLITE_FILENAME", dbFile)
-	st := openStore(t, filepath.Join(t.TempDir(), "s.db"))
-	return gatewaytest.Start(t, gatewayConfig(dir, ""), gateway.Options{WorkSessions: st.WorkSessions}), dbFile
+	return startSQLiteApp(t, notesApp, "notes.sqlite",
+		`CREATE TABLE notes (id INTEGER PRIMARY KEY, author TEXT, email TEXT, body TEXT, priority REAL)`)
 }
 
 func countNotes(t *testing.T, file, where string, args ...any) int {

@@ -104,16 +104,25 @@ pages:
 
 func startTruth(t *testing.T) (*gatewaytest.Server, string) {
 	t.Helper()
+	return startSQLiteApp(t, truthApp(), "notes.sqlite",
+		`CREATE TABLE notes (id INTEGER PRIMARY KEY, body TEXT); INSERT INTO notes (id, body) VALUES (1, 'first')`)
+}
+
+// startSQLiteApp serves the Lowdefy app appYAML as server tickets, with work sessions in a
+// store and a SQLite database, the file dbName that the statements schema make, named by
+// LD_TEST_SQLITE_FILENAME. It returns the gateway and the database file.
+func startSQLiteApp(t *testing.T, appYAML, dbName, schema string) (*gatewaytest.Server, string) {
+	t.Helper()
 	dir := t.TempDir()
-	if err := os.WriteFile(filepath.Join(dir, "lowdefy.yaml"), []byte(truthApp()), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, "lowdefy.yaml"), []byte(appYAML), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	dbFile := filepath.Join(dir, "notes.sqlite")
+	dbFile := filepath.Join(dir, dbName)
 	db, err := sql.Open("sqlite", dbFile)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := db.Exec(`CREATE TABLE notes (id INTEGER PRIMARY KEY, body TEXT); INSERT INTO notes (id, body) VALUES (1, 'first')`); err != nil {
+	if _, err := db.Exec(schema); err != nil {
 		t.Fatal(err)
 	}
 	db.Close()
@@ -472,23 +481,13 @@ pages:
 // chain writes; not an Icon), with the inputs its chain reads and only those; a record a
 // list row picks, or the URL names, is an argument; the answer says what the request did.
 func TestFormToolsMeanWhatTheySay(t *testing.T) {
-	dir := t.TempDir()
-	if err := os.WriteFile(filepath.Join(dir, "lowdefy.yaml"), []byte(notesDeskApp), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	dbFile := filepath.Join(dir, "desk.sqlite")
+	srv, dbFile := startSQLiteApp(t, notesDeskApp, "desk.sqlite", `CREATE TABLE notes (id INTEGER PRIMARY KEY, body TEXT); CREATE TABLE tags (name TEXT);
+		INSERT INTO notes (id, body) VALUES (1, 'one'), (2, 'two')`)
 	db, err := sql.Open("sqlite", dbFile)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	if _, err := db.Exec(`CREATE TABLE notes (id INTEGER PRIMARY KEY, body TEXT); CREATE TABLE tags (name TEXT);
-		INSERT INTO notes (id, body) VALUES (1, 'one'), (2, 'two')`); err != nil {
-		t.Fatal(err)
-	}
-	t.Setenv("LD_TEST_SQLITE_FILENAME", dbFile)
-	st := openStore(t, filepath.Join(t.TempDir(), "s.db"))
-	srv := gatewaytest.Start(t, gatewayConfig(dir, ""), gateway.Options{WorkSessions: st.WorkSessions})
 	a := connect(t, srv.URL+"/mcp/tickets", aliceKey)
 
 	lt, err := a.cs.ListTools(context.Background(), nil)
