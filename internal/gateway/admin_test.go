@@ -16,8 +16,6 @@ import (
 	"github.com/mcpbridge/mcpbridge/internal/gateway"
 	"github.com/mcpbridge/mcpbridge/internal/gateway/gatewaytest"
 	"github.com/mcpbridge/mcpbridge/internal/store"
-	"github.com/mcpbridge/mcpbridge/internal/store/postgres"
-	"github.com/mcpbridge/mcpbridge/internal/store/postgres/pgtest"
 	"github.com/mcpbridge/mcpbridge/internal/store/sqlite"
 )
 
@@ -61,12 +59,7 @@ func admin(t *testing.T, method, url, key, body string) (int, map[string]any) {
 const echoDef = `{"kind":"command","description":"stored","tools":{"shout":{"description":"Upper-case","inputSchema":{"type":"object","properties":{"t":{"type":"string"}},"required":["t"]},"argv":["tr","a-z","A-Z"],"stdin":{"direct":"t"}}}}`
 
 func TestAdminAPIRoundTrip(t *testing.T) {
-	st, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "s.db"), sqlite.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
-	_, base := startGateway(t, st)
+	_, base := startGateway(t, openSQLite(t))
 	api := base + "/admin/api/servers"
 
 	if code, _ := admin(t, "GET", api, "", ""); code != 401 {
@@ -153,16 +146,7 @@ func TestAdminAPIOffWithoutKeys(t *testing.T) {
 // Two gateways on one PostgreSQL database: a server created through one is served by the
 // other within 2 seconds (LISTEN/NOTIFY, not polling).
 func TestReplicasShareServersOnPostgres(t *testing.T) {
-	url := pgtest.URL(t)
-	var stores []*store.Store
-	for range 2 {
-		st, err := postgres.Open(context.Background(), url, postgres.Options{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer st.Close()
-		stores = append(stores, st)
-	}
+	stores := openPostgresReplicas(t)
 	_, a := startGateway(t, stores[0])
 	_, b := startGateway(t, stores[1])
 	start := time.Now()

@@ -95,6 +95,22 @@ func storedDef(tool, desc string) string {
 	return fmt.Sprintf(`{"kind":"command","description":%q,"tools":{%q:{"description":"Upper-case","inputSchema":{"type":"object","properties":{"t":{"type":"string"}},"required":["t"]},"argv":["tr","a-z","A-Z"],"stdin":{"direct":"t"}}}}`, desc, tool)
 }
 
+// openPostgresReplicas opens two stores on one PostgreSQL database, as two replicas do.
+func openPostgresReplicas(t *testing.T) [2]*store.Store {
+	t.Helper()
+	url := pgtest.URL(t)
+	var stores [2]*store.Store
+	for i := range stores {
+		st, err := postgres.Open(context.Background(), url, postgres.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { st.Close() })
+		stores[i] = st
+	}
+	return stores
+}
+
 func openSQLite(t *testing.T) *store.Store {
 	t.Helper()
 	st, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "s.db"), sqlite.Options{})
@@ -342,16 +358,7 @@ func TestStoredServerBrokenFailsOnFirstUse(t *testing.T) {
 // opened it on first use, an edit through the other's admin API replaces it there (its
 // session hears list_changed and gets the new tool), and a deletion removes it.
 func TestStoredServerEditAfterLazyOpenOnPostgres(t *testing.T) {
-	url := pgtest.URL(t)
-	var stores []*store.Store
-	for range 2 {
-		st, err := postgres.Open(context.Background(), url, postgres.Options{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer st.Close()
-		stores = append(stores, st)
-	}
+	stores := openPostgresReplicas(t)
 	if _, err := stores[0].Definitions.Put(context.Background(), "notes", json.RawMessage(storedDef("shout", "stored"))); err != nil {
 		t.Fatal(err)
 	}
