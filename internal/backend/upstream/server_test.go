@@ -140,8 +140,6 @@ func legacyOptions() *mcp.StreamableHTTPOptions {
 }
 
 var (
-	cancelled atomic.Int64 // slow calls that saw their cancellation
-	slowCalls atomic.Int64 // slow calls that started
 	hangCalls atomic.Int64 // hang calls that started
 	counters  sync.Map     // *mcp.ServerSession -> *atomic.Int64
 )
@@ -271,7 +269,6 @@ func addTools(srv *mcp.Server) {
 		return &mcp.CallToolResult{InputRequests: mcp.InputRequestMap{"r": &mcp.ListRootsParams{}}}, nil
 	})
 	tool("slow", "waits; with mark, writes the files mark.started and mark.cancelled", `"ms":{"type":"integer"},"mark":{"type":"string"}`, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		slowCalls.Add(1)
 		mark := args(req).str("mark")
 		if mark != "" {
 			_ = os.WriteFile(mark+".started", nil, 0o600)
@@ -280,18 +277,11 @@ func addTools(srv *mcp.Server) {
 		case <-time.After(time.Duration(args(req).num("ms")) * time.Millisecond):
 			return textResult("slept"), nil
 		case <-ctx.Done():
-			cancelled.Add(1)
 			if mark != "" {
 				_ = os.WriteFile(mark+".cancelled", nil, 0o600)
 			}
 			return textResult("cancelled"), nil
 		}
-	})
-	tool("cancelled", "how many slow calls were cancelled", ``, func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		return textResult("%d", cancelled.Load()), nil
-	})
-	tool("slow_started", "how many slow calls started", ``, func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		return textResult("%d", slowCalls.Load()), nil
 	})
 	tool("hang", "never answers", ``, func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		hangCalls.Add(1)
