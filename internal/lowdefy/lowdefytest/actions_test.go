@@ -13,7 +13,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mcpbridge/mcpbridge/internal/lowdefy/app"
 	"github.com/mcpbridge/mcpbridge/internal/lowdefy/connections"
 	"github.com/mcpbridge/mcpbridge/internal/lowdefy/journey"
 	"github.com/mcpbridge/mcpbridge/internal/lowdefy/lowdefytest"
@@ -132,18 +131,7 @@ func TestDifferentialActions(t *testing.T) {
 // Fetch on Go's HTTP client and the app's SQLite database at db.
 func runActions(t *testing.T, dir, scriptPath, db string) []json.RawMessage {
 	t.Helper()
-	loaded, err := app.Load(dir, app.Options{Env: map[string]string{}})
-	if err != nil {
-		t.Fatalf("load %s: %v", dir, err)
-	}
-	data, err := os.ReadFile(scriptPath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	steps, err := journey.Parse(data)
-	if err != nil {
-		t.Fatal(err)
-	}
+	loaded, steps := loadJourney(t, dir, map[string]string{}, scriptPath)
 	now := time.UnixMilli(diffNow).UTC()
 	pools := &connections.Pools{}
 	t.Cleanup(func() { pools.Close() })

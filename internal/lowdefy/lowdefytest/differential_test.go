@@ -95,17 +95,12 @@ func runEngine(t *testing.T, a *lowdefytest.App, scriptPath string, user *jsvalu
 	return runEngineRestoring(t, a, scriptPath, user, srv, false)
 }
 
-// runEngineRestoring is runEngine; with restore, after every step the engine is saved, its
-// snapshot goes through JSON, and the journey goes on in a fresh engine restored from it.
-func runEngineRestoring(t *testing.T, a *lowdefytest.App, scriptPath string, user *jsvalue.Object, srv engine.Server, restore bool) []json.RawMessage {
+// loadJourney loads the app in dir with env and parses the journey script at scriptPath.
+func loadJourney(t *testing.T, dir string, env map[string]string, scriptPath string) (*app.App, []journey.Step) {
 	t.Helper()
-	env := map[string]string{}
-	for k, v := range a.Secrets {
-		env["LOWDEFY_SECRET_"+k] = v
-	}
-	loaded, err := app.Load(a.Dir, app.Options{Env: env})
+	loaded, err := app.Load(dir, app.Options{Env: env})
 	if err != nil {
-		t.Fatalf("load %s: %v", a.Dir, err)
+		t.Fatalf("load %s: %v", dir, err)
 	}
 	data, err := os.ReadFile(scriptPath)
 	if err != nil {
@@ -115,6 +110,18 @@ func runEngineRestoring(t *testing.T, a *lowdefytest.App, scriptPath string, use
 	if err != nil {
 		t.Fatal(err)
 	}
+	return loaded, steps
+}
+
+// runEngineRestoring is runEngine; with restore, after every step the engine is saved, its
+// snapshot goes through JSON, and the journey goes on in a fresh engine restored from it.
+func runEngineRestoring(t *testing.T, a *lowdefytest.App, scriptPath string, user *jsvalue.Object, srv engine.Server, restore bool) []json.RawMessage {
+	t.Helper()
+	env := map[string]string{}
+	for k, v := range a.Secrets {
+		env["LOWDEFY_SECRET_"+k] = v
+	}
+	loaded, steps := loadJourney(t, a.Dir, env, scriptPath)
 	now := time.UnixMilli(diffNow).UTC()
 	pools := &connections.Pools{}
 	t.Cleanup(func() { pools.Close() })
