@@ -17,8 +17,6 @@ import (
 	"github.com/mcpbridge/mcpbridge/internal/backend"
 	"github.com/mcpbridge/mcpbridge/internal/config"
 	"github.com/mcpbridge/mcpbridge/internal/jsvalue"
-	"github.com/mcpbridge/mcpbridge/internal/lowdefy/connections"
-	"github.com/mcpbridge/mcpbridge/internal/lowdefy/connections/mongodb"
 	"github.com/mcpbridge/mcpbridge/internal/lowdefy/connections/mongodb/mongotest"
 	"github.com/mcpbridge/mcpbridge/internal/lowdefy/lowdefytest"
 	"github.com/mcpbridge/mcpbridge/internal/lowdefy/serial"
@@ -187,39 +185,7 @@ func replayJourneyAsCalls(b *testing.B, app string) (tools, texts, structured []
 // seeded with lowdefytest's testdata/crud-seed.json.
 func tokensCrudApp(b *testing.B) *lowdefytest.App {
 	b.Helper()
-	uri := mongotest.Shared(b).URI
-	db := mongotest.DatabaseName(b)
-	a := lowdefytest.Crud(b, uri)
-	yaml := filepath.Join(a.Dir, "lowdefy.yaml")
-	raw, err := os.ReadFile(yaml)
-	if err != nil {
-		b.Fatal(err)
-	}
-	s := strings.ReplaceAll(string(raw), "databaseName: example-crud", "databaseName: "+db)
-	if err := os.WriteFile(yaml, []byte(s), 0o644); err != nil {
-		b.Fatal(err)
-	}
-	seedRaw, err := os.ReadFile(filepath.Join(lowdefytest.RepoRoot(b), "internal", "lowdefy", "lowdefytest", "testdata", "crud-seed.json"))
-	if err != nil {
-		b.Fatal(err)
-	}
-	seed, err := serial.Unmarshal(seedRaw)
-	if err != nil {
-		b.Fatal(err)
-	}
-	insert := mongodb.Type().Requests["MongoDBInsertMany"]
-	for coll, docs := range seed.(*jsvalue.Object).Range {
-		_, err := insert.Run(context.Background(), &connections.Call{
-			PageID: "seed", RequestID: "seed", ConnectionID: coll,
-			Connection: jsvalue.ObjectOf("databaseUri", uri, "databaseName", db, "collection", coll, "write", true),
-			Request:    jsvalue.ObjectOf("docs", docs),
-			Deps:       &connections.Deps{},
-		})
-		if err != nil {
-			b.Fatalf("seed %s: %v", coll, err)
-		}
-	}
-	return a
+	return lowdefytest.SeededCrud(b, mongotest.Shared(b).URI, mongotest.DatabaseName(b))
 }
 
 // o200kAll counts the o200k_base tokens of each text with tools/tokenizer ("" is 0).

@@ -16,7 +16,6 @@ import (
 	"github.com/mcpbridge/mcpbridge/internal/jsvalue"
 	"github.com/mcpbridge/mcpbridge/internal/lowdefy/app"
 	"github.com/mcpbridge/mcpbridge/internal/lowdefy/connections"
-	"github.com/mcpbridge/mcpbridge/internal/lowdefy/connections/mongodb"
 	"github.com/mcpbridge/mcpbridge/internal/lowdefy/connections/mongodb/mongotest"
 	"github.com/mcpbridge/mcpbridge/internal/lowdefy/engine"
 	"github.com/mcpbridge/mcpbridge/internal/lowdefy/journey"
@@ -276,38 +275,7 @@ func TestDifferentialCrudEngine(t *testing.T) {
 // testdata/crud-seed.json.
 func crudFixture(t *testing.T, side string) *lowdefytest.App {
 	t.Helper()
-	uri := mongotest.Shared(t).URI
-	db := mongotest.DatabaseName(t) + "_" + side
-	a := lowdefytest.Crud(t, uri)
-	yaml := filepath.Join(a.Dir, "lowdefy.yaml")
-	b, err := os.ReadFile(yaml)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := strings.ReplaceAll(string(b), "databaseName: example-crud", "databaseName: "+db)
-	if s == string(b) {
-		t.Fatal("the crud app no longer names its database example-crud")
-	}
-	if err := os.WriteFile(yaml, []byte(s), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	seed, err := serial.Unmarshal(mustRead(t, filepath.Join(lowdefytest.RepoRoot(t), "internal", "lowdefy", "lowdefytest", "testdata", "crud-seed.json")))
-	if err != nil {
-		t.Fatal(err)
-	}
-	insert := mongodb.Type().Requests["MongoDBInsertMany"]
-	for coll, docs := range seed.(*jsvalue.Object).Range {
-		_, err := insert.Run(context.Background(), &connections.Call{
-			PageID: "seed", RequestID: "seed", ConnectionID: coll,
-			Connection: jsvalue.ObjectOf("databaseUri", uri, "databaseName", db, "collection", coll, "write", true),
-			Request:    jsvalue.ObjectOf("docs", docs),
-			Deps:       &connections.Deps{},
-		})
-		if err != nil {
-			t.Fatalf("seed %s: %v", coll, err)
-		}
-	}
-	return a
+	return lowdefytest.SeededCrud(t, mongotest.Shared(t).URI, mongotest.DatabaseName(t)+"_"+side)
 }
 
 func mustRead(t *testing.T, p string) []byte {

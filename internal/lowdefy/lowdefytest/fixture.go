@@ -11,6 +11,7 @@
 package lowdefytest
 
 import (
+	"context"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -20,6 +21,10 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/mcpbridge/mcpbridge/internal/jsvalue"
+	"github.com/mcpbridge/mcpbridge/internal/lowdefy/connections"
+	"github.com/mcpbridge/mcpbridge/internal/lowdefy/connections/mongodb"
+	"github.com/mcpbridge/mcpbridge/internal/lowdefy/serial"
 	"github.com/mcpbridge/mcpbridge/internal/testenv"
 )
 
@@ -98,6 +103,46 @@ func Crud(t testing.TB, mongoURI string) *App {
 	copyTree(t, filepath.Join(AppsDir(t), "crud"), dir, nil)
 	a := &App{Dir: dir, Secrets: map[string]string{"EXAMPLES_MDB": mongoURI}}
 	apps.Store(dir, a)
+	return a
+}
+
+// SeededCrud is Crud with a database of its own, db on the server at mongoURI, in place of
+// the app's example-crud, seeded with testdata/crud-seed.json (two brands, their products).
+func SeededCrud(t testing.TB, mongoURI, db string) *App {
+	t.Helper()
+	a := Crud(t, mongoURI)
+	yaml := filepath.Join(a.Dir, "lowdefy.yaml")
+	b, err := os.ReadFile(yaml)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := strings.ReplaceAll(string(b), "databaseName: example-crud", "databaseName: "+db)
+	if s == string(b) {
+		t.Fatal("the crud app no longer names its database example-crud")
+	}
+	if err := os.WriteFile(yaml, []byte(s), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	raw, err := os.ReadFile(filepath.Join(RepoRoot(t), "internal", "lowdefy", "lowdefytest", "testdata", "crud-seed.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	seed, err := serial.Unmarshal(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	insert := mongodb.Type().Requests["MongoDBInsertMany"]
+	for coll, docs := range seed.(*jsvalue.Object).Range {
+		_, err := insert.Run(context.Background(), &connections.Call{
+			PageID: "seed", RequestID: "seed", ConnectionID: coll,
+			Connection: jsvalue.ObjectOf("databaseUri", mongoURI, "databaseName", db, "collection", coll, "write", true),
+			Request:    jsvalue.ObjectOf("docs", docs),
+			Deps:       &connections.Deps{},
+		})
+		if err != nil {
+			t.Fatalf("seed %s: %v", coll, err)
+		}
+	}
 	return a
 }
 

@@ -3,18 +3,12 @@ package render_test
 import (
 	"context"
 	"net/url"
-	"os"
-	"path/filepath"
-	"strings"
 	"testing"
 
 	"github.com/mcpbridge/mcpbridge/internal/jsvalue"
-	"github.com/mcpbridge/mcpbridge/internal/lowdefy/connections"
-	"github.com/mcpbridge/mcpbridge/internal/lowdefy/connections/mongodb"
 	"github.com/mcpbridge/mcpbridge/internal/lowdefy/connections/mongodb/mongotest"
 	"github.com/mcpbridge/mcpbridge/internal/lowdefy/lowdefytest"
 	"github.com/mcpbridge/mcpbridge/internal/lowdefy/render"
-	"github.com/mcpbridge/mcpbridge/internal/lowdefy/serial"
 )
 
 func TestMain(m *testing.M) { mongotest.Main(m) }
@@ -23,40 +17,7 @@ func TestMain(m *testing.M) { mongotest.Main(m) }
 // seeded with lowdefytest's testdata/crud-seed.json (two brands, their products).
 func crudApp(t *testing.T) *lowdefytest.App {
 	t.Helper()
-	uri := mongotest.Shared(t).URI
-	db := mongotest.DatabaseName(t)
-	a := lowdefytest.Crud(t, uri)
-	yaml := filepath.Join(a.Dir, "lowdefy.yaml")
-	b, err := os.ReadFile(yaml)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := strings.ReplaceAll(string(b), "databaseName: example-crud", "databaseName: "+db)
-	if s == string(b) {
-		t.Fatal("the crud app no longer names its database example-crud")
-	}
-	must(t, os.WriteFile(yaml, []byte(s), 0o644))
-	raw, err := os.ReadFile(filepath.Join(lowdefytest.RepoRoot(t), "internal", "lowdefy", "lowdefytest", "testdata", "crud-seed.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	seed, err := serial.Unmarshal(raw)
-	if err != nil {
-		t.Fatal(err)
-	}
-	insert := mongodb.Type().Requests["MongoDBInsertMany"]
-	for coll, docs := range seed.(*jsvalue.Object).Range {
-		_, err := insert.Run(context.Background(), &connections.Call{
-			PageID: "seed", RequestID: "seed", ConnectionID: coll,
-			Connection: jsvalue.ObjectOf("databaseUri", uri, "databaseName", db, "collection", coll, "write", true),
-			Request:    jsvalue.ObjectOf("docs", docs),
-			Deps:       &connections.Deps{},
-		})
-		if err != nil {
-			t.Fatalf("seed %s: %v", coll, err)
-		}
-	}
-	return a
+	return lowdefytest.SeededCrud(t, mongotest.Shared(t).URI, mongotest.DatabaseName(t))
 }
 
 // The crud app's pages on MongoDB (FerretDB) through the real runtime: the brands grid, a
