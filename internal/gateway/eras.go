@@ -2,98 +2,19 @@ package gateway
 
 import (
 	"context"
-	"maps"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcpbridge/mcpbridge/internal/auth"
 )
 
-// A result carries fields of the protocol version of the hop it crossed: resultType and
-// the 2026-07-28 _meta keys (the server's identity above all), and the cache-control
-// fields ttlMs and cacheScope. What a backend returns — an upstream's result as the
-// go-sdk client decoded it, at the upstream session's version — is the gateway's to
-// answer in the client's era: the backend's protocol fields are dropped here, on the way
-// in, and the gateway's own are added on the way out (the go-sdk server for 2026-07-28
-// requests, writeLean on the lean path). A session negotiated below 2026-07-28 gets none
-// of them: the carried go-sdk leaves them out of such answers (mcp/legacy.go), and the
-// lean legacy path never writes them.
-
-// hopMetaKeys are the _meta keys of the 2026-07-28 protocol: they describe one hop (who
-// answered, at which version, for which client), so an upstream's are never passed on.
-var hopMetaKeys = []string{
-	mcp.MetaKeyServerInfo, mcp.MetaKeyProtocolVersion, mcp.MetaKeyClientInfo,
-	mcp.MetaKeyClientCapabilities, mcp.MetaKeyLogLevel, mcp.MetaKeySubscriptionID,
-}
-
-// withoutHopMeta returns m without hopMetaKeys: m itself when it has none, else a copy
-// (nil when nothing is left).
-func withoutHopMeta(m mcp.Meta) mcp.Meta {
-	found := false
-	for _, k := range hopMetaKeys {
-		if _, ok := m[k]; ok {
-			found = true
-			break
-		}
-	}
-	if !found {
-		return m
-	}
-	out := maps.Clone(m)
-	for _, k := range hopMetaKeys {
-		delete(out, k)
-	}
-	if len(out) == 0 {
-		return nil
-	}
-	return out
-}
-
-// ownToolResult returns a backend's tool result without the protocol fields of the hop it
-// came over (see above). The copy is built field by field, which leaves out the result
-// type the go-sdk client keeps in an unexported field (TestOwnResultsKeepEveryField
-// checks that no exported field is lost).
-func ownToolResult(r *mcp.CallToolResult) *mcp.CallToolResult {
-	if r == nil {
-		return nil
-	}
-	return &mcp.CallToolResult{
-		Meta: withoutHopMeta(r.Meta), Content: r.Content, StructuredContent: r.StructuredContent,
-		IsError: r.IsError, InputRequests: r.InputRequests, RequestState: r.RequestState,
-	}
-}
-
-// ownPromptResult is ownToolResult for prompts/get.
-func ownPromptResult(r *mcp.GetPromptResult) *mcp.GetPromptResult {
-	if r == nil {
-		return nil
-	}
-	return &mcp.GetPromptResult{
-		Meta: withoutHopMeta(r.Meta), Description: r.Description, Messages: r.Messages,
-		InputRequests: r.InputRequests, RequestState: r.RequestState,
-	}
-}
-
-// ownReadResult is ownToolResult for resources/read. The cache-control fields stay: they
-// say how long the content may be kept, which the gateway passes on (cacheControl
-// settles them).
-func ownReadResult(r *mcp.ReadResourceResult) *mcp.ReadResourceResult {
-	if r == nil {
-		return nil
-	}
-	return &mcp.ReadResourceResult{
-		Meta: withoutHopMeta(r.Meta), Cacheable: r.Cacheable, Contents: r.Contents,
-		InputRequests: r.InputRequests, RequestState: r.RequestState,
-	}
-}
-
-// ownCompleteResult is ownToolResult for completion/complete.
-func ownCompleteResult(r *mcp.CompleteResult) *mcp.CompleteResult {
-	if r == nil {
-		return nil
-	}
-	return &mcp.CompleteResult{Meta: withoutHopMeta(r.Meta), Completion: r.Completion}
-}
+// A result carries fields of the protocol version of the hop it crossed (resultType, the
+// 2026-07-28 _meta keys, the cache-control fields ttlMs and cacheScope). The upstream
+// backend drops its upstream hop's (internal/backend/upstream/eras.go); the gateway adds
+// its own on the way out (the go-sdk server for 2026-07-28 requests, writeLean on the lean
+// path) and settles the cache-control fields here. A session negotiated below 2026-07-28
+// gets none of them: the carried go-sdk leaves them out of such answers (mcp/legacy.go),
+// and the lean legacy path never writes them.
 
 // cacheControl settles the cache-control fields (ttlMs, cacheScope) of a 2026-07-28
 // list or read result, and of a REST read, so that both surfaces say the same. ttlMs is

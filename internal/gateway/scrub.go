@@ -29,7 +29,6 @@ func (g *Gateway) scrubber() *secret.Scrubber { return g.secrets.Scrubber() }
 
 // scrubCall scrubs what a backend's CallTool returned.
 func (g *Gateway) scrubCall(res *mcp.CallToolResult, err error) (*mcp.CallToolResult, error) {
-	res = ownToolResult(res) // and without the protocol fields of its hop (eras.go)
 	sc := g.scrubber()
 	if sc == nil {
 		return res, err
@@ -39,7 +38,6 @@ func (g *Gateway) scrubCall(res *mcp.CallToolResult, err error) (*mcp.CallToolRe
 
 // scrubRead scrubs what a resource read returned.
 func (g *Gateway) scrubRead(res *mcp.ReadResourceResult, err error) (*mcp.ReadResourceResult, error) {
-	res = ownReadResult(res)
 	sc := g.scrubber()
 	if sc == nil || (res == nil && err == nil) {
 		return res, err
@@ -58,7 +56,6 @@ func (g *Gateway) scrubRead(res *mcp.ReadResourceResult, err error) (*mcp.ReadRe
 
 // scrubPrompt scrubs what a prompts/get returned.
 func (g *Gateway) scrubPrompt(res *mcp.GetPromptResult, err error) (*mcp.GetPromptResult, error) {
-	res = ownPromptResult(res)
 	sc := g.scrubber()
 	if sc == nil || (res == nil && err == nil) {
 		return res, err
@@ -92,7 +89,6 @@ const maxCompletionValues = 100
 
 // scrubCompletion bounds and scrubs what a completion/complete returned.
 func (g *Gateway) scrubCompletion(res *mcp.CompleteResult, err error) (*mcp.CompleteResult, error) {
-	res = ownCompleteResult(res)
 	if res != nil && len(res.Completion.Values) > maxCompletionValues {
 		out := *res
 		out.Completion.Total = max(res.Completion.Total, len(res.Completion.Values))

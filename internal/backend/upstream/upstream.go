@@ -797,6 +797,12 @@ func (b *Backend) Catalog(context.Context) (*backend.Catalog, error) {
 
 // CallTool calls the tool on its upstream, through the caller's upstream session.
 func (b *Backend) CallTool(ctx context.Context, call *backend.Call) (*mcp.CallToolResult, error) {
+	res, err := b.callTool(ctx, call)
+	return ownToolResult(res), err
+}
+
+// callTool is CallTool with the upstream's result as its client decoded it.
+func (b *Backend) callTool(ctx context.Context, call *backend.Call) (*mcp.CallToolResult, error) {
 	u, name := b.route(call.Name)
 	if u == nil {
 		return backend.ErrorResult("unknown tool %q", call.Name), nil
@@ -986,6 +992,12 @@ func upstreamError(err error, target **jsonrpc.Error) bool {
 // ReadResource reads a resource from the upstream that lists it (or whose template
 // matches it).
 func (b *Backend) ReadResource(ctx context.Context, _ auth.Principal, uri string) (*mcp.ReadResourceResult, error) {
+	res, err := b.readResource(ctx, uri)
+	return ownReadResult(res), err
+}
+
+// readResource is ReadResource with the upstream's result as its client decoded it.
+func (b *Backend) readResource(ctx context.Context, uri string) (*mcp.ReadResourceResult, error) {
 	u := b.resourceOwner(uri)
 	parent := ctx
 	ctx, cancel := context.WithTimeout(ctx, u.src.Timeout)
@@ -1013,6 +1025,12 @@ func (b *Backend) ReadResource(ctx context.Context, _ auth.Principal, uri string
 // runs on its own legacy upstream session, which forwards them over the client's session,
 // and a stateless client's is parked (see parked).
 func (b *Backend) GetPrompt(ctx context.Context, r *backend.PromptRequest) (*mcp.GetPromptResult, error) {
+	res, err := b.getPrompt(ctx, r)
+	return ownPromptResult(res), err
+}
+
+// getPrompt is GetPrompt with the upstream's result as its client decoded it.
+func (b *Backend) getPrompt(ctx context.Context, r *backend.PromptRequest) (*mcp.GetPromptResult, error) {
 	u, pname := b.route(r.Name)
 	if u == nil {
 		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("unknown prompt %q", r.Name)}
@@ -1101,6 +1119,12 @@ func (b *Backend) GetPrompt(ctx context.Context, r *backend.PromptRequest) (*mcp
 
 // Complete completes a prompt or resource template argument on its upstream.
 func (b *Backend) Complete(ctx context.Context, p *mcp.CompleteParams) (*mcp.CompleteResult, error) {
+	res, err := b.complete(ctx, p)
+	return ownCompleteResult(res), err
+}
+
+// complete is Complete with the upstream's result as its client decoded it.
+func (b *Backend) complete(ctx context.Context, p *mcp.CompleteParams) (*mcp.CompleteResult, error) {
 	if p == nil || p.Ref == nil {
 		return &mcp.CompleteResult{}, nil
 	}
