@@ -209,7 +209,7 @@ func (r *renderer) button(n *engine.Node) {
 			title = n.ID
 		}
 	}
-	r.leaf(t, title)
+	r.leaf(t, "", title)
 }
 
 func (r *renderer) anchor(n *engine.Node) {
@@ -225,7 +225,7 @@ func (r *renderer) anchor(n *engine.Node) {
 			title = n.ID
 		}
 	}
-	r.leaf(t, title)
+	r.leaf(t, "", title)
 }
 
 // markdown renders the markdown blocks: their content is markdown, written
@@ -266,17 +266,7 @@ func markdownWithHTML(s string) string {
 // other text fenced as markdown.
 func (r *renderer) html(n *engine.Node) {
 	body := htmlToMarkdown(text(prop(n, "html")))
-	t := r.common("display", n)
-	switch {
-	case body == "":
-		r.line(t.selfClosed())
-	case plain(body):
-		r.line(t.open() + body + t.close())
-	default:
-		r.line(t.open())
-		r.fence("markdown", body)
-		r.line(t.close())
-	}
+	r.leaf(r.common("display", n), "markdown", body)
 }
 
 // paragraph writes plain text as a line of its own; text that is not plain,

@@ -327,12 +327,13 @@ func (r *renderer) display(n *engine.Node, body string, extra ...func(*tag)) {
 	for _, e := range extra {
 		e(t)
 	}
-	r.leaf(t, body)
+	r.leaf(t, "", body)
 }
 
 // leaf writes a tag with a text body: on one line when the body is plain,
-// else with the body fenced between the open and close lines.
-func (r *renderer) leaf(t *tag, body string) {
+// else with the body fenced (as lang, "" for none) between the open and close
+// lines.
+func (r *renderer) leaf(t *tag, lang, body string) {
 	switch {
 	case body == "":
 		r.line(t.selfClosed())
@@ -340,7 +341,7 @@ func (r *renderer) leaf(t *tag, body string) {
 		r.line(t.open() + body + t.close())
 	default:
 		r.line(t.open())
-		r.fence("", body)
+		r.fence(lang, body)
 		r.line(t.close())
 	}
 }
