@@ -167,18 +167,10 @@ func dateAttrs(t *tag, n *engine.Node) {
 // optionAttrs lists a selector's options: values as JSON, with their label
 // when it differs (value:"Label"), at most Options.MaxOptions of them.
 func (r *renderer) optionAttrs(t *tag, n *engine.Node) {
-	opts, _ := prop(n, "options").([]any)
-	var items []string
-	limit := r.opts.maxOptions()
-	for i, o := range opts {
-		if i == limit {
-			items = append(items, "… "+strconv.Itoa(len(opts)-limit)+" more")
-			break
-		}
+	items := r.limitedOptions(n, func(o any) string {
 		oo, ok := o.(*jsvalue.Object)
 		if !ok {
-			items = append(items, jsonValue(o))
-			continue
+			return jsonValue(o)
 		}
 		v := oo.Prop("value")
 		item := jsonValue(v)
@@ -188,9 +180,25 @@ func (r *renderer) optionAttrs(t *tag, n *engine.Node) {
 		if d, _ := oo.Prop("disabled").(bool); d {
 			item += "(disabled)"
 		}
-		items = append(items, item)
-	}
+		return item
+	})
 	t.raw("options", "["+strings.Join(items, ", ")+"]")
+}
+
+// limitedOptions writes the first Options.MaxOptions of n's options with item, and
+// says how many more there are.
+func (r *renderer) limitedOptions(n *engine.Node, item func(o any) string) []string {
+	opts, _ := prop(n, "options").([]any)
+	var items []string
+	limit := r.opts.maxOptions()
+	for i, o := range opts {
+		if i == limit {
+			items = append(items, "… "+strconv.Itoa(len(opts)-limit)+" more")
+			break
+		}
+		items = append(items, item(o))
+	}
+	return items
 }
 
 // Display blocks.

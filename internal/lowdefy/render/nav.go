@@ -1,7 +1,6 @@
 package render
 
 import (
-	"strconv"
 	"strings"
 
 	"github.com/mcpbridge/mcpbridge/internal/jsvalue"
@@ -48,18 +47,8 @@ func (r *renderer) pagination(n *engine.Node) {
 // suggestionAttrs lists an AutoComplete's options as suggestions: any text
 // is a value.
 func (r *renderer) suggestionAttrs(t *tag, n *engine.Node) {
-	opts, _ := prop(n, "options").([]any)
-	var items []string
-	limit := r.opts.maxOptions()
-	for i, o := range opts {
-		if i == limit {
-			items = append(items, "… "+strconv.Itoa(len(opts)-limit)+" more")
-			break
-		}
-		// The block shows each option as `${opt}`.
-		items = append(items, jsonAttr(jsvalue.ToString(o)))
-	}
-	t.list("suggestions", items)
+	// The block shows each option as `${opt}`.
+	t.list("suggestions", r.limitedOptions(n, func(o any) string { return jsonAttr(jsvalue.ToString(o)) }))
 	textAttrs(t, n)
 }
 
