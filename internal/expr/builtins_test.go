@@ -33,6 +33,25 @@ var boundedLimits = Limits{Timeout: time.Millisecond, MaxMemory: 32 << 20}
 // limit cannot stop them before the refusal.
 var legalLimits = Limits{Timeout: 2 * time.Minute}
 
+// evalLegal runs each case, a subtest, under legalLimits and compares its result with want.
+func evalLegal(t *testing.T, tests []struct {
+	name, src string
+	want      any
+}) {
+	t.Helper()
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := mustCompile(t, tt.src).Eval(context.Background(), nil, legalLimits)
+			if err != nil {
+				t.Fatalf("Eval: %v", err)
+			}
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("result mismatch (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
 // unboundedReturn is how soon an interrupted attack must return: a wide margin over the
 // quarter second of attackLimits, only to catch a built-in the limits never interrupted.
 const unboundedReturn = 30 * time.Second
@@ -388,15 +407,5 @@ func TestBuiltinsUnderTheLimits(t *testing.T) {
 		{"large JSON.stringify", `JSON.stringify(new Array(1e5).fill({a: 1})).length`, int64(800001)},
 		{"large spread", `[...'ab'.repeat(1e5)].length`, int64(200000)},
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			got, err := mustCompile(t, tt.src).Eval(context.Background(), nil, legalLimits)
-			if err != nil {
-				t.Fatalf("Eval: %v", err)
-			}
-			if diff := cmp.Diff(tt.want, got); diff != "" {
-				t.Errorf("result mismatch (-want +got):\n%s", diff)
-			}
-		})
-	}
+	evalLegal(t, tests)
 }
