@@ -191,41 +191,32 @@ func walkPage(p *app.Page) []*node {
 	out := []*node{root}
 	var walk func(parent *node, list *node)
 	walk = func(parent *node, list *node) {
-		areas, _ := parent.cfg.Prop("areas").(*jsvalue.Object)
-		for _, a := range areas.Range {
-			ao, _ := a.(*jsvalue.Object)
-			bl, _ := ao.Prop("blocks").([]any)
-			for _, b := range bl {
-				cfg, ok := b.(*jsvalue.Object)
-				if !ok {
-					continue
+		for cfg := range app.ChildBlocks(parent.cfg) {
+			vis := cfg.Prop("visible")
+			if vis == false || excluded(cfg) {
+				continue
+			}
+			typ, _ := cfg.Prop("type").(string)
+			id, _ := cfg.Prop("blockId").(string)
+			n := &node{cfg: cfg, id: id, typ: typ, meta: metaOf(typ, cfg), parent: parent,
+				conditional: parent.conditional, dependsOn: parent.dependsOn}
+			if !jsvalue.IsUndefined(vis) && vis != true {
+				n.conditional = true
+				n.dependsOn = appendUnique(slices.Clone(parent.dependsOn), stateKeys(vis)...)
+			}
+			switch {
+			case list != nil:
+				// Inside a list item: only its inputs matter, as the list's item fields.
+				if n.input() {
+					list.items = append(list.items, n)
 				}
-				vis := cfg.Prop("visible")
-				if vis == false || excluded(cfg) {
-					continue
-				}
-				typ, _ := cfg.Prop("type").(string)
-				id, _ := cfg.Prop("blockId").(string)
-				n := &node{cfg: cfg, id: id, typ: typ, meta: metaOf(typ, cfg), parent: parent,
-					conditional: parent.conditional, dependsOn: parent.dependsOn}
-				if !jsvalue.IsUndefined(vis) && vis != true {
-					n.conditional = true
-					n.dependsOn = appendUnique(slices.Clone(parent.dependsOn), stateKeys(vis)...)
-				}
-				switch {
-				case list != nil:
-					// Inside a list item: only its inputs matter, as the list's item fields.
-					if n.input() {
-						list.items = append(list.items, n)
-					}
-					walk(n, list)
-				case n.meta.Category == blocks.List:
-					out = append(out, n)
-					walk(n, n)
-				default:
-					out = append(out, n)
-					walk(n, nil)
-				}
+				walk(n, list)
+			case n.meta.Category == blocks.List:
+				out = append(out, n)
+				walk(n, n)
+			default:
+				out = append(out, n)
+				walk(n, nil)
 			}
 		}
 	}
@@ -1184,15 +1175,8 @@ func rowSetter(page *jsvalue.Object, k, submit string) *recordKey {
 				}
 			}
 		}
-		areas, _ := b.Prop("areas").(*jsvalue.Object)
-		for _, a := range areas.Range {
-			ao, _ := a.(*jsvalue.Object)
-			list, _ := ao.Prop("blocks").([]any)
-			for _, c := range list {
-				if co, ok := c.(*jsvalue.Object); ok {
-					walk(co)
-				}
-			}
+		for c := range app.ChildBlocks(b) {
+			walk(c)
 		}
 	}
 	walk(page)

@@ -3,6 +3,7 @@ package app
 import (
 	"errors"
 	"fmt"
+	"iter"
 	"log/slog"
 	"path/filepath"
 	"time"
@@ -313,4 +314,21 @@ func pageAuth(m *jsvalue.Object) PageAuth {
 	pa := PageAuth{Public: get(m, "public") == true}
 	pa.Roles = stringList(get(m, "roles"))
 	return pa
+}
+
+// ChildBlocks yields the blocks of a built block config's areas, area after area, in
+// order (what is not a block config is passed over).
+func ChildBlocks(block *jsvalue.Object) iter.Seq[*jsvalue.Object] {
+	return func(yield func(*jsvalue.Object) bool) {
+		areas, _ := block.Prop("areas").(*jsvalue.Object)
+		for _, a := range areas.Range {
+			ao, _ := a.(*jsvalue.Object)
+			list, _ := ao.Prop("blocks").([]any)
+			for _, c := range list {
+				if co, ok := c.(*jsvalue.Object); ok && !yield(co) {
+					return
+				}
+			}
+		}
+	}
 }

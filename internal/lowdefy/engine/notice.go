@@ -151,15 +151,8 @@ func (p *Page) noteUnknownActions() {
 				}
 			}
 		}
-		areas, _ := b.Prop("areas").(*jsvalue.Object)
-		for _, a := range areas.Range {
-			ao, _ := a.(*jsvalue.Object)
-			list, _ := ao.Prop("blocks").([]any)
-			for _, c := range list {
-				if co, ok := c.(*jsvalue.Object); ok {
-					walk(co)
-				}
-			}
+		for c := range app.ChildBlocks(b) {
+			walk(c)
 		}
 	}
 	walk(p.cfg.Config)
