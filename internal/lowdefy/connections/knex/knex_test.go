@@ -262,25 +262,30 @@ func TestConnectionObjects(t *testing.T) {
 	}
 }
 
-// A write that changed no rows is noted on the call (issue 22 point 7), although the
-// response looks the same (knex's sqlite answers [] to a raw UPDATE whatever it changed):
-// raw UPDATE, DELETE and INSERT OR IGNORE, and KnexBuilder update and del.
-func TestNothingWrittenIsNoted(t *testing.T) {
-	file := filepath.Join(t.TempDir(), "n.sqlite")
-	conn := jsvalue.ObjectOf("client", "sqlite3", "connection", jsvalue.ObjectOf("filename", file), "useNullAsDefault", true)
+// noteCaller returns a function that runs a request of type typ (JSON req) on the
+// connection conn and returns the notes it made; the connection's pools close with t.
+func noteCaller(t *testing.T, conn *jsvalue.Object) func(typ, req string) []string {
 	deps := &connections.Deps{Pools: &connections.Pools{}}
-	defer deps.Pools.Close()
-	kt := Type()
-	call := func(typ, req string) []string {
+	t.Cleanup(func() { deps.Pools.Close() })
+	return func(typ, req string) []string {
 		t.Helper()
 		var notes []string
-		_, err := kt.Requests[typ].Run(context.Background(), &connections.Call{ConnectionID: "knex", RequestID: "r",
+		_, err := Type().Requests[typ].Run(context.Background(), &connections.Call{ConnectionID: "knex", RequestID: "r",
 			Connection: conn, Request: obj(t, req), Deps: deps, Note: func(m string) { notes = append(notes, m) }})
 		if err != nil {
 			t.Fatalf("%s %s: %v", typ, req, err)
 		}
 		return notes
 	}
+}
+
+// A write that changed no rows is noted on the call (issue 22 point 7), although the
+// response looks the same (knex's sqlite answers [] to a raw UPDATE whatever it changed):
+// raw UPDATE, DELETE and INSERT OR IGNORE, and KnexBuilder update and del.
+func TestNothingWrittenIsNoted(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "n.sqlite")
+	conn := jsvalue.ObjectOf("client", "sqlite3", "connection", jsvalue.ObjectOf("filename", file), "useNullAsDefault", true)
+	call := noteCaller(t, conn)
 	call("KnexRaw", `{"query": "CREATE TABLE notes (id INTEGER PRIMARY KEY, body TEXT)"}`)
 	call("KnexRaw", `{"query": "INSERT INTO notes (id, body) VALUES (1, 'a')"}`)
 	for _, c := range []struct{ typ, req, want string }{
@@ -304,18 +309,7 @@ func TestNothingWrittenIsNoted(t *testing.T) {
 func TestNothingWrittenIsNotedPostgres(t *testing.T) {
 	url, _ := postgresDB(t)
 	conn := jsvalue.ObjectOf("client", "pg", "connection", url)
-	deps := &connections.Deps{Pools: &connections.Pools{}}
-	defer deps.Pools.Close()
-	call := func(typ, req string) []string {
-		t.Helper()
-		var notes []string
-		_, err := Type().Requests[typ].Run(context.Background(), &connections.Call{ConnectionID: "knex", RequestID: "r",
-			Connection: conn, Request: obj(t, req), Deps: deps, Note: func(m string) { notes = append(notes, m) }})
-		if err != nil {
-			t.Fatalf("%s %s: %v", typ, req, err)
-		}
-		return notes
-	}
+	call := noteCaller(t, conn)
 	call("KnexRaw", `{"query": "CREATE TABLE notes (id INTEGER PRIMARY KEY, body TEXT)"}`)
 	call("KnexRaw", `{"query": "INSERT INTO notes (id, body) VALUES (1, 'a')"}`)
 	for _, c := range []struct{ typ, req, want string }{
