@@ -43,6 +43,14 @@ func (d *dynamic) revision(slug string) (int64, bool) {
 	return rev, ok
 }
 
+// setInvalid records why the stored definition of slug is not served, leaving the
+// revision being served, if any.
+func (d *dynamic) setInvalid(slug, why string) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.invalid[slug] = why
+}
+
 func (d *dynamic) set(slug string, rev int64, invalid string) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
@@ -93,9 +101,7 @@ func (g *Gateway) loadStored(ctx context.Context) error {
 			put = append(put, entries[i])
 			g.dyn.set(d.Slug, d.Revision, "")
 		case invalid[i] != "":
-			g.dyn.mu.Lock()
-			g.dyn.invalid[d.Slug] = invalid[i]
-			g.dyn.mu.Unlock()
+			g.dyn.setInvalid(d.Slug, invalid[i])
 		}
 	}
 	g.reg.putAll(put)
@@ -196,9 +202,7 @@ func (g *Gateway) applyStored(ctx context.Context, slug string) {
 	}
 	s, err := config.ParseServer("stored server "+slug, slug, d.Doc, backend.Kinds())
 	if err != nil {
-		g.dyn.mu.Lock()
-		g.dyn.invalid[slug] = err.Error()
-		g.dyn.mu.Unlock()
+		g.dyn.setInvalid(slug, err.Error())
 		g.log.Error("stored server is invalid; not served (a previous revision, if any, stays)", "server", slug, "revision", d.Revision, "error", err)
 		return
 	}
