@@ -117,3 +117,13 @@ func TestUserFieldsChecked(t *testing.T) {
 		t.Errorf("problems %v", ps)
 	}
 }
+
+// A userFields field 100,000 levels deep (a _user with no JSON form, rebuilt on every
+// call) is a problem that says the bound, without repeating the field whole.
+func TestUserFieldsTooDeep(t *testing.T) {
+	deep := strings.Repeat("a.", 100000) + "z"
+	ps := loadProblems(t, map[string]string{"lowdefy.yaml": "lowdefy: 4.0.0\nauth:\n  userFields:\n    ? " + deep + "\n    : user.id\n    __proto__.x: user.id\n    constructor.prototype.y: profile.sub\npages:\n  - {id: a, type: Box}\n"})
+	if len(ps) != 1 || !strings.Contains(ps[0].String(), "100001 levels deep; a _user field has at most 100") || len(ps[0].String()) > 400 {
+		t.Errorf("problems %.600v", ps)
+	}
+}
