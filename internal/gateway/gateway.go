@@ -81,13 +81,15 @@ type Options struct {
 
 // Gateway serves a configuration's servers over HTTP.
 type Gateway struct {
-	cfg     *config.Config
-	opts    Options
-	log     *slog.Logger
-	sdkLog  *slog.Logger // the SDK's chatty per-session logs, at warning level and above
-	reg     registry
-	metrics *metrics
-	origins map[string]bool
+	// openSlots bounds the stored servers that open at once (maxOpenings, lazy.go).
+	openSlots chan struct{}
+	cfg       *config.Config
+	opts      Options
+	log       *slog.Logger
+	sdkLog    *slog.Logger // the SDK's chatty per-session logs, at warning level and above
+	reg       registry
+	metrics   *metrics
+	origins   map[string]bool
 	// storeFiles are the store's files, never served as file resources.
 	storeFiles []string
 	// originHosts are the hosts (host[:port]) of the configured origins, also accepted as
@@ -176,6 +178,7 @@ func New(ctx context.Context, cfg *config.Config, opts Options) (*Gateway, error
 		go g.sessions.sweep(opts.SessionTimeout, g.stopSweep)
 	}
 	g.rates = newRateLimiter(nil)
+	g.openSlots = make(chan struct{}, maxOpenings)
 	g.callers = &callerSlots{max: cfg.Limits.ConcurrentCallsPerPrincipal, running: map[string]int{}}
 	if opts.Audit != nil {
 		ao := auditOptions{spillDir: cfg.Audit.SpillDir, spillMax: cfg.Audit.SpillMax, required: cfg.Audit.Required}

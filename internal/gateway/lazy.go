@@ -21,6 +21,13 @@ import (
 // an MCP request, a REST call, its page, a server:// read. Until then the registry holds an
 // unopened entry (Entry.stored), which opened replaces with the opened one.
 
+// maxOpenings bounds how many stored servers open at once, whatever the number of first
+// uses that arrive together: each opening decodes a definition and starts a backend (an
+// upstream's process or connection and its handshake), so 2,000 servers used for the first
+// time in the same second open a few at a time instead of all at once. A request waiting
+// for a server that waits for a slot is answered as one waiting for its opening.
+const maxOpenings = 8
+
 // storedDef is the stored definition of a server that is served but not opened yet.
 type storedDef struct {
 	doc      json.RawMessage
@@ -120,6 +127,8 @@ func (g *Gateway) opened(ctx context.Context, e *Entry) (*Entry, error) {
 func (g *Gateway) openStored(p *Entry) {
 	sd := p.stored
 	defer close(sd.done)
+	g.openSlots <- struct{}{}
+	defer func() { <-g.openSlots }()
 	unlock := g.dyn.lock(p.Name)
 	defer unlock()
 	if g.reg.get(p.Name) != p {

@@ -91,10 +91,13 @@ func TestMCPTimeZone(t *testing.T) {
 		{"Mars/Olympus", `lowdefy.yaml:3:3: mcp.timeZone: time zone "Mars/Olympus" is not an IANA time zone name such as UTC, Europe/Paris or America/New_York`},
 		{"Local", `lowdefy.yaml:3:3: mcp.timeZone: time zone "Local" is not an IANA time zone name`},
 		{"3", `lowdefy.yaml:3:13: mcp.timeZone: must be string, got number 3`},
+		{"../../etc/passwd", `lowdefy.yaml:3:3: mcp.timeZone: time zone "../../etc/passwd" is not an IANA time zone name`},
+		{"/etc/passwd", `lowdefy.yaml:3:3: mcp.timeZone: time zone "/etc/passwd" is not an IANA time zone name`},
+		{strings.Repeat("A", 1<<20), `lowdefy.yaml:3:3: mcp.timeZone: time zone "AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA"… (1048576 bytes) is not an IANA time zone name`},
 	} {
 		ps := loadProblems(t, map[string]string{"lowdefy.yaml": "lowdefy: 4.0.0\nmcp:\n  timeZone: " + c.zone + "\npages:\n  - {id: a, type: Box}\n"})
-		if len(ps) != 1 || !strings.HasPrefix(ps[0].String(), c.want) {
-			t.Errorf("timeZone %s: problems %v\nwant one starting %q", c.zone, ps, c.want)
+		if len(ps) != 1 || !strings.HasPrefix(ps[0].String(), c.want) || len(ps[0].String()) > 400 {
+			t.Errorf("timeZone %.40s: problems %.400v\nwant one starting %q", c.zone, ps, c.want)
 		}
 	}
 }
@@ -115,5 +118,15 @@ func TestUserFieldsChecked(t *testing.T) {
 	ps := loadProblems(t, map[string]string{"lowdefy.yaml": "lowdefy: 4.0.0\nauth:\n  userFields:\n    id: 3\npages:\n  - {id: a, type: Box}\n"})
 	if len(ps) != 1 || !strings.HasPrefix(ps[0].String(), "lowdefy.yaml:4:5: auth.userFields.id: must be a path string") {
 		t.Errorf("problems %v", ps)
+	}
+}
+
+// A userFields field 100,000 levels deep (a _user with no JSON form, rebuilt on every
+// call) is a problem that says the bound, without repeating the field whole.
+func TestUserFieldsTooDeep(t *testing.T) {
+	deep := strings.Repeat("a.", 100000) + "z"
+	ps := loadProblems(t, map[string]string{"lowdefy.yaml": "lowdefy: 4.0.0\nauth:\n  userFields:\n    ? " + deep + "\n    : user.id\n    __proto__.x: user.id\n    constructor.prototype.y: profile.sub\npages:\n  - {id: a, type: Box}\n"})
+	if len(ps) != 1 || !strings.Contains(ps[0].String(), "100001 levels deep; a _user field has at most 100") || len(ps[0].String()) > 400 {
+		t.Errorf("problems %.600v", ps)
 	}
 }

@@ -26,11 +26,18 @@ func (e timeZoneError) Error() string { return string(e) }
 
 const errLocalZone = timeZoneError("Local is the zone of the machine that runs mcpbridge, not the app's")
 
+// maxZoneName bounds the mcp.timeZone a problem repeats whole.
+const maxZoneName = 100
+
 // checkTimeZone checks mcp.timeZone: an IANA time zone name such as Europe/Paris.
 func (b *builder) checkTimeZone() {
 	m := asMap(get(b.c, "mcp"))
 	name, ok := get(m, "timeZone").(string)
 	if !ok {
+		return
+	}
+	if len(name) > maxZoneName { // the longest IANA name is 30 bytes
+		b.fail(m, "mcp.timeZone", "time zone %.40q… (%d bytes) is not an IANA time zone name such as UTC, Europe/Paris or America/New_York", name, len(name))
 		return
 	}
 	if _, err := timeZoneOf(name); err != nil {

@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/mcpbridge/mcpbridge/internal/jsvalue"
 	"github.com/mcpbridge/mcpbridge/internal/lowdefy/blocks"
@@ -106,4 +108,21 @@ func hasString(v any) bool {
 		}
 	}
 	return false
+}
+
+// maxQuoted is how many bytes of an agent's page or block id an error message repeats.
+const maxQuoted = 120
+
+// quoted quotes an id an agent gave for an error message, as %q does, cut to maxQuoted
+// bytes (at a rune boundary) with its length said, so that a huge id is not sent back
+// whole.
+func quoted(s string) string {
+	if len(s) <= maxQuoted {
+		return strconv.Quote(s)
+	}
+	cut := maxQuoted
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return strconv.Quote(s[:cut]) + fmt.Sprintf("… (%d bytes)", len(s))
 }

@@ -334,7 +334,7 @@ func (e *Engine) resolvePage(id string) (*app.Page, error) {
 		p = e.app.Page("404")
 	}
 	if p == nil {
-		return nil, fmt.Errorf("page %q not found and the app has no 404 page", id)
+		return nil, fmt.Errorf("page %s not found and the app has no 404 page", quoted(id))
 	}
 	return p, nil
 }
@@ -356,7 +356,7 @@ func (e *Engine) Navigate(ctx context.Context, pageID string, input *jsvalue.Obj
 	// may not see: the navigation fails and the current page stays (a Link to such a page
 	// opens the 404 page instead, see resolvePage).
 	if cfg := e.app.Page(pageID); cfg == nil || !e.authorized(cfg) {
-		return fmt.Errorf("page %q not found (or not visible to this user)", pageID)
+		return fmt.Errorf("page %s not found (or not visible to this user)", quoted(pageID))
 	}
 	if input == nil {
 		input = jsvalue.NewObject(0)
@@ -387,10 +387,10 @@ func (e *Engine) NavigateURL(ctx context.Context, target string, input, urlQuery
 		return e.Navigate(ctx, pageID, input, urlQuery)
 	}
 	if urlQuery != nil {
-		return fmt.Errorf("give the URL query either in the page id (%q) or as urlQuery, not both", target)
+		return fmt.Errorf("give the URL query either in the page id (%s) or as urlQuery, not both", quoted(target))
 	}
 	if cfg := e.app.Page(pageID); cfg == nil || !e.authorized(cfg) {
-		return fmt.Errorf("page %q not found (or not visible to this user)", pageID)
+		return fmt.Errorf("page %s not found (or not visible to this user)", quoted(pageID))
 	}
 	if input == nil {
 		input = jsvalue.NewObject(0)

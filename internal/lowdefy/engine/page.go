@@ -121,7 +121,7 @@ func (p *Page) block(id string) (*block, error) {
 			}
 		}
 	}
-	return nil, fmt.Errorf("page %q has no block %q (block ids inside lists carry the item index, such as list.0.field; a block whose id is used more than once is addressed as PARENT/ID, as the page shows it)", p.id, id)
+	return nil, fmt.Errorf("page %q has no block %s (block ids inside lists carry the item index, such as list.0.field; a block whose id is used more than once is addressed as PARENT/ID, as the page shows it)", p.id, quoted(id))
 }
 
 // addresses returns the path-qualified ids of the blocks whose id is used more than once
