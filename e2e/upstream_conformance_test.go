@@ -79,10 +79,9 @@ func TestUpstreamConformance(t *testing.T) {
 		{"http-stateful", "    url: " + stateful + "\n", []string{"stateful"}},
 	}
 	// A server per setup, isolation and run: the runs do not meet in the gateway's shared
-	// upstream sessions, as the direct runs meet nowhere. (They would: a parked call that a
-	// 2026-07-28 scenario abandons keeps a shared legacy upstream session busy until the
-	// server's timeout, and a 2025-11-25 client's sampling, elicitation and log messages
-	// are refused meanwhile — issue 20 point 13.)
+	// upstream sessions, as the direct runs meet nowhere (a stateful run's calls would
+	// otherwise overlap another run's on the one shared session, where the upstream's
+	// requests cannot be told apart).
 	var cfg strings.Builder
 	cfg.WriteString("servers:\n")
 	for _, s := range setups {

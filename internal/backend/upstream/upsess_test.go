@@ -254,12 +254,16 @@ func nameAnswer(name string) *mcp.ElicitResult {
 // alone. One anonymous caller abandons a parked call (the timeout is long: it would
 // hold on for ten minutes); another anonymous caller's calls are asked their own input and
 // answered, round after round, and the abandoned call can still be taken up by its
-// continuation.
+// continuation. With isolation: shared too, where a legacy client's call on the shared
+// upstream session is asked its input meanwhile.
 func TestAbandonedParkedCallBlocksNoOne(t *testing.T) {
-	for _, up := range []variant{
-		{"stdio", stdioUpstream(t, map[string]string{"UPSTREAM_TEST_LEGACY": "1"}, "")},
-		{"http", "    url: " + startHTTPServer(t, "UPSTREAM_TEST_LEGACY=1") + "\n"},
-	} {
+	var ups []variant
+	for _, isolation := range []string{"per-session", "shared"} {
+		ups = append(ups,
+			variant{isolation + "/stdio", "    isolation: " + isolation + "\n" + stdioUpstream(t, map[string]string{"UPSTREAM_TEST_LEGACY": "1"}, "")},
+			variant{isolation + "/http", "    isolation: " + isolation + "\n    url: " + startHTTPServer(t, "UPSTREAM_TEST_LEGACY=1") + "\n"})
+	}
+	for _, up := range ups {
 		t.Run(up.name, func(t *testing.T) {
 			srv := start(t, "servers:\n  up:\n    kind: mcp\n    description: d\n    timeout: 10m\n"+up.yaml)
 			a := rawClient(t, srv, "up", "elicitation", "sampling")
@@ -293,6 +297,22 @@ func TestAbandonedParkedCallBlocksNoOne(t *testing.T) {
 			r = askRound(t, b, "ask_direct", mcp.InputResponseMap{key: &mcp.CreateMessageResult{Model: "m", Role: "assistant", Content: &mcp.TextContent{Text: "hey"}}}, r.RequestState)
 			if r.IsError || text(r) != "name Lin, model m said hey" {
 				t.Errorf("ask_direct = %q (isError %v)", text(r), r.IsError)
+			}
+
+			// A legacy client is asked over its session (on the shared upstream session,
+			// with isolation: shared).
+			legacy := mcp.NewClient(&mcp.Implementation{Name: "legacy", Version: "1"}, &mcp.ClientOptions{
+				ElicitationHandler: func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+					return nameAnswer("Kim"), nil
+				},
+			})
+			lcs, err := legacy.Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: srv.URL + "/mcp/up"}, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer lcs.Close()
+			if r := askRound(t, lcs, "ask", nil, ""); r.IsError || !strings.HasPrefix(text(r), "hello Kim (accept") {
+				t.Errorf("a legacy client's call beside the abandoned one = %q (isError %v)", text(r), r.IsError)
 			}
 
 			// The abandoned call was waiting all along.
