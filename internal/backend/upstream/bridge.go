@@ -185,6 +185,14 @@ func (p *parked) ask(ctx context.Context, ir mcp.InputRequest) (mcp.InputRespons
 	}
 }
 
+// asking reports whether the upstream request waits for the answer to something it
+// asked the client.
+func (p *parked) asking() bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return len(p.waiting) > 0
+}
+
 // answer delivers the client's input responses to the waiting upstream requests; one
 // without an answer fails.
 func (p *parked) answer(responses mcp.InputResponseMap) {

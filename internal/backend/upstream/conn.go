@@ -346,19 +346,34 @@ func (c *conn) end(f *inflight) {
 // caller returns where an upstream notification or request without a progress token
 // goes. The protocol does not say which call a log message or a sampling, elicitation or
 // roots request is for, so it is the connection's only caller: the one call in flight, or
-// the latest of several calls that come from one client session. Otherwise it says why
-// there is none.
+// the latest of several calls that come from one client session. A call parked for its
+// stateless client's retry (see parked) is not a candidate while another call runs: its
+// upstream request waits for the answer to what it asked, so what the upstream sends
+// meanwhile is another call's — and a call its client abandoned holds up no one until
+// its timeout. Otherwise it says why there is none.
 func (c *conn) caller() (*target, string) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	switch len(c.calls) {
+	calls := c.calls
+	if len(calls) > 1 {
+		running := make([]*inflight, 0, len(calls))
+		for _, f := range calls {
+			if f.parked == nil || !f.parked.asking() {
+				running = append(running, f)
+			}
+		}
+		if len(running) > 0 {
+			calls = running
+		}
+	}
+	switch len(calls) {
 	case 0:
 		return nil, "no call is running on this upstream session, so there is no client to ask"
 	case 1:
-		return c.calls[0].target(), ""
+		return calls[0].target(), ""
 	}
-	id := c.calls[0].sess.ID()
-	for _, f := range c.calls[1:] {
+	id := calls[0].sess.ID()
+	for _, f := range calls[1:] {
 		if id == "" || f.sess.ID() != id {
 			if c.key == "" || c.key == sharedLegacyKey {
 				return nil, "calls of several clients are running on this shared upstream session, so mcpbridge cannot tell which client to ask; use isolation: per-session"
@@ -368,7 +383,7 @@ func (c *conn) caller() (*target, string) {
 			return nil, "several stateless (2026-07-28) calls are running on this upstream session, which speaks 2026-07-28, so mcpbridge cannot tell which to ask; the upstream should ask for input in its result (input_required), not with a request"
 		}
 	}
-	return c.calls[len(c.calls)-1].target(), ""
+	return calls[len(calls)-1].target(), ""
 }
 
 func (f *inflight) target() *target {

@@ -448,17 +448,8 @@ func (w who) caps() *mcp.ClientCapabilities {
 // retry or its timeout: so there each call of a stateless caller takes a session of the
 // principal's no call is running on, and another is started when all are busy (up to
 // max_sessions; idle ones are closed after idle_timeout).
-//
-// With isolation: shared, the calls of a stateless caller that can be asked something
-// (it declared sampling, elicitation or roots) take such a session of their own too when
-// the shared session speaks the legacy protocol: there a call waiting for its client's
-// retry would keep every other caller's sampling, elicitation, roots and log messages
-// from being told apart until its timeout, however long its client is gone.
 func (u *upstream) connFor(w who) (*conn, error) {
-	u.shared.mu.Lock()
-	legacyShared := !u.shared.modern // as its last session spoke: the stateless ones ask for the same
-	u.shared.mu.Unlock()
-	if u.src.Isolation == Shared && (w.sess.ID() != "" || !legacyShared || !canBeAsked(w.caps())) {
+	if u.src.Isolation == Shared {
 		c, err := u.sharedFor(w)
 		if err == nil {
 			c.reserve()
@@ -466,6 +457,9 @@ func (u *upstream) connFor(w who) (*conn, error) {
 		return c, err
 	}
 	key := w.sess.ID()
+	u.shared.mu.Lock()
+	legacyShared := !u.shared.modern // as its last session spoke: the stateless ones ask for the same
+	u.shared.mu.Unlock()
 	u.mu.Lock()
 	defer u.mu.Unlock()
 	if key == "" {
@@ -514,11 +508,6 @@ func (u *upstream) connFor(w who) (*conn, error) {
 	u.perSess[key] = c
 	c.reserve()
 	return c, nil
-}
-
-// canBeAsked reports whether a client declared something an upstream may ask it for.
-func canBeAsked(caps *mcp.ClientCapabilities) bool {
-	return caps != nil && (caps.Sampling != nil || caps.Elicitation != nil || caps.RootsV2 != nil)
 }
 
 // freeStatelessKey returns the key of the first upstream session of a stateless
