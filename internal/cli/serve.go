@@ -162,7 +162,8 @@ func runServe(ctx context.Context, e *env, args []string) error {
 	// behind; give it back before idling, without holding up the first requests: the
 	// collection takes a few hundred milliseconds with 10,000 stored servers.
 	go debug.FreeOSMemory()
-	log.Info("mcpbridge serving", "url", "http://"+ln.Addr().String()+"/mcp", "servers", len(cfg.Servers), "store", st.Kind)
+	// Stored servers are counted by the gateway's own line ("stored servers listed").
+	log.Info("mcpbridge serving", "url", "http://"+ln.Addr().String()+"/mcp", "config_servers", len(cfg.Servers), "store", st.Kind)
 	if abs != "" {
 		go watchConfig(ctx, abs, g, log)
 	}
