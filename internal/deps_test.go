@@ -48,6 +48,8 @@ type leaf struct {
 }
 
 var leaves = []leaf{
+	// admission decides whether a request may run now; who the caller is stays the gateway's.
+	{tree: "internal/admission/...", uses: []string{"internal/config"}},
 	{tree: "internal/config/...", uses: []string{"internal/lazy"}},
 	// expr converts JavaScript values into the value model, and only into it.
 	{tree: "internal/expr/...", uses: []string{"internal/jsvalue", "internal/lazy"}},

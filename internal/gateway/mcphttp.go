@@ -16,6 +16,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 
+	"github.com/mcpbridge/mcpbridge/internal/admission"
 	"github.com/mcpbridge/mcpbridge/internal/config"
 	"github.com/mcpbridge/mcpbridge/internal/lazy"
 )
@@ -31,7 +32,7 @@ const (
 	codeInternalError  = -32603
 	// codeBusy answers a request refused by a limit (sessions, concurrent calls): the
 	// message says which and when to retry.
-	codeBusy = -32029
+	codeBusy = admission.CodeBusy
 )
 
 // writeRPCError writes a JSON-RPC error object with HTTP status code.
@@ -75,8 +76,8 @@ func (g *Gateway) admit(w http.ResponseWriter, r *http.Request, e *Entry, id jso
 			return false
 		}
 	}
-	if method == "tools/call" && g.callers.max > 0 {
-		release := g.callers.acquire(callerOf(r.Context(), r.Header))
+	if method == "tools/call" && g.callers.Max() > 0 {
+		release := g.callers.Acquire(callerOf(r.Context(), r.Header))
 		if release == nil {
 			g.metrics.refused("concurrent_calls_per_principal")
 			w.Header().Set("Retry-After", "1")

@@ -20,6 +20,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/mcpbridge/mcpbridge/internal/admission"
 	"github.com/mcpbridge/mcpbridge/internal/auth"
 	"github.com/mcpbridge/mcpbridge/internal/backend"
 	"github.com/mcpbridge/mcpbridge/internal/config"
@@ -43,8 +44,8 @@ type Entry struct {
 	// 2026-07-28 result on the lean path.
 	infoMeta []byte
 	state    atomic.Pointer[entryState]
-	applyMu  sync.Mutex // serialises apply
-	calls    callSlots  // tool calls running (limits.concurrent_calls)
+	applyMu  sync.Mutex   // serialises apply
+	calls    serverBounds // tool calls running (limits.concurrent_calls)
 
 	// stored is set on a stored server that is not opened yet (lazy.go): such an entry has
 	// only the definition's summary as its Config, no go-sdk server and no backend, and is
@@ -185,7 +186,7 @@ func (g *Gateway) retireEntry(e *Entry) {
 
 // newEntry creates the go-sdk server and handlers of a server name; apply gives it content.
 func (g *Gateway) newEntry(name, title, instructions string) *Entry {
-	e := &Entry{Name: name, calls: make(callSlots, g.cfg.Limits.ConcurrentCalls)}
+	e := &Entry{Name: name, calls: admission.NewServerSlots(g.cfg.Limits.ConcurrentCalls)}
 	if title == "" {
 		title = name
 	}
@@ -602,7 +603,7 @@ func (g *Gateway) runTool(ctx context.Context, e *Entry, name string, req *mcp.C
 	if outcome == "busy" {
 		var je *jsonrpc.Error
 		errors.As(err, &je)
-		limit, _ := limitOf(je)
+		limit, _ := admission.LimitOf(je)
 		g.metrics.refused(cmp.Or(limit, "concurrent_calls"))
 	}
 	d := time.Since(start)
@@ -671,13 +672,13 @@ func (g *Gateway) callTool(ctx context.Context, e *Entry, name string, req *mcp.
 		return nil, "audit_unavailable", auditRefusalError(name, why)
 	}
 	if !admitted(req) { // the edge holds the slot of a request it admitted
-		mine := g.callers.acquire(callerOf(ctx, requestHeader(req)))
+		mine := g.callers.Acquire(callerOf(ctx, requestHeader(req)))
 		if mine == nil {
 			return nil, "busy", g.principalSlotError()
 		}
 		defer mine()
 	}
-	release, err := e.calls.acquire(ctx, e.Name, g.cfg.Limits.CallQueueWait)
+	release, err := e.calls.Acquire(ctx, e.Name, g.cfg.Limits.CallQueueWait)
 	if err != nil {
 		return nil, "busy", err
 	}

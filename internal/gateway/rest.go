@@ -13,6 +13,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/yosida95/uritemplate/v3"
 
+	"github.com/mcpbridge/mcpbridge/internal/admission"
 	"github.com/mcpbridge/mcpbridge/internal/auth"
 )
 
@@ -310,7 +311,7 @@ func restRPCError(w http.ResponseWriter, err error, hint string) {
 	case re.Code == jsonrpc.CodeInvalidParams || re.Code == codeInvalidRequest:
 		status = http.StatusBadRequest
 	case re.Code == codeBusy:
-		if limit, retry := limitOf(re); limit != "" && limit != "concurrent_calls" {
+		if limit, retry := admission.LimitOf(re); limit != "" && limit != "concurrent_calls" {
 			// A limit of the caller's own (rate, calls at once): 429, like at the edge.
 			w.Header().Set("Retry-After", fmt.Sprint(retry))
 			restLimitError(w, http.StatusTooManyRequests, re)
@@ -328,7 +329,7 @@ func restRPCError(w http.ResponseWriter, err error, hint string) {
 // restLimitError answers a request refused by a limit: {"error", "limit",
 // "retryAfterSeconds"} (the caller has set Retry-After).
 func restLimitError(w http.ResponseWriter, status int, je *jsonrpc.Error) {
-	limit, retry := limitOf(je)
+	limit, retry := admission.LimitOf(je)
 	restJSON(w, status, map[string]any{"error": je.Message, "limit": limit, "retryAfterSeconds": retry})
 }
 
