@@ -48,7 +48,13 @@ type leaf struct {
 }
 
 var leaves = []leaf{
+	// admission decides whether a request may run now; who the caller is stays the gateway's.
+	{tree: "internal/admission/...", uses: []string{"internal/config"}},
+	// the admin API reaches the served servers only through the gateway's adminapi.Servers.
+	{tree: "internal/adminapi/...", uses: []string{"internal/auth", "internal/config", "internal/store"}},
 	{tree: "internal/config/...", uses: []string{"internal/lazy"}},
+	// the REST routes reach the servers only through the gateway's restapi.Servers.
+	{tree: "internal/restapi/...", uses: []string{"internal/admission", "internal/auth"}},
 	// expr converts JavaScript values into the value model, and only into it.
 	{tree: "internal/expr/...", uses: []string{"internal/jsvalue", "internal/lazy"}},
 	{tree: "internal/jsvalue/..."}, // the JavaScript value model

@@ -24,6 +24,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/mcpbridge/mcpbridge/internal/admission"
 	"github.com/mcpbridge/mcpbridge/internal/auth"
 	"github.com/mcpbridge/mcpbridge/internal/config"
 	"github.com/mcpbridge/mcpbridge/internal/secret"
@@ -105,8 +106,8 @@ type Gateway struct {
 	stopSweep chan struct{} // ends the idle-session sweeper
 	closeOnce sync.Once
 	sseOwners sseOwners    // who opened each HTTP+SSE session
-	rates     *rateLimiter // limits.rate
-	callers   *callerSlots // limits.concurrent_calls_per_principal
+	rates     rateLimits   // limits.rate
+	callers   callerBounds // limits.concurrent_calls_per_principal
 
 	leanOff    bool         // serve every 2026-07-28 request through the SDK (tests compare the two)
 	leanServed atomic.Int64 // requests the lean path answered
@@ -177,9 +178,9 @@ func New(ctx context.Context, cfg *config.Config, opts Options) (*Gateway, error
 	if opts.SessionTimeout > 0 {
 		go g.sessions.sweep(opts.SessionTimeout, g.stopSweep)
 	}
-	g.rates = newRateLimiter(nil)
+	g.rates = admission.NewLimiter(nil)
 	g.openSlots = make(chan struct{}, maxOpenings)
-	g.callers = &callerSlots{max: cfg.Limits.ConcurrentCallsPerPrincipal, running: map[string]int{}}
+	g.callers = admission.NewCallerSlots(cfg.Limits.ConcurrentCallsPerPrincipal)
 	if opts.Audit != nil {
 		ao := auditOptions{spillDir: cfg.Audit.SpillDir, spillMax: cfg.Audit.SpillMax, required: cfg.Audit.Required}
 		if ao.spillDir == "off" {

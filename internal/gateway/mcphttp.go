@@ -16,6 +16,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 
+	"github.com/mcpbridge/mcpbridge/internal/admission"
 	"github.com/mcpbridge/mcpbridge/internal/config"
 	"github.com/mcpbridge/mcpbridge/internal/lazy"
 )
@@ -31,7 +32,7 @@ const (
 	codeInternalError  = -32603
 	// codeBusy answers a request refused by a limit (sessions, concurrent calls): the
 	// message says which and when to retry.
-	codeBusy = -32029
+	codeBusy = admission.CodeBusy
 )
 
 // writeRPCError writes a JSON-RPC error object with HTTP status code.
@@ -75,8 +76,8 @@ func (g *Gateway) admit(w http.ResponseWriter, r *http.Request, e *Entry, id jso
 			return false
 		}
 	}
-	if method == "tools/call" && g.callers.max > 0 {
-		release := g.callers.acquire(callerOf(r.Context(), r.Header))
+	if method == "tools/call" && g.callers.Max() > 0 {
+		release := g.callers.Acquire(callerOf(r.Context(), r.Header))
 		if release == nil {
 			g.metrics.refused("concurrent_calls_per_principal")
 			w.Header().Set("Retry-After", "1")
@@ -92,7 +93,6 @@ func (g *Gateway) admit(w http.ResponseWriter, r *http.Request, e *Entry, id jso
 	return true
 }
 
-// serveEndpoint serves POST/GET/DELETE on /mcp/{server} (and /mcp/{server}/sse when sse).
 // usableEntry returns the server named name when the caller may use it and it is served,
 // or answers with fail (404 unknown or disabled, 503 unavailable) or the authentication
 // challenge, and returns nil. It is the check of /mcp/{server} and /api/mcp/{server}.
@@ -120,6 +120,7 @@ func (g *Gateway) usableEntry(w http.ResponseWriter, r *http.Request, name strin
 	return e
 }
 
+// serveEndpoint serves POST/GET/DELETE on /mcp/{server} (and /mcp/{server}/sse when sse).
 func (g *Gateway) serveEndpoint(w http.ResponseWriter, r *http.Request, name string, sse bool) {
 	e := g.usableEntry(w, r, name, func(w http.ResponseWriter, status int, msg string) {
 		code := codeInvalidRequest
@@ -144,70 +145,66 @@ func (g *Gateway) serveEndpoint(w http.ResponseWriter, r *http.Request, name str
 			return
 		}
 	}
-	if sse && r.Method == http.MethodPost && !g.sseMessageAllowed(w, r, name) {
+	q := newEndpointRequest(r, sse)
+	if q.sse && q.post && !g.sseMessageAllowed(w, r, name) {
 		return
 	}
-	if r.Method == http.MethodGet && !sse && wantsHTML(r) {
+	if q.get && !q.sse && wantsHTML(r) {
 		http.Redirect(w, r, "/mcp/meta/"+name, http.StatusSeeOther)
 		return
 	}
-	var id, params, body json.RawMessage
-	var method string
-	modern := r.Header.Get("Mcp-Protocol-Version") >= modernVersion
-	if r.Method == http.MethodPost {
+	if q.post {
 		ct := r.Header.Get("Content-Type")
 		mt, _, err := mime.ParseMediaType(ct)
 		if err != nil || mt != "application/json" {
 			writeRPCError(w, http.StatusUnsupportedMediaType, nil, codeInvalidRequest, fmt.Sprintf("Content-Type must be application/json, got %q", ct))
 			return
 		}
-		body, err = readBody(w, r, g.cfg.Limits.MaxBody)
+		q.body, err = readBody(w, r, g.cfg.Limits.MaxBody)
 		if err != nil {
 			g.bodyError(w, err)
 			return
 		}
 		var ok bool
-		id, method, params, ok = checkMessage(w, body)
+		q.id, q.method, q.params, ok = checkMessage(w, q.body)
 		if !ok {
 			return
 		}
-		if !sse && !modern && method != "" && method != "initialize" && len(id) > 0 && r.Header.Get("Mcp-Session-Id") == "" {
-			writeRPCError(w, http.StatusBadRequest, id, codeInvalidRequest, "missing Mcp-Session-Id header: send initialize first, or send MCP-Protocol-Version: "+modernVersion+" for a stateless request")
+		if q.lacksSession() {
+			writeRPCError(w, http.StatusBadRequest, q.id, codeInvalidRequest, "missing Mcp-Session-Id header: send initialize first, or send MCP-Protocol-Version: "+modernVersion+" for a stateless request")
 			return
 		}
-		if !sse && method != "" && len(id) > 0 && !g.admit(w, r, e, id, method) {
+		if q.admittedAtEdge() && !g.admit(w, r, e, q.id, q.method) {
 			return
 		}
-		if modern && method == "tools/call" {
-			if status := g.serveLean(w, r, e, body, id, params); status != 0 {
+		if q.lean() {
+			if status := g.serveLean(w, r, e, q.body, q.id, q.params); status != 0 {
 				g.metrics.requests.WithLabelValues(name, strconv.Itoa(status)).Inc()
 				return
 			}
 		}
-		r.Body = io.NopCloser(bytes.NewReader(body))
-		r.ContentLength = int64(len(body))
+		r.Body = io.NopCloser(bytes.NewReader(q.body))
+		r.ContentLength = int64(len(q.body))
 	}
-	if !sse && !modern && !g.checkSessionVersion(w, r, e, id) {
+	if q.legacy() && !g.checkSessionVersion(w, r, e, q.id) {
 		return
 	}
-	if sid := r.Header.Get("Mcp-Session-Id"); sid != "" && !sse && !modern && r.Method == http.MethodPost {
+	if q.onSession() {
 		// The session does not expire while this request runs; its idle time restarts
 		// when it ends (sessionTable.sweep).
-		info, done, known := g.sessions.use(sid)
+		info, done, known := g.sessions.use(q.session)
 		defer done()
-		if known && method == "tools/call" && g.serveLeanLegacy(w, r, e, body, id, params, info) {
+		if known && q.method == "tools/call" && g.serveLeanLegacy(w, r, e, q.body, q.id, q.params, info) {
 			g.metrics.requests.WithLabelValues(name, "200").Inc()
 			return
 		}
-		if known && method == "notifications/cancelled" && len(id) == 0 {
-			g.cancelLean(r, e, params, info)
+		if known && q.method == "notifications/cancelled" && len(q.id) == 0 {
+			g.cancelLean(r, e, q.params, info)
 		}
 	}
 	// A legacy POST without a session opens one; so does a GET of the HTTP+SSE transport.
-	opens := (!sse && !modern && r.Method == http.MethodPost && r.Header.Get("Mcp-Session-Id") == "") ||
-		(sse && r.Method == http.MethodGet)
 	var release func()
-	if opens {
+	if q.opensSession() {
 		var status int
 		var limit, msg string
 		// Counted per principal when the caller is authenticated, else per client address
@@ -216,7 +213,7 @@ func (g *Gateway) serveEndpoint(w http.ResponseWriter, r *http.Request, name str
 		if status != 0 {
 			g.metrics.refused(limit)
 			w.Header().Set("Retry-After", "5")
-			writeRPCError(w, status, id, codeBusy, msg)
+			writeRPCError(w, status, q.id, codeBusy, msg)
 			return
 		}
 		defer func() {
@@ -225,14 +222,14 @@ func (g *Gateway) serveEndpoint(w http.ResponseWriter, r *http.Request, name str
 			}
 		}()
 	}
-	rw := &rpcErrorWriter{ResponseWriter: w, id: id, method: method}
+	rw := &rpcErrorWriter{ResponseWriter: w, id: q.id, method: q.method}
 	defer rw.finish()
 	switch {
-	case sse && r.Method == http.MethodGet:
+	case q.sse && q.get:
 		g.serveSSEStream(e.sse, rw, r)
-	case sse:
+	case q.sse:
 		e.sse.ServeHTTP(rw, r)
-	case modern:
+	case q.modern:
 		withTokenInfo(e.modern, r).ServeHTTP(rw, r)
 	default:
 		withTokenInfo(e.legacy, r).ServeHTTP(rw, r)
@@ -240,7 +237,7 @@ func (g *Gateway) serveEndpoint(w http.ResponseWriter, r *http.Request, name str
 	if release != nil {
 		// A Streamable HTTP session lives on after this request: keep its slot until it ends.
 		// An HTTP+SSE session ended with its stream, which is this request.
-		if sid := w.Header().Get("Mcp-Session-Id"); sid != "" && !sse {
+		if sid := w.Header().Get("Mcp-Session-Id"); sid != "" && !q.sse {
 			if ss := findSession(e.Server, sid); ss != nil {
 				if ss.InitializeParams() != nil {
 					g.sessions.bind(ss, e.Name, bearerUser(r), release)

@@ -1,4 +1,4 @@
-package gateway
+package admission
 
 import (
 	"fmt"
@@ -25,35 +25,35 @@ func rate(t *testing.T, s string) config.RateValue {
 // A caller's bucket holds burst tokens and refills at the rate; another caller has its own.
 func TestRateLimiterPerCaller(t *testing.T) {
 	clk := &fakeClock{t: time.Unix(1_000_000, 0)}
-	l := newRateLimiter(clk.now)
+	l := NewLimiter(clk.now)
 	r := config.Rate{PerPrincipal: rate(t, "2/s"), Burst: 3}
 	for i := range 3 {
-		if limit, _ := l.allow("s", r, "alice"); limit != "" {
+		if limit, _ := l.Allow("s", r, "alice"); limit != "" {
 			t.Fatalf("request %d of the burst refused by %s", i+1, limit)
 		}
 	}
-	limit, wait := l.allow("s", r, "alice")
+	limit, wait := l.Allow("s", r, "alice")
 	if limit != "rate.per_principal" || wait != 500*time.Millisecond {
 		t.Fatalf("4th request: %q, wait %s; want rate.per_principal, 500ms (2/s)", limit, wait)
 	}
-	if limit, _ := l.allow("s", r, "bob"); limit != "" {
+	if limit, _ := l.Allow("s", r, "bob"); limit != "" {
 		t.Errorf("bob refused by %s: callers share no bucket", limit)
 	}
-	if limit, _ := l.allow("other", r, "alice"); limit != "" {
+	if limit, _ := l.Allow("other", r, "alice"); limit != "" {
 		t.Errorf("alice refused on another server by %s: each server has its buckets", limit)
 	}
 	clk.add(499 * time.Millisecond)
-	if limit, wait := l.allow("s", r, "alice"); limit == "" || wait != time.Millisecond {
+	if limit, wait := l.Allow("s", r, "alice"); limit == "" || wait != time.Millisecond {
 		t.Errorf("after 499ms: %q, wait %s; want refused, 1ms to go", limit, wait)
 	}
 	clk.add(time.Millisecond)
-	if limit, _ := l.allow("s", r, "alice"); limit != "" {
+	if limit, _ := l.Allow("s", r, "alice"); limit != "" {
 		t.Errorf("after 500ms alice is refused by %s; one token has refilled", limit)
 	}
 	// A long pause refills up to the burst, not beyond.
 	clk.add(time.Hour)
 	for i := range 4 {
-		limit, _ := l.allow("s", r, "alice")
+		limit, _ := l.Allow("s", r, "alice")
 		if (limit == "") != (i < 3) {
 			t.Errorf("after an hour, request %d: %q; want the burst of 3 and no more", i+1, limit)
 		}
@@ -64,28 +64,28 @@ func TestRateLimiterPerCaller(t *testing.T) {
 // nothing.
 func TestRateLimiterPerServer(t *testing.T) {
 	clk := &fakeClock{t: time.Unix(1_000_000, 0)}
-	l := newRateLimiter(clk.now)
+	l := NewLimiter(clk.now)
 	r := config.Rate{PerPrincipal: rate(t, "1/m"), Burst: 2, PerServer: rate(t, "60/m"), ServerBurst: 2}
 	for _, c := range []string{"a", "b"} {
-		if limit, _ := l.allow("s", r, c); limit != "" {
+		if limit, _ := l.Allow("s", r, c); limit != "" {
 			t.Fatalf("%s refused by %s", c, limit)
 		}
 	}
-	limit, wait := l.allow("s", r, "c")
+	limit, wait := l.Allow("s", r, "c")
 	if limit != "rate.per_server" || wait != time.Second {
 		t.Fatalf("third caller: %q, wait %s; want rate.per_server, 1s", limit, wait)
 	}
 	clk.add(time.Second)
 	// a still has one token of its own: the refusal above took none.
-	if limit, _ := l.allow("s", r, "a"); limit != "" {
+	if limit, _ := l.Allow("s", r, "a"); limit != "" {
 		t.Errorf("a refused by %s", limit)
 	}
 	clk.add(time.Second)
-	if limit, _ := l.allow("s", r, "a"); limit != "rate.per_principal" {
+	if limit, _ := l.Allow("s", r, "a"); limit != "rate.per_principal" {
 		t.Errorf("a's third request: %q; want rate.per_principal (burst 2 at 1/m)", limit)
 	}
 	// New limits (a reloaded definition) start afresh; none at all is no limit.
-	if limit, _ := l.allow("s", config.Rate{}, "a"); limit != "" {
+	if limit, _ := l.Allow("s", config.Rate{}, "a"); limit != "" {
 		t.Errorf("without limits a is refused by %s", limit)
 	}
 	if len(l.servers) != 0 {
@@ -99,11 +99,11 @@ func TestRateLimiterBoundedMemory(t *testing.T) {
 		t.Skip("inserts 250k buckets")
 	}
 	clk := &fakeClock{t: time.Unix(1_000_000, 0)}
-	l := newRateLimiter(clk.now)
+	l := NewLimiter(clk.now)
 	r := config.Rate{PerPrincipal: rate(t, "10/s"), Burst: 1}
 	peak := 0
 	for i := range maxBuckets * 5 / 2 {
-		l.allow("s", r, fmt.Sprint("caller-", i))
+		l.Allow("s", r, fmt.Sprint("caller-", i))
 		if i%1000 == 0 {
 			clk.add(time.Millisecond)
 		}
@@ -114,22 +114,22 @@ func TestRateLimiterBoundedMemory(t *testing.T) {
 	}
 	// Idle callers' buckets, full again, are dropped at the next sweep.
 	clk.add(time.Hour)
-	l.allow("s", r, "late")
+	l.Allow("s", r, "late")
 	if n := len(l.servers["s"].principal.buckets); n != 1 {
 		t.Errorf("%d buckets after an idle hour; want 1 (the late caller's)", n)
 	}
 }
 
 func TestCallerSlots(t *testing.T) {
-	c := &callerSlots{max: 2, running: map[string]int{}}
-	r1, r2 := c.acquire("a"), c.acquire("a")
+	c := NewCallerSlots(2)
+	r1, r2 := c.Acquire("a"), c.Acquire("a")
 	if r1 == nil || r2 == nil {
 		t.Fatal("a's two slots refused")
 	}
-	if c.acquire("a") != nil {
+	if c.Acquire("a") != nil {
 		t.Error("a got a third slot")
 	}
-	if c.acquire("b") == nil {
+	if c.Acquire("b") == nil {
 		t.Error("b refused: slots are per caller")
 	}
 	r1()
@@ -137,10 +137,10 @@ func TestCallerSlots(t *testing.T) {
 	if c.running["a"] != 1 {
 		t.Errorf("a runs %d after one release; want 1", c.running["a"])
 	}
-	if r3 := c.acquire("a"); r3 == nil {
+	if r3 := c.Acquire("a"); r3 == nil {
 		t.Error("a refused after a release")
 	}
-	if (&callerSlots{}).acquire("x") == nil {
+	if (&CallerSlots{}).Acquire("x") == nil {
 		t.Error("no bound refused a call")
 	}
 }
