@@ -40,6 +40,12 @@ func clientMeta(era string) string {
 }
 
 func newRawMCP(url, era string, workers int) (*rawMCP, error) {
+	return newRawMCPOpts(url, era, workers, false)
+}
+
+// newRawMCPOpts is newRawMCP; with stateless, an initialize answered without a session id
+// is accepted (the server keeps no sessions) instead of being an error.
+func newRawMCPOpts(url, era string, workers int, stateless bool) (*rawMCP, error) {
 	tr := &http.Transport{MaxIdleConnsPerHost: 64, DisableCompression: true}
 	c := &rawMCP{url: url, era: era, modern: era >= "2026-07-28", tr: tr, hc: &http.Client{Transport: tr}, w: make([]rawWorker, workers)}
 	for i := range c.w {
@@ -57,7 +63,7 @@ func newRawMCP(url, era string, workers int) (*rawMCP, error) {
 				return nil, fmt.Errorf("initialize: %w", err)
 			}
 			w.session = hdr.Get("Mcp-Session-Id")
-			if w.session == "" {
+			if w.session == "" && !stateless {
 				return nil, errors.New("initialize: no Mcp-Session-Id in the answer")
 			}
 			if _, err := c.post(w, "notifications/initialized", "", []byte(`{"jsonrpc":"2.0","method":"notifications/initialized","params":{}}`)); err != nil {

@@ -140,6 +140,9 @@ type clientOp struct {
 	Args json.RawMessage `json:"args,omitempty"`
 	// Command is the argv of a "stdio" target: a child per worker, spoken to over stdio.
 	Command []string `json:"command,omitempty"`
+	// Stateless is set for an "mcp" target that answers initialize without a session id
+	// (TBXark's mcp-proxy, a stateless mcp-go server): the workers then send none.
+	Stateless bool `json:"stateless,omitempty"`
 }
 
 // roundResult is the client's answer to a round.
@@ -226,7 +229,7 @@ func newLoadTarget(op clientOp) (*loadTarget, error) {
 		}
 		return &loadTarget{workers: op.Workers, call: c.callTool, close: c.close}, nil
 	case op.Target == "mcp":
-		c, err := newRawMCP(op.URL, op.Era, op.Workers)
+		c, err := newRawMCPOpts(op.URL, op.Era, op.Workers, op.Stateless)
 		if err != nil {
 			return nil, err
 		}

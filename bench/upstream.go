@@ -1,19 +1,24 @@
 package main
 
-// The upstream benchmark (-mode upstream, issue 10): tools/call through a `kind: mcp`
-// server of `mcpbridge serve` (isolation: per-session) against the same upstream MCP server
-// called directly, in the same run, for a Streamable HTTP upstream and a stdio upstream.
+// The upstream benchmark (-mode upstream, issues 10 and 24): tools/call through `kind: mcp`
+// servers of `mcpbridge serve` against the same upstream MCP server called directly, and
+// against TBXark's mcp-proxy in front of the same stdio upstream, in the same run.
 //
-// Processes: the upstream (bench/cmd/echoserver http), `mcpbridge serve` with two servers,
-// echo-http (url: the upstream) and echo-stdio (command: echoserver stdio, a child per
-// session), and the load client (this binary in the client role). Targets, in rotating
-// rounds:
+// Processes: the upstream (bench/cmd/echoserver http), `mcpbridge serve` with three servers,
+// echo-http (url: the upstream, isolation: per-session), echo-stdio (command: echoserver
+// stdio, a child per session) and echo-stdio-shared (the same, one child for every caller),
+// the load client (this binary in the client role), and optionally the go-sdk proxy floor
+// (-floor), a second serve from -candidate (the same three servers, for A/B of two builds)
+// and TBXark's mcp-proxy from -peer (streamable-http, stateless, one stdio child). Targets,
+// in rotating rounds:
 //
-//	direct HTTP      the client's sessions on the echoserver's /mcp
-//	mcpbridge HTTP   the client's sessions on serve's /mcp/echo-http
-//	direct stdio     the client starts a child `echoserver stdio` per worker and speaks to it
-//	mcpbridge stdio  the client's sessions on serve's /mcp/echo-stdio (serve starts a child
-//	                 per session)
+//	direct HTTP               the client's sessions on the echoserver's /mcp
+//	direct stdio              the client starts a child `echoserver stdio` per worker
+//	TBXark stdio              the client on the peer's /echo/ (skipped without -peer)
+//	mcpbridge HTTP            the client's sessions on serve's /mcp/echo-http
+//	mcpbridge stdio shared    ... on /mcp/echo-stdio-shared
+//	mcpbridge stdio per-sess  ... on /mcp/echo-stdio
+//	candidate ...             the same three on the -candidate serve
 //
 // Each worker calls echo {"message":"hello"} in a loop with one session of its own.
 
@@ -25,6 +30,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"runtime"
 	"slices"
@@ -40,19 +46,25 @@ var upIdleWait = flag.Duration("upstream-idle-wait", 0, "-mode upstream: at the 
 
 const echoArgs = `{"message":"hello"}`
 
+var peerBin = flag.String("peer", "", "-mode upstream: also run this TBXark mcp-proxy binary (github.com/TBXark/mcp-proxy, built outside the repository) in front of the same stdio upstream, one shared child, and compare")
+
 // upTarget is a target of the upstream benchmark.
 type upTarget struct {
-	name    string
-	kind    string // "http" or "stdio": the upstream compared
-	via     string // "direct", "floor" or "mcpbridge"
-	target  string // client target: mcp or stdio
-	url     string
-	command []string
+	name      string
+	kind      string // "http" or "stdio": the upstream's transport
+	via       string // "direct", "floor", "mcpbridge", "candidate" or "peer"
+	isolation string // of a gateway target: "shared" or "per-session"
+	proc      string // the process that answers: "" (the upstream itself), serve, candidate, proxy, peer
+	target    string // client target: mcp or stdio
+	url       string
+	command   []string
+	stateless bool   // the target keeps no sessions (the peer)
+	skipped   string // why the target is not measured, if it is not
 }
 
 func (t upTarget) op(era string, workers int, d time.Duration, n int) clientOp {
 	return clientOp{Op: "round", Target: t.target, URL: t.url, Era: era, Workers: workers, Client: "raw",
-		Duration: d, Count: n, Tool: "echo", Args: json.RawMessage(echoArgs), Command: t.command}
+		Duration: d, Count: n, Tool: "echo", Args: json.RawMessage(echoArgs), Command: t.command, Stateless: t.stateless}
 }
 
 // upRound is one round on one target, with the CPU spent meanwhile by serve, the HTTP
@@ -65,7 +77,7 @@ type upRound struct {
 
 // upSetup is the set of processes of the upstream benchmark.
 type upSetup struct {
-	procs    map[string]*child // upstream, serve, client, and proxy (the go-sdk proxy floor)
+	procs    map[string]*child // upstream, serve, client, and proxy (the go-sdk proxy floor), candidate, peer
 	side     map[string]string // pprof address of serve and proxy, with -profile
 	serveURL string
 	upPort   int // the HTTP upstream's port
@@ -73,12 +85,13 @@ type upSetup struct {
 }
 
 func (s *upSetup) stop() {
-	for _, name := range []string{"client", "serve", "proxy", "upstream"} {
+	for _, name := range []string{"client", "serve", "candidate", "peer", "proxy", "upstream"} {
 		s.procs[name].stop()
 	}
 }
 
-// upstreamConfig is the serve configuration: the HTTP and the stdio upstream, per session.
+// upstreamConfig is the serve configuration: the HTTP upstream (per session), and the stdio
+// upstream per session and shared.
 func upstreamConfig(url, echo string) string {
 	return fmt.Sprintf(`servers:
   echo-http:
@@ -92,13 +105,18 @@ func upstreamConfig(url, echo string) string {
     description: The benchmark's echo server over stdio, a child per session
     command: [%q, stdio]
     isolation: per-session
-`, url, echo)
+  echo-stdio-shared:
+    kind: mcp
+    description: The benchmark's echo server over stdio, one child for every caller
+    command: [%q, stdio]
+    isolation: shared
+`, url, echo, echo)
 }
 
 // cpuParts reads the CPU time of every process of the benchmark, children included.
 func (s *upSetup) cpuParts() map[string]map[int]float64 {
 	out := map[string]map[int]float64{}
-	for _, name := range []string{"serve", "proxy", "upstream", "client"} {
+	for _, name := range []string{"serve", "candidate", "proxy", "peer", "upstream", "client"} {
 		if s.procs[name] == nil {
 			continue
 		}
@@ -297,21 +315,45 @@ func runUpstream() error {
 		}
 		s.procs["proxy"] = px
 		s.targets = append(s.targets,
-			upTarget{name: "go-sdk floor HTTP", kind: "http", via: "floor", target: "mcp", url: "http://" + r.Addr + "/http"},
-			upTarget{name: "go-sdk floor stdio", kind: "stdio", via: "floor", target: "mcp", url: "http://" + r.Addr + "/stdio"})
+			upTarget{name: "go-sdk floor HTTP", kind: "http", via: "floor", proc: "proxy", isolation: "per-session", target: "mcp", url: "http://" + r.Addr + "/http"},
+			upTarget{name: "go-sdk floor stdio", kind: "stdio", via: "floor", proc: "proxy", isolation: "per-session", target: "mcp", url: "http://" + r.Addr + "/stdio"})
 	}
+	gatewayTargets := func(via, proc, base string) []upTarget {
+		return []upTarget{
+			{name: via + " HTTP", kind: "http", via: via, proc: proc, isolation: "per-session", target: "mcp", url: base + "/mcp/echo-http"},
+			{name: via + " stdio shared", kind: "stdio", via: via, proc: proc, isolation: "shared", target: "mcp", url: base + "/mcp/echo-stdio-shared"},
+			{name: via + " stdio per-sess", kind: "stdio", via: via, proc: proc, isolation: "per-session", target: "mcp", url: base + "/mcp/echo-stdio"},
+		}
+	}
+	if *candidateBin != "" {
+		cv, candURL, err := startServeConfig("candidate", *candidateBin, dir, upstreamConfig(upURL, echo), splitList(*serveEnv))
+		if err != nil {
+			return err
+		}
+		s.procs["candidate"] = cv
+		s.targets = append(s.targets, gatewayTargets("candidate", "candidate", candURL)...)
+	}
+	peer := upTarget{name: "TBXark stdio", kind: "stdio", via: "peer", proc: "peer", isolation: "shared", target: "mcp", stateless: true}
+	if *peerBin != "" {
+		pp, peerURL, err := startPeer(*peerBin, dir, echo)
+		if err != nil {
+			return err
+		}
+		s.procs["peer"], peer.url = pp, peerURL
+	} else {
+		peer.skipped = "skipped: pass -peer"
+	}
+	s.targets = append(s.targets, peer)
 	cl, _, err := startRole("client")
 	if err != nil {
 		return err
 	}
 	s.procs["client"] = cl
-	s.targets = append([]upTarget{
+	s.targets = append(append([]upTarget{
 		{name: "direct HTTP", kind: "http", via: "direct", target: "mcp", url: upURL},
-		{name: "mcpbridge HTTP", kind: "http", via: "mcpbridge", target: "mcp", url: serveURL + "/mcp/echo-http"},
 		{name: "direct stdio", kind: "stdio", via: "direct", target: "stdio", url: "stdio:" + echo, command: []string{echo, "stdio"}},
-		{name: "mcpbridge stdio", kind: "stdio", via: "mcpbridge", target: "mcp", url: serveURL + "/mcp/echo-stdio"},
-	}, s.targets...)
-	order := map[string]int{"direct": 0, "floor": 1, "mcpbridge": 2}
+	}, gatewayTargets("mcpbridge", "serve", serveURL)...), s.targets...)
+	order := map[string]int{"direct": 0, "peer": 1, "floor": 2, "mcpbridge": 3, "candidate": 4}
 	slices.SortStableFunc(s.targets, func(a, b upTarget) int {
 		if a.kind != b.kind {
 			return strings.Compare(a.kind, b.kind)
@@ -324,8 +366,11 @@ func runUpstream() error {
 		st   serveState
 	}{{"idle before load", s.settleState(2 * time.Second)}}
 
-	fmt.Printf("mcpbridge bench, UPSTREAM MCP SERVERS (kind: mcp, isolation: per-session), SEPARATE PROCESSES\n")
-	fmt.Printf("upstream: bench/cmd/echoserver (go-sdk, tool echo) over Streamable HTTP, or over stdio as a child per session;\n")
+	fmt.Printf("mcpbridge bench, UPSTREAM MCP SERVERS (kind: mcp), SEPARATE PROCESSES\n")
+	fmt.Printf("upstream: bench/cmd/echoserver (go-sdk, tool echo) over Streamable HTTP, or over stdio (a child per session, or one shared);\n")
+	if *peerBin != "" {
+		fmt.Printf("peer: %s (TBXark mcp-proxy, streamable-http, stateless, one shared stdio child)\n", *peerBin)
+	}
 	fmt.Printf("`mcpbridge serve` (%s logs, SQLite store and audit); load client with one raw MCP session per worker\n", *serveLogLevel)
 	fmt.Printf("%d rounds of %s per target, interleaved, after a %s warm-up; medians; GOMAXPROCS=%d, %d CPUs\n",
 		*rounds, roundText(), *warmup, runtime.GOMAXPROCS(0), runtime.NumCPU())
@@ -337,14 +382,20 @@ func runUpstream() error {
 		for _, n := range splitInts(*clientsFlag) {
 			fmt.Fprintf(os.Stderr, "bench: upstream, %d clients, %s\n", n, era)
 			res := map[string][]upRound{}
+			var live []upTarget
 			for _, t := range s.targets {
+				if t.skipped == "" {
+					live = append(live, t)
+				}
+			}
+			for _, t := range live {
 				if _, err := s.round(t, era, n, *warmup, 0); err != nil {
 					return err
 				}
 			}
 			for i := range *rounds {
-				for j := range s.targets {
-					t := s.targets[(i+j)%len(s.targets)]
+				for j := range live {
+					t := live[(i+j)%len(live)]
 					r, err := s.round(t, era, n, *duration, *count)
 					if err != nil {
 						return err
@@ -353,7 +404,7 @@ func runUpstream() error {
 				}
 			}
 			during := s.state()
-			for _, t := range s.targets {
+			for _, t := range live {
 				s.procs["client"].do(clientOp{Op: "close", Target: t.target, URL: t.url, Era: era, Client: "raw"})
 			}
 			after := s.settleState(5 * time.Second)
@@ -366,7 +417,7 @@ func runUpstream() error {
 					st   serveState
 				}{fmt.Sprintf("%d client(s) %s: sessions closed", n, era), after})
 			for _, v := range printUpBlock(n, era, s.targets, res) {
-				summary = append(summary, verdict{fmt.Sprintf("%2d client(s), %s, %-5s", n, era, v[0]), v[1]})
+				summary = append(summary, verdict{fmt.Sprintf("%2d client(s), %s, %-24s", n, era, v[0]), v[1]})
 			}
 		}
 	}
@@ -382,8 +433,16 @@ func runUpstream() error {
 	for _, x := range states {
 		fmt.Printf("  %-44s %s\n", x.when, x.st)
 	}
+	fmt.Printf("\nresident memory after the run (VmRSS, and VmHWM the peak):\n")
+	for _, name := range []string{"serve", "candidate", "peer", "proxy", "upstream"} {
+		if c := s.procs[name]; c != nil {
+			rss, hwm := procMem(c.pid())
+			fmt.Printf("  %-10s %6.1f MB (peak %6.1f MB)\n", name, rss, hwm)
+		}
+	}
 	reportServeLog(filepath.Join(dir, "serve.log"))
-	fmt.Printf("\nagainst the goals (mcpbridge / direct calls/s >= 0.80x, added p50 <= 0.200 ms):\n")
+	fmt.Printf("\nagainst the goals of issue 24 (one client: p50 <= TBXark's; 16: shared >= 1.5x TBXark, per-session >= 1x;\n")
+	fmt.Printf("HTTP upstream: added p50 <= 0.150 ms over direct, calls/s >= 0.90x direct):\n")
 	for _, v := range summary {
 		fmt.Printf("  %s %s\n", v.label, v.text)
 	}
@@ -394,10 +453,11 @@ func runUpstream() error {
 	return nil
 }
 
-// printUpBlock prints one (clients, era) block and returns, per upstream kind, a verdict.
+// printUpBlock prints one (clients, era) block and returns verdicts against the goals of
+// issue 24, each a label and a text.
 func printUpBlock(n int, era string, targets []upTarget, res map[string][]upRound) [][2]string {
 	fmt.Printf("\n%d client(s), %s\n", n, era)
-	fmt.Printf("  %-18s %9s %9s %9s %6s | %s\n", "target", "calls/s", "p50", "p99", "errors", "CPU µs/call: proxy upstream client  total")
+	fmt.Printf("  %-24s %9s %9s %9s %6s | %s\n", "target", "calls/s", "p50", "p99", "errors", "CPU µs/call: proxy upstream client  total")
 	med := func(rs []upRound, f func(upRound) float64) float64 {
 		xs := make([]float64, len(rs))
 		for i, r := range rs {
@@ -406,35 +466,34 @@ func printUpBlock(n int, era string, targets []upTarget, res map[string][]upRoun
 		return median(xs)
 	}
 	for _, t := range targets {
+		if t.skipped != "" {
+			fmt.Printf("  %-24s %s\n", t.name, t.skipped)
+			continue
+		}
 		rs := res[t.name]
+		sum := func(m map[string]float64, calls int, parts ...string) float64 {
+			var x float64
+			for _, p := range parts {
+				x += m[p]
+			}
+			return 1e6 * x / float64(max(calls, 1))
+		}
 		per := func(parts ...string) float64 {
-			return med(rs, func(r upRound) float64 {
-				var sum float64
-				for _, p := range parts {
-					sum += r.cpu[p]
-				}
-				return 1e6 * sum / float64(max(r.r.Calls, 1))
-			})
+			return med(rs, func(r upRound) float64 { return sum(r.cpu, r.r.Calls, parts...) })
 		}
 		after := func(parts ...string) float64 {
-			return med(rs, func(r upRound) float64 {
-				var sum float64
-				for _, p := range parts {
-					sum += r.after[p]
-				}
-				return 1e6 * sum / float64(max(r.r.Calls, 1))
-			})
+			return med(rs, func(r upRound) float64 { return sum(r.after, r.r.Calls, parts...) })
 		}
 		upstream := per("upstream")
 		if t.kind == "stdio" {
-			upstream = per("serve children", "proxy children", "client children")
+			upstream = per("client children")
+			if t.proc != "" {
+				upstream = per(t.proc + " children")
+			}
 		}
 		proxy := "-"
-		switch t.via {
-		case "mcpbridge":
-			proxy = fmt.Sprintf("%.0f+%.0f", per("serve"), after("serve"))
-		case "floor":
-			proxy = fmt.Sprintf("%.0f+%.0f", per("proxy"), after("proxy"))
+		if t.proc != "" {
+			proxy = fmt.Sprintf("%.0f+%.0f", per(t.proc), after(t.proc))
 		}
 		errs, first := 0, ""
 		for _, r := range rs {
@@ -443,60 +502,88 @@ func printUpBlock(n int, era string, targets []upTarget, res map[string][]upRoun
 				first = r.r.FirstError
 			}
 		}
-		fmt.Printf("  %-18s %9.0f %7.3fms %7.3fms %6d | %17s %8.0f %6.0f %6.0f\n", t.name,
+		fmt.Printf("  %-24s %9.0f %7.3fms %7.3fms %6d | %17s %8.0f %6.0f %6.0f\n", t.name,
 			med(rs, func(r upRound) float64 { return float64(r.r.Calls) / r.r.Secs }),
 			med(rs, func(r upRound) float64 { return r.r.P50 }),
 			med(rs, func(r upRound) float64 { return r.r.P99 }),
 			errs, proxy, upstream, per("client"),
-			per("serve", "serve children", "proxy", "proxy children", "upstream", "client", "client children"))
+			per("serve", "serve children", "candidate", "candidate children", "proxy", "proxy children",
+				"peer", "peer children", "upstream", "client", "client children"))
 		if first != "" {
-			fmt.Printf("  %-18s first error: %s\n", "", first)
+			fmt.Printf("  %-24s first error: %s\n", "", first)
+		}
+	}
+	type cmp struct{ ratio, p50, p99 float64 }
+	// compare pairs the rounds of a and b (interleaved, so round i of each ran close in
+	// time) and returns the medians of the calls/s ratio and of the p50 and p99 differences.
+	compare := func(a, b string) (cmp, bool) {
+		ra, rb := res[a], res[b]
+		if len(ra) == 0 || len(rb) == 0 {
+			return cmp{}, false
+		}
+		paired := func(f func(a, b roundResult) float64) float64 {
+			var xs []float64
+			for i := range min(len(ra), len(rb)) {
+				xs = append(xs, f(ra[i].r, rb[i].r))
+			}
+			return median(xs)
+		}
+		return cmp{
+			ratio: paired(func(a, b roundResult) float64 { return (float64(a.Calls) / a.Secs) / (float64(b.Calls) / b.Secs) }),
+			p50:   paired(func(a, b roundResult) float64 { return a.P50 - b.P50 }),
+			p99:   paired(func(a, b roundResult) float64 { return a.P99 - b.P99 }),
+		}, true
+	}
+	met := func(ok bool) string {
+		if ok {
+			return "met"
+		}
+		return "NOT met"
+	}
+	fmt.Printf("  ratios (paired rounds, medians):\n")
+	for _, t := range targets {
+		if t.via == "direct" || t.skipped != "" {
+			continue
+		}
+		if c, ok := compare(t.name, "direct HTTP"); ok {
+			fmt.Printf("    %-24s vs direct HTTP:    calls/s %5.2fx, p50 %+.3fms\n", t.name, c.ratio, c.p50)
+		}
+		if t.kind == "stdio" && t.via != "peer" {
+			if c, ok := compare(t.name, "TBXark stdio"); ok {
+				fmt.Printf("    %-24s vs TBXark stdio:   calls/s %5.2fx, p50 %+.3fms\n", t.name, c.ratio, c.p50)
+			}
+		}
+		if t.via == "candidate" {
+			if c, ok := compare(t.name, "mcpbridge"+strings.TrimPrefix(t.name, "candidate")); ok {
+				fmt.Printf("    %-24s vs mcpbridge:      calls/s %5.2fx, p50 %+.3fms, p99 %+.3fms\n", t.name, c.ratio, c.p50, c.p99)
+			}
 		}
 	}
 	var out [][2]string
-	for _, kind := range []string{"http", "stdio"} {
-		of := map[string][]upRound{}
-		for _, t := range targets {
-			if t.kind == kind {
-				of[t.via] = res[t.name]
+	for _, t := range targets {
+		if (t.via != "mcpbridge" && t.via != "candidate") || t.skipped != "" {
+			continue
+		}
+		if t.kind == "http" {
+			c, _ := compare(t.name, "direct HTTP")
+			out = append(out, [2]string{t.name, fmt.Sprintf("vs direct: calls/s %.2fx (%s), added p50 %+.3fms (%s)",
+				c.ratio, met(c.ratio >= 0.9), c.p50, met(c.p50 <= 0.15))})
+			continue
+		}
+		c, ok := compare(t.name, "TBXark stdio")
+		if !ok {
+			out = append(out, [2]string{t.name, "vs TBXark: skipped: pass -peer"})
+			continue
+		}
+		if n == 1 {
+			out = append(out, [2]string{t.name, fmt.Sprintf("vs TBXark: p50 %+.3fms (%s)", c.p50, met(c.p50 <= 0))})
+		} else {
+			goal := 1.0
+			if t.isolation == "shared" {
+				goal = 1.5
 			}
+			out = append(out, [2]string{t.name, fmt.Sprintf("vs TBXark: calls/s %.2fx (%s, goal %.1fx)", c.ratio, met(c.ratio >= goal), goal)})
 		}
-		type cmp struct{ ratio, p50, p99 float64 }
-		compare := func(a, b string) (cmp, bool) {
-			ra, rb := of[a], of[b]
-			if len(ra) == 0 || len(rb) == 0 {
-				return cmp{}, false
-			}
-			paired := func(f func(a, b roundResult) float64) float64 {
-				var xs []float64
-				for i := range min(len(ra), len(rb)) {
-					xs = append(xs, f(ra[i].r, rb[i].r))
-				}
-				return median(xs)
-			}
-			return cmp{
-				ratio: paired(func(a, b roundResult) float64 { return (float64(a.Calls) / a.Secs) / (float64(b.Calls) / b.Secs) }),
-				p50:   paired(func(a, b roundResult) float64 { return a.P50 - b.P50 }),
-				p99:   paired(func(a, b roundResult) float64 { return a.P99 - b.P99 }),
-			}, true
-		}
-		met := func(ok bool) string {
-			if ok {
-				return "met"
-			}
-			return "NOT met"
-		}
-		c, _ := compare("mcpbridge", "direct")
-		text := fmt.Sprintf("calls/s %.2fx (%s), added p50 %+.3fms (%s), added p99 %+.3fms", c.ratio, met(c.ratio >= 0.8), c.p50, met(c.p50 <= 0.2), c.p99)
-		fmt.Printf("  %-5s mcpbridge vs direct:    %s\n", kind, text)
-		if c, ok := compare("floor", "direct"); ok {
-			fmt.Printf("  %-5s go-sdk floor vs direct: calls/s %.2fx, added p50 %+.3fms, added p99 %+.3fms\n", kind, c.ratio, c.p50, c.p99)
-		}
-		if c, ok := compare("mcpbridge", "floor"); ok {
-			fmt.Printf("  %-5s mcpbridge vs floor:     calls/s %.2fx, added p50 %+.3fms, added p99 %+.3fms\n", kind, c.ratio, c.p50, c.p99)
-			text += fmt.Sprintf("; vs the go-sdk proxy floor %.2fx, %+.3fms", c.ratio, c.p50)
-		}
-		out = append(out, [2]string{kind, text})
 	}
 	return out
 }
@@ -536,16 +623,16 @@ func profileUpstream(s *upSetup) error {
 	secs := max(int(profileSecs.Seconds()), 1)
 	fmt.Printf("\nPROFILE of the serve process, %d clients, %s, rounds of %ds; files in %s\n", n, era, secs, out)
 	for _, t := range s.targets {
-		proc := map[string]string{"mcpbridge": "serve", "floor": "proxy"}[t.via]
+		proc := t.proc
 		side := s.side[proc]
-		if side == "" {
+		if side == "" || t.skipped != "" {
 			continue
 		}
 		fmt.Fprintf(os.Stderr, "bench: profiling %s\n", t.name)
 		if _, err := s.round(t, era, n, *warmup, 0); err != nil {
 			return err
 		}
-		base := filepath.Join(out, fmt.Sprintf("upstream-%s-%s-c%d", t.via, t.kind, n))
+		base := filepath.Join(out, fmt.Sprintf("upstream-%s-c%d", strings.ReplaceAll(t.name, " ", "-"), n))
 		rt0, _ := getRuntime(side)
 		var wg sync.WaitGroup
 		var perr error
@@ -585,4 +672,63 @@ func profileUpstream(s *upSetup) error {
 		}
 	}
 	return nil
+}
+
+// startPeer runs TBXark's mcp-proxy (bin) on a free loopback port with the echoserver over
+// stdio as its one server, served over Streamable HTTP (stateless, its only mode there), and
+// waits until the server's route answers. It returns the process and the MCP endpoint.
+func startPeer(bin, dir, echo string) (*child, string, error) {
+	addr, err := freeAddr()
+	if err != nil {
+		return nil, "", err
+	}
+	cfg := map[string]any{
+		"mcpProxy": map[string]any{
+			"baseURL": "http://" + addr, "addr": addr, "name": "peer", "version": "1", "type": "streamable-http",
+			"options": map[string]any{"logEnabled": false, "panicIfInvalid": true},
+		},
+		"mcpServers": map[string]any{"echo": map[string]any{"command": echo, "args": []string{"stdio"}}},
+	}
+	b, err := json.Marshal(cfg)
+	if err != nil {
+		return nil, "", err
+	}
+	path := filepath.Join(dir, "peer.json")
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		return nil, "", err
+	}
+	logPath := filepath.Join(dir, "peer.log")
+	logf, err := os.Create(logPath)
+	if err != nil {
+		return nil, "", err
+	}
+	defer logf.Close()
+	cmd := exec.Command(bin, "-config", path, "-expand-env=false")
+	cmd.Stdout, cmd.Stderr = logf, logf
+	c, err := start("peer", cmd)
+	if err != nil {
+		return nil, "", err
+	}
+	url := "http://" + addr + "/echo/"
+	for i := 0; ; i++ {
+		resp, err := http.Get(url)
+		if err == nil {
+			resp.Body.Close()
+			if resp.StatusCode != http.StatusNotFound {
+				return c, url, nil
+			}
+		}
+		select {
+		case <-c.done:
+			b, _ := os.ReadFile(logPath)
+			return nil, "", fmt.Errorf("%s exited:\n%s", bin, b)
+		default:
+		}
+		if i > 300 {
+			c.stop()
+			b, _ := os.ReadFile(logPath)
+			return nil, "", fmt.Errorf("%s did not serve %s:\n%s", bin, url, b)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
 }

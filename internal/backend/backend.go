@@ -205,6 +205,15 @@ type Quiet interface {
 	Quiet() bool
 }
 
+// QuietFor is implemented by backends whose tool calls are quiet (as Quiet says) for a
+// client that declared caps, though not for every client: a `kind: mcp` server forwards an
+// upstream's requests (sampling, elicitation, roots) only to a client that declared it can
+// answer them, and refuses them otherwise, so its calls are quiet for a client that
+// declared none of those. caps is nil when the client declared nothing.
+type QuietFor interface {
+	QuietFor(caps *mcp.ClientCapabilities) bool
+}
+
 // SessionEnder is implemented by backends that keep state per client session (an upstream
 // connection, a work session): the gateway calls SessionEnded when a client session ends.
 type SessionEnder interface {

@@ -70,7 +70,8 @@ func (g *Gateway) serveLean(w http.ResponseWriter, r *http.Request, e *Entry, bo
 // serveLeanLegacy answers a tools/call on a legacy Streamable HTTP session with one
 // application/json body, as the SDK would over an event stream, and reports true; or
 // reports false having written nothing. It serves only calls that send the client nothing
-// but their result: a quiet backend (backend.Quiet), no progress token, no _meta, and a
+// but their result: a quiet backend (backend.Quiet, or backend.QuietFor the capabilities
+// the session's client declared), no progress token, no _meta, and a
 // session whose client has not set a log level; and only the session's own user (the SDK
 // answers the others, with 403).
 func (g *Gateway) serveLeanLegacy(w http.ResponseWriter, r *http.Request, e *Entry, body, id, params json.RawMessage, info sessionInfo) bool {
@@ -81,7 +82,8 @@ func (g *Gateway) serveLeanLegacy(w http.ResponseWriter, r *http.Request, e *Ent
 		return false
 	}
 	st := e.state.Load()
-	if q, ok := st.backend.(backend.Quiet); !ok || !q.Quiet() {
+	qf, quietFor := st.backend.(backend.QuietFor)
+	if q, ok := st.backend.(backend.Quiet); !quietFor && (!ok || !q.Quiet()) {
 		return false
 	}
 	p := leanParams(body, id, params)
@@ -92,6 +94,9 @@ func (g *Gateway) serveLeanLegacy(w http.ResponseWriter, r *http.Request, e *Ent
 		return false
 	}
 	call := &mcp.CallToolRequest{Session: info.ss, Params: p, Extra: &mcp.RequestExtra{Header: r.Header}}
+	if _, caps := backend.DeclaredBy(call); quietFor && !qf.QuietFor(caps) {
+		return false // its calls may ask this client something: the SDK's event stream
+	}
 	// A notifications/cancelled for this id on this session stops the call (cancelLean).
 	ctx, cancel := context.WithCancel(r.Context())
 	defer cancel()

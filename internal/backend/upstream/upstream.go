@@ -795,6 +795,33 @@ func (b *Backend) Catalog(context.Context) (*backend.Catalog, error) {
 	return b.catalog(), nil
 }
 
+// QuietFor reports whether a call sends a client that declared caps nothing but its result
+// (backend.QuietFor): the upstream's progress and log messages reach the client only with a
+// progress token and a log level (the gateway checks those), and its requests — sampling,
+// elicitation in either mode, roots — only when the client declared it can answer them
+// (lacks); a client that declared none of them is never asked anything in the middle of a
+// call. Only stdio upstreams qualify: a Streamable HTTP upstream may end a call's event
+// stream early and ask to be polled, which relayPolling passes on to the client over the
+// client's own event stream of the call.
+func (b *Backend) QuietFor(caps *mcp.ClientCapabilities) bool {
+	for _, u := range b.ups {
+		if len(u.argv) == 0 {
+			return false
+		}
+	}
+	for _, ir := range quietProbes {
+		if lacks(caps, ir) == "" {
+			return false
+		}
+	}
+	return true
+}
+
+// quietProbes are the requests an upstream can send that forward passes to the client.
+var quietProbes = []mcp.InputRequest{
+	&mcp.CreateMessageParams{}, &mcp.ElicitParams{}, &mcp.ElicitParams{Mode: "url"}, &mcp.ListRootsParams{},
+}
+
 // CallTool calls the tool on its upstream, through the caller's upstream session.
 func (b *Backend) CallTool(ctx context.Context, call *backend.Call) (*mcp.CallToolResult, error) {
 	res, err := b.callTool(ctx, call)
