@@ -38,7 +38,8 @@ type Catalog struct {
 // concurrent use. See Kind for its lifecycle.
 //
 // Optional abilities are found by type assertion and used by the gateway: ResourceReader,
-// PromptGetter, Completer, Watcher, Subscriber, SessionEnder, ToolGate, Quiet and io.Closer.
+// PromptGetter, Completer, Watcher, Subscriber, SessionEnder, ToolGate, Quiet, Generator and
+// io.Closer.
 type Backend interface {
 	// Catalog returns what the backend offers now.
 	Catalog(ctx context.Context) (*Catalog, error)
@@ -203,6 +204,14 @@ type ToolGate interface {
 // event stream, when neither a progress token nor a log level is in play.
 type Quiet interface {
 	Quiet() bool
+}
+
+// Generator is implemented by backends whose lists are generated (tools_transform,
+// resources_transform, prompts_transform; see internal/transform): Generated returns the
+// server's definition with the generated resources and prompts in, which the gateway serves
+// as it serves configured ones, or nil when nothing was generated.
+type Generator interface {
+	Generated() *config.Server
 }
 
 // SessionEnder is implemented by backends that keep state per client session (an upstream

@@ -276,6 +276,16 @@ func (b *Backend) ToolAllowed(p auth.Principal, tool string) bool {
 	return true
 }
 
+// Generated returns the definition with the generated lists in, nil when the transforms
+// failed (backend.Generator).
+func (b *Backend) Generated() *config.Server {
+	_, res := b.state()
+	if res == nil {
+		return nil
+	}
+	return res.Server
+}
+
 // Close closes the current backend.
 func (b *Backend) Close() error {
 	cur, _ := b.state()
@@ -289,7 +299,8 @@ func (b *Backend) Close() error {
 var ErrDiscovery = errors.New("discovery failed")
 
 var (
-	_ backend.Backend  = (*Backend)(nil)
-	_ backend.Quiet    = (*Backend)(nil)
-	_ backend.ToolGate = (*Backend)(nil)
+	_ backend.Backend   = (*Backend)(nil)
+	_ backend.Quiet     = (*Backend)(nil)
+	_ backend.ToolGate  = (*Backend)(nil)
+	_ backend.Generator = (*Backend)(nil)
 )
