@@ -2,11 +2,14 @@ package transform
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
 	"maps"
 	"sync"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"go.yaml.in/yaml/v3"
@@ -47,6 +50,9 @@ type Result struct {
 	Tools map[string]string
 	// Bad are the entries left out, each naming the module and its index.
 	Bad []string
+	// Digest identifies the generated definition: two runs with the same digest generated
+	// the same lists.
+	Digest string
 }
 
 // Context returns the context a module is called with: the definition as written, the
@@ -118,6 +124,7 @@ func (sv *Server) Generate(ctx context.Context) (*Result, error) {
 			return nil, fmt.Errorf("%s_transform: %w", l.list, err)
 		}
 		base, res.Server = n, s
+		res.Digest = digest(n)
 		if l.list == "tools" {
 			for name := range s.Tools {
 				if _, static := sv.Def.Tools[name]; !static {
@@ -127,6 +134,16 @@ func (sv *Server) Generate(ctx context.Context) (*Result, error) {
 		}
 	}
 	return res, nil
+}
+
+// digest identifies a definition node by its YAML text.
+func digest(n *yaml.Node) string {
+	b, err := yaml.Marshal(n)
+	if err != nil {
+		return ""
+	}
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:])
 }
 
 // field names the transform field of list in problems.
@@ -173,7 +190,10 @@ func firstList(r Refs) string {
 
 // Open opens the server's backend with its generated lists. When the transforms fail, the
 // backend serves the static lists and the failure is logged (and returned by Err); entries
-// left out are logged as warnings.
+// left out are logged as warnings. With Refs.Refresh the transforms run again that often,
+// in the background, until Close: the last good lists serve meanwhile, and a run whose
+// result differs replaces them and is announced on Changes (the gateway tells clients
+// list_changed).
 func Open(ctx context.Context, sv *Server) (*Backend, error) {
 	b := &Backend{sv: sv}
 	res, err := sv.Generate(ctx)
@@ -185,17 +205,76 @@ func Open(ctx context.Context, sv *Server) (*Backend, error) {
 			return nil, oerr
 		}
 		b.cur, b.err = cur, err
-		return b, nil
+	} else {
+		for _, bad := range res.Bad {
+			log.Warn("transform entry left out", "problem", bad)
+		}
+		cur, err := sv.Open(ctx, res.Server)
+		if err != nil {
+			return nil, err
+		}
+		b.cur, b.res = cur, res
 	}
-	for _, bad := range res.Bad {
-		log.Warn("transform entry left out", "problem", bad)
+	if sv.Refs.Refresh > 0 {
+		rctx, cancel := context.WithCancel(context.Background())
+		b.stop, b.changes, b.stopped = cancel, make(chan struct{}, 1), make(chan struct{})
+		go b.refreshLoop(rctx, sv.Refs.Refresh)
 	}
-	cur, err := sv.Open(ctx, res.Server)
-	if err != nil {
-		return nil, err
-	}
-	b.cur, b.res = cur, res
 	return b, nil
+}
+
+// refreshLoop runs the transforms every interval until ctx ends.
+func (b *Backend) refreshLoop(ctx context.Context, every time.Duration) {
+	defer close(b.stopped)
+	t := time.NewTicker(every)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		b.refresh(ctx)
+	}
+}
+
+// refresh runs the transforms once and serves their result if it changed.
+func (b *Backend) refresh(ctx context.Context) {
+	log := b.sv.Deps.Log()
+	res, err := b.sv.Generate(ctx)
+	if ctx.Err() != nil {
+		return
+	}
+	if err == nil {
+		b.mu.RLock()
+		same := b.res != nil && b.res.Digest == res.Digest
+		b.mu.RUnlock()
+		if same {
+			b.mu.Lock()
+			b.err = nil
+			b.mu.Unlock()
+			return
+		}
+		for _, bad := range res.Bad {
+			log.Warn("transform entry left out", "problem", bad)
+		}
+		var cur backend.Backend
+		if cur, err = b.sv.Open(ctx, res.Server); err == nil {
+			b.mu.Lock()
+			b.cur, b.res, b.err = cur, res, nil
+			b.mu.Unlock()
+			log.Info("transform refreshed: the generated lists changed")
+			select {
+			case b.changes <- struct{}{}:
+			default:
+			}
+			return
+		}
+	}
+	log.Error("transform refresh failed; the last good lists are served", "error", err)
+	b.mu.Lock()
+	b.err = err
+	b.mu.Unlock()
 }
 
 // Backend serves a server whose lists are generated: it forwards to the backend of the
@@ -207,7 +286,16 @@ type Backend struct {
 	cur backend.Backend
 	res *Result // nil when the transforms failed
 	err error
+	// With a refresh: stop ends the loop, which closes stopped; changes announces a new
+	// result.
+	stop    context.CancelFunc
+	stopped chan struct{}
+	changes chan struct{}
 }
+
+// Changes receives a value when a refresh changed the generated lists (backend.Watcher);
+// nil without transform_refresh.
+func (b *Backend) Changes() <-chan struct{} { return b.changes }
 
 func (b *Backend) state() (backend.Backend, *Result) {
 	b.mu.RLock()
@@ -286,8 +374,12 @@ func (b *Backend) Generated() *config.Server {
 	return res.Server
 }
 
-// Close closes the current backend.
+// Close stops the refreshes and closes the current backend.
 func (b *Backend) Close() error {
+	if b.stop != nil {
+		b.stop()
+		<-b.stopped
+	}
 	cur, _ := b.state()
 	if c, ok := cur.(io.Closer); ok {
 		return c.Close()
@@ -303,4 +395,5 @@ var (
 	_ backend.Quiet     = (*Backend)(nil)
 	_ backend.ToolGate  = (*Backend)(nil)
 	_ backend.Generator = (*Backend)(nil)
+	_ backend.Watcher   = (*Backend)(nil)
 )

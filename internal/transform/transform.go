@@ -42,23 +42,30 @@ var Fields = []string{
 	"tools_transform", "tools_transform_cid",
 	"resources_transform", "resources_transform_cid",
 	"prompts_transform", "prompts_transform_cid",
+	"transform_refresh",
 }
+
+// MinRefresh is the shortest transform_refresh.
+const MinRefresh = time.Second
 
 // Refs name the modules of a server, by list ("" when the list has none).
 type Refs struct {
 	Tools, Resources, Prompts string
+	// Refresh, when not 0, is how often the transforms run again (transform_refresh).
+	Refresh time.Duration
 }
 
 // Empty reports whether no module is named.
-func (r Refs) Empty() bool { return r == Refs{} }
+func (r Refs) Empty() bool { return r.Tools == "" && r.Resources == "" && r.Prompts == "" }
 
 type fields struct {
-	Tools        string `yaml:"tools_transform"`
-	ToolsCID     string `yaml:"tools_transform_cid"`
-	Resources    string `yaml:"resources_transform"`
-	ResourcesCID string `yaml:"resources_transform_cid"`
-	Prompts      string `yaml:"prompts_transform"`
-	PromptsCID   string `yaml:"prompts_transform_cid"`
+	Tools        string        `yaml:"tools_transform"`
+	ToolsCID     string        `yaml:"tools_transform_cid"`
+	Resources    string        `yaml:"resources_transform"`
+	ResourcesCID string        `yaml:"resources_transform_cid"`
+	Prompts      string        `yaml:"prompts_transform"`
+	PromptsCID   string        `yaml:"prompts_transform_cid"`
+	Refresh      time.Duration `yaml:"transform_refresh"`
 }
 
 var cidPattern = regexp.MustCompile(`^cid://sha256-[0-9a-f]{64}$`)
@@ -104,6 +111,15 @@ func Decode(sec config.Section, lists ...string) (Refs, config.Section, config.P
 	pick("tools", f.Tools, f.ToolsCID, &refs.Tools)
 	pick("resources", f.Resources, f.ResourcesCID, &refs.Resources)
 	pick("prompts", f.Prompts, f.PromptsCID, &refs.Prompts)
+	switch {
+	case f.Refresh == 0:
+	case refs.Empty():
+		ps = append(ps, sec.Problem("transform_refresh", "transform_refresh is only used with a transform (tools_transform, resources_transform or prompts_transform)"))
+	case f.Refresh < MinRefresh:
+		ps = append(ps, sec.Problem("transform_refresh", "transform_refresh must be at least %s, got %s", MinRefresh, f.Refresh))
+	default:
+		refs.Refresh = f.Refresh
+	}
 	return refs, rest, ps
 }
 

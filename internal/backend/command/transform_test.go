@@ -254,6 +254,8 @@ func TestTransformFields(t *testing.T) {
 		{"tools_transform: a.js\n    tools_transform_cid: b.js", "not both"},
 		{"tools_transform_cid: cid://abc", "cid://sha256-"},
 		{"discover: [echo]", "discover is only used with a transform"},
+		{"transform_refresh: 5m", "transform_refresh is only used with a transform"},
+		{"tools_transform: a.js\n    transform_refresh: 10ms", "at least 1s"},
 	} {
 		_, err := config.Parse("test.yaml", t.TempDir(), []byte("servers:\n  s:\n    kind: command\n    "+c.fields+"\n"), backend.Kinds())
 		if err == nil || !strings.Contains(err.Error(), c.want) {
