@@ -212,7 +212,13 @@ type Quiet interface {
 // as it serves configured ones, or nil when nothing was generated.
 type Generator interface {
 	Generated() *config.Server
+	// GenerateError is the error of the last run of the transforms, nil when it succeeded.
+	GenerateError() error
 }
+
+// MetaGenerated is the _meta key of a generated tool: its value names the module that
+// generated it. The server page and the tools CLI show it.
+const MetaGenerated = "io.mcpbridge/generated"
 
 // SessionEnder is implemented by backends that keep state per client session (an upstream
 // connection, a work session): the gateway calls SessionEnded when a client session ends.

@@ -19,9 +19,8 @@ import (
 	"github.com/mcpbridge/mcpbridge/internal/config"
 )
 
-// MetaGenerated is the _meta key of a generated tool: its value names the module that
-// generated it. The server page and the tools CLI show it.
-const MetaGenerated = "io.mcpbridge/generated"
+// MetaGenerated is the _meta key of a generated tool (backend.MetaGenerated).
+const MetaGenerated = backend.MetaGenerated
 
 // A Server is a server definition with transforms, and what its kind supplies to run them.
 type Server struct {
@@ -302,6 +301,10 @@ func (b *Backend) state() (backend.Backend, *Result) {
 	defer b.mu.RUnlock()
 	return b.cur, b.res
 }
+
+// GenerateError returns the error of the last run of the transforms, nil when it
+// succeeded (backend.Generator).
+func (b *Backend) GenerateError() error { return b.Err() }
 
 // Err returns the error of the last run of the transforms, nil when it succeeded.
 func (b *Backend) Err() error {
