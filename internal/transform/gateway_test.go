@@ -19,7 +19,7 @@ import (
 
 // connect starts a gateway for yaml with the files in dir and connects an MCP client to
 // server s.
-func connect(t *testing.T, files map[string]string, yaml string) *mcp.ClientSession {
+func connect(t *testing.T, files map[string]string, yaml string) (*mcp.ClientSession, string) {
 	t.Helper()
 	dir := t.TempDir()
 	for name, text := range files {
@@ -34,14 +34,14 @@ func connect(t *testing.T, files map[string]string, yaml string) *mcp.ClientSess
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { cs.Close() })
-	return cs
+	return cs, srv.URL
 }
 
 // Generated resources and prompts are served by the gateway as configured ones are (read,
 // get with arguments, a prompt embedding a generated resource); a bad entry is left out;
 // generated tools are listed marked generated.
 func TestGatewayServesGeneratedLists(t *testing.T) {
-	cs := connect(t, map[string]string{
+	cs, base := connect(t, map[string]string{
 		"res.js": `export default function (serverName) {
   return [
     {name: "readme", uri: "docs://s/readme", mimeType: "text/markdown", text: "# from " + serverName},
@@ -118,6 +118,37 @@ servers:
 	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "gen", Arguments: map[string]any{}})
 	if err != nil || res.IsError || res.Content[0].(*mcp.TextContent).Text != "gen\n" {
 		t.Fatalf("call gen = %v, %v", res, err)
+	}
+	// The REST routes answer from the same lists.
+	rest := func(method, path, body string) string {
+		t.Helper()
+		req, _ := http.NewRequest(method, base+"/api/mcp/s/"+path, strings.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		if resp.StatusCode != 200 {
+			t.Fatalf("%s %s: %d %s", method, path, resp.StatusCode, b)
+		}
+		return string(b)
+	}
+	if got := rest("GET", "tools", ""); !strings.Contains(got, `"name":"gen"`) || !strings.Contains(got, `"io.mcpbridge/generated":"tools.js"`) {
+		t.Errorf("GET tools = %s", got)
+	}
+	if got := rest("POST", "tools/call", `{"name": "gen", "arguments": {}}`); !strings.Contains(got, `gen\n`) {
+		t.Errorf("POST tools/call = %s", got)
+	}
+	if got := rest("GET", "resources", ""); !strings.Contains(got, "docs://s/readme") {
+		t.Errorf("GET resources = %s", got)
+	}
+	if got := rest("POST", "resources/read", `{"uri": "docs://s/readme"}`); !strings.Contains(got, "# from s") {
+		t.Errorf("POST resources/read = %s", got)
+	}
+	if got := rest("POST", "prompts/get", `{"name": "greet", "arguments": {"who": "Bo"}}`); !strings.Contains(got, "Hello Bo") {
+		t.Errorf("POST prompts/get = %s", got)
 	}
 }
 
