@@ -400,3 +400,46 @@ var (
 	_ backend.Generator = (*Backend)(nil)
 	_ backend.Watcher   = (*Backend)(nil)
 )
+
+// Lists are generated resources and prompts for a kind whose tools come from elsewhere (an
+// upstream MCP server, a Lowdefy app): its backend embeds a *Lists, so that it is a
+// backend.Generator and the gateway serves them. A nil *Lists has none.
+type Lists struct {
+	def *config.Server
+	err error
+}
+
+// GenerateLists runs sv's transforms once: a failure is logged and leaves the server with
+// its written lists (GenerateError says why), entries left out are logged as warnings.
+func GenerateLists(ctx context.Context, sv *Server) *Lists {
+	if sv.Refs.Empty() {
+		return nil
+	}
+	log := sv.Deps.Log()
+	res, err := sv.Generate(ctx)
+	if err != nil {
+		log.Error("transform failed; the server serves its written resources and prompts", "error", err)
+		return &Lists{err: err}
+	}
+	for _, bad := range res.Bad {
+		log.Warn("transform entry left out", "problem", bad)
+	}
+	return &Lists{def: res.Server}
+}
+
+// Generated returns the definition with the generated resources and prompts in, or nil
+// (backend.Generator).
+func (l *Lists) Generated() *config.Server {
+	if l == nil {
+		return nil
+	}
+	return l.def
+}
+
+// GenerateError returns why the transforms failed, or nil (backend.Generator).
+func (l *Lists) GenerateError() error {
+	if l == nil {
+		return nil
+	}
+	return l.err
+}
