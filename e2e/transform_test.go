@@ -24,8 +24,10 @@ var transformExampleRe = regexp.MustCompile("(?s)<!-- transform-example: ([^ ]+)
 
 // TestTransformDocsExample serves the seed's jq example as docs/config.md writes it: the
 // tools come from a transform over `jq --help`; they are listed (marked generated), called
-// with a filter, and give jq's result. It runs again with the module in the content store
-// (cid://, `mcpbridge cid add`), and `mcpbridge check` counts the generated tools.
+// with a filter, and give jq's result, over Streamable HTTP (both eras), stdio, the tools
+// and call CLI, and the server page marks them. It runs again with the module in the
+// content store (cid://, `mcpbridge cid add`), and `mcpbridge check` counts the generated
+// tools.
 func TestTransformDocsExample(t *testing.T) {
 	if _, err := exec.LookPath("jq"); err != nil {
 		testenv.Missing(t, "jq (the docs example of transforms)", "scripts/setup-jq.sh")
@@ -120,6 +122,19 @@ func TestTransformDocsExample(t *testing.T) {
 		}
 	}
 	t.Run("path", func(t *testing.T) { serveAndCall(t, "serve-path", cfg) })
+	t.Run("stdio", func(t *testing.T) {
+		cmd := exec.Command(bin, "stdio", "jq", "--config", cfg, "--store", store)
+		cmd.Dir = dir
+		cs, err := mcp.NewClient(&mcp.Implementation{Name: "e2e", Version: "1"}, nil).Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer cs.Close()
+		got, err := callTool(ctx, cs, "filter_compact", map[string]any{"filter": ".items", "input": `{"items": [1, 2]}`})
+		if err != nil || strings.TrimSpace(got) != "[1,2]" {
+			t.Errorf("stdio: filter_compact = %q, %v; want [1,2]", got, err)
+		}
+	})
 
 	out, errOut, err = runLogged(ctx, time.Minute, dir, nil, bin, "cid", "add", "--config", cfg, "--store", store, filepath.Join(dir, "transforms", "jq_tools.js"))
 	ref := strings.TrimSpace(string(out))
