@@ -197,6 +197,17 @@ func Open(ctx context.Context, sv *Server) (*Backend, error) {
 	b := &Backend{sv: sv}
 	res, err := sv.Generate(ctx)
 	log := sv.Deps.Log()
+	if err == nil {
+		for _, bad := range res.Bad {
+			log.Warn("transform entry left out", "problem", bad)
+		}
+		var cur backend.Backend
+		if cur, err = sv.Open(ctx, res.Server); err == nil {
+			b.cur, b.res = cur, res
+		} else {
+			err = fmt.Errorf("opening the server with the generated lists: %w", err)
+		}
+	}
 	if err != nil {
 		log.Error("transform failed; the server serves its static lists", "error", err)
 		cur, oerr := sv.Open(ctx, sv.Def)
@@ -204,15 +215,6 @@ func Open(ctx context.Context, sv *Server) (*Backend, error) {
 			return nil, oerr
 		}
 		b.cur, b.err = cur, err
-	} else {
-		for _, bad := range res.Bad {
-			log.Warn("transform entry left out", "problem", bad)
-		}
-		cur, err := sv.Open(ctx, res.Server)
-		if err != nil {
-			return nil, err
-		}
-		b.cur, b.res = cur, res
 	}
 	if sv.Refs.Refresh > 0 {
 		rctx, cancel := context.WithCancel(context.Background())

@@ -99,3 +99,38 @@ servers:
 		t.Errorf("check = %v, want the bad entry at servers.api.tools_transform", ps)
 	}
 }
+
+// A generated tool that cannot be opened (a secret it names is not set) leaves the server
+// with its written tools and the error, not unavailable.
+func TestTransformHTTPOpenFails(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "gen.js"), []byte(`export default () => [{name: "keyed", description: "needs a key", method: "GET", path: "/k", headers: {"X-Key": "env:H25_SURELY_UNSET_VARIABLE"}}]`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	doc := `
+servers:
+  api:
+    kind: http
+    base_url: http://127.0.0.1:9
+    allow_private: true
+    tools_transform: gen.js
+    tools:
+      written: {description: written, method: GET, path: /w}
+`
+	cfg, err := config.Parse("test.yaml", dir, []byte(doc), backend.Kinds())
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := backend.Open(context.Background(), cfg.Servers["api"], backend.NewDeps(cfg, cfg.Servers["api"], backend.Services{}))
+	if err != nil {
+		t.Fatalf("open: %v (want the written tools served)", err)
+	}
+	cat, _ := b.Catalog(context.Background())
+	if len(cat.Tools) != 1 || cat.Tools[0].Name != "written" {
+		t.Errorf("tools = %v, want only the written one", cat.Tools)
+	}
+	gen := b.(backend.Generator)
+	if e := gen.GenerateError(); e == nil || !strings.Contains(e.Error(), "H25_SURELY_UNSET_VARIABLE") {
+		t.Errorf("GenerateError = %v, want the unset secret named", e)
+	}
+}
