@@ -2,7 +2,7 @@
 # test.sh — install what the test suite needs and run all of it. This is `make test`, and
 # CI's .ci/run calls exactly that. Installs are idempotent and quick when already done:
 # PostgreSQL and MariaDB (Debian) started on loopback ports, Node 22 with the MCP conformance suite,
-# the MCP Inspector and playwright-core (npm, locked), Debian's Chromium, and the Lowdefy
+# the MCP Inspector and playwright-core (npm, locked), Debian's Chromium and jq, and the Lowdefy
 # oracles (npm, locked), and FerretDB (Go, the tools/ferretdb module).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -52,6 +52,8 @@ step "setup: Node 22, conformance suite, Inspector, playwright-core"
 scripts/setup-node.sh
 step "setup: Chromium"
 scripts/setup-chromium.sh
+step "setup: jq (the docs example of transforms)"
+scripts/setup-jq.sh
 for s in setup-lowdefy-oracle setup-lowdefy-build-oracle setup-lowdefy-engine-oracle setup-jslibs-oracle; do
 	if [[ -x scripts/$s.sh ]]; then
 		step "setup: $s"

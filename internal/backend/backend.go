@@ -38,7 +38,8 @@ type Catalog struct {
 // concurrent use. See Kind for its lifecycle.
 //
 // Optional abilities are found by type assertion and used by the gateway: ResourceReader,
-// PromptGetter, Completer, Watcher, Subscriber, SessionEnder, ToolGate, Quiet and io.Closer.
+// PromptGetter, Completer, Watcher, Subscriber, SessionEnder, ToolGate, Quiet, Generator and
+// io.Closer.
 type Backend interface {
 	// Catalog returns what the backend offers now.
 	Catalog(ctx context.Context) (*Catalog, error)
@@ -213,6 +214,20 @@ type Quiet interface {
 type QuietFor interface {
 	QuietFor(caps *mcp.ClientCapabilities) bool
 }
+
+// Generator is implemented by backends whose lists are generated (tools_transform,
+// resources_transform, prompts_transform; see internal/transform): Generated returns the
+// server's definition with the generated resources and prompts in, which the gateway serves
+// as it serves configured ones, or nil when nothing was generated.
+type Generator interface {
+	Generated() *config.Server
+	// GenerateError is the error of the last run of the transforms, nil when it succeeded.
+	GenerateError() error
+}
+
+// MetaGenerated is the _meta key of a generated tool: its value names the module that
+// generated it. The server page and the tools CLI show it.
+const MetaGenerated = "io.mcpbridge/generated"
 
 // SessionEnder is implemented by backends that keep state per client session (an upstream
 // connection, a work session): the gateway calls SessionEnded when a client session ends.

@@ -86,6 +86,7 @@ func (g *Gateway) serveMeta(w http.ResponseWriter, r *http.Request, name string)
 	p := &web.MetaPage{
 		Name: name, Title: s.Title, Description: s.Description, Kind: s.Kind, Enabled: s.IsEnabled(),
 		Endpoint: endpoint, SSE: endpoint + "/sse", ToolsURL: "/api/mcp/" + name + "/tools",
+		TransformError: transformError(e.state.Load()),
 	}
 	if c := e.Catalog(); c != nil {
 		tools := g.callableTools(r, e, c.Tools)
@@ -209,7 +210,7 @@ func (g *Gateway) callableTools(r *http.Request, e *Entry, tools []*mcp.Tool) []
 	out := make([]web.ToolSummary, 0, len(tools))
 	for _, t := range tools {
 		if mayCall(p, st, t.Name) {
-			out = append(out, web.ToolSummary{Name: t.Name, Title: t.Title, Summary: web.Summarize(t.Description)})
+			out = append(out, web.ToolSummary{Name: t.Name, Title: t.Title, Summary: web.Summarize(t.Description), Generated: generatedBy(t)})
 		}
 	}
 	return out

@@ -202,9 +202,10 @@ func (g *Gateway) stateFor(s *config.Server, b backend.Backend, l *live, cat *ba
 			st.catalog.Prompts = append(st.catalog.Prompts, pr)
 		}
 	}
-	conf := configured{g: g, s: s}
-	for _, name := range s.ResourceNames() {
-		r := s.Resources[name]
+	ls := listsOf(s, b) // the configured lists, or the definition with generated ones in
+	conf := configured{g: g, s: ls}
+	for _, name := range ls.ResourceNames() {
+		r := ls.Resources[name]
 		if r.URITemplate != "" {
 			st.catalog.Templates = append(st.catalog.Templates, &mcp.ResourceTemplate{URITemplate: r.URITemplate, Name: cmp.Or(r.Name, name), Title: r.Title, Description: r.Description, MIMEType: r.MimeType})
 			st.templates[r.URITemplate] = conf
@@ -229,8 +230,8 @@ func (g *Gateway) stateFor(s *config.Server, b backend.Backend, l *live, cat *ba
 			delete(st.resourceRoles, r.URI)
 		}
 	}
-	for _, name := range s.PromptNames() {
-		p := s.Prompts[name]
+	for _, name := range ls.PromptNames() {
+		p := ls.Prompts[name]
 		mp := &mcp.Prompt{Name: name, Title: p.Title, Description: p.Description}
 		for _, a := range p.Arguments {
 			mp.Arguments = append(mp.Arguments, &mcp.PromptArgument{Name: a.Name, Description: a.Description, Required: a.Required})

@@ -58,6 +58,8 @@ type ToolSummary struct {
 	Name    string
 	Title   string
 	Summary string
+	// Generated names the module that generated the tool ("" for a written tool).
+	Generated string
 }
 
 // ToolGroup is one group of the tool list and one entry of its table of contents. Anchor is
@@ -100,10 +102,13 @@ type MetaPage struct {
 	ToolGroups []ToolGroup
 	// ToolsURL is the JSON route of the listed tools; ?name=TOOL answers one tool, which the
 	// page loads when the tool is opened.
-	ToolsURL  string
-	Resources []Resource
-	Prompts   []Prompt
-	Desktop   string // desktop-app JSON
+	ToolsURL string
+	// TransformError, when set, is why the server's transforms failed: it serves its
+	// written (or last good) lists.
+	TransformError string
+	Resources      []Resource
+	Prompts        []Prompt
+	Desktop        string // desktop-app JSON
 	// DesktopNote, when set, is what to do before the desktop snippet runs (build the
 	// binary it names).
 	DesktopNote string

@@ -73,8 +73,9 @@ type tool struct {
 	outputSchema *jsonschema.Resolved
 }
 
-// Open creates the backend of a command server.
-func (sp *spec) Open(_ context.Context, deps backend.Deps) (backend.Backend, error) {
+// openStatic creates the backend of a command server's definition, without running its
+// transforms.
+func (sp *spec) openStatic(deps backend.Deps) (*Backend, error) {
 	s := sp.server
 	b := &Backend{name: s.Name, dir: deps.Dir, tools: map[string]*tool{}}
 	for _, name := range s.ToolNames() {
@@ -221,10 +222,10 @@ func secretRef(a Arg) (string, bool) {
 	return ref, ok && a.Source == ArgConstant && secret.IsRef(ref)
 }
 
-// Check resolves every secret reference of the env of the server (auto_discover) and of
+// checkSecrets resolves every secret reference of the env of the server (auto_discover) and of
 // its tools, so a missing one is reported by `mcpbridge check` and the admin API before the
 // server is served.
-func (sp *spec) Check(deps backend.Deps) config.Problems {
+func (sp *spec) checkSecrets(deps backend.Deps) config.Problems {
 	var ps config.Problems
 	check := func(sec config.Section, env map[string]Arg) {
 		for _, k := range slices.Sorted(maps.Keys(env)) {
@@ -244,13 +245,13 @@ func (sp *spec) Check(deps backend.Deps) config.Problems {
 	return ps
 }
 
-// ToolNames returns the tools of the definition, and the one auto_discover adds.
-func (sp *spec) ToolNames(backend.Deps) ([]string, bool) {
+// staticToolNames returns the tools of the definition, and the one auto_discover adds.
+func (sp *spec) staticToolNames() []string {
 	names := sp.server.ToolNames()
 	if sp.conf.AutoDiscover {
 		names = append(names, sp.server.Name)
 	}
-	return names, true
+	return names
 }
 
 // buildArgv maps the argv elements to strings. A value from a tool argument or an

@@ -14,26 +14,31 @@ import (
 	"github.com/mcpbridge/mcpbridge/internal/config"
 	"github.com/mcpbridge/mcpbridge/internal/expr"
 	"github.com/mcpbridge/mcpbridge/internal/lazy"
+	"github.com/mcpbridge/mcpbridge/internal/transform"
 )
 
 func init() {
 	backend.Register(backend.Kind{
 		Name:         "command",
-		ServerFields: backend.FieldsOf(serverSection{}),
+		ServerFields: append(backend.FieldsOf(serverSection{}), transform.Fields...),
 		ToolFields:   backend.FieldsOf(toolSection{}),
 		Decode:       decode,
 	})
 }
 
 // serverSection is the command kind's part of a server definition. Its argv and env are
-// used only with auto_discover: one tool named like the server that runs argv with the
-// caller's extra arguments appended.
+// used with auto_discover (one tool named like the server that runs argv with the caller's
+// extra arguments appended) and by the tools a tools_transform generates in the seed's
+// minimal shape (name, description, inputSchema), which run argv the same way.
 type serverSection struct {
-	AutoDiscover bool           `yaml:"auto_discover"`
-	Argv         []Arg          `yaml:"argv"`
-	Env          map[string]Arg `yaml:"env"`
-	Workdir      string         `yaml:"workdir"`
-	Timeout      time.Duration  `yaml:"timeout"`
+	AutoDiscover bool `yaml:"auto_discover"`
+	// Discover is a command run (without a shell, under the rules of the kind) before the
+	// transforms; its output is in their context as discovery.
+	Discover []string       `yaml:"discover"`
+	Argv     []Arg          `yaml:"argv"`
+	Env      map[string]Arg `yaml:"env"`
+	Workdir  string         `yaml:"workdir"`
+	Timeout  time.Duration  `yaml:"timeout"`
 	// AllowOptions lets the auto_discover tool's args start with "-".
 	AllowOptions bool `yaml:"allow_options"`
 }
@@ -61,6 +66,8 @@ type spec struct {
 	tools  map[string]toolSection
 	// programs are the compiled {expression: ...} elements, by source.
 	programs map[string]*expr.Program
+	// refs name the transforms of the server.
+	refs transform.Refs
 }
 
 // logLevels are the MCP log levels.
@@ -70,19 +77,32 @@ var envName = lazy.Regexp{Expr: `^[A-Za-z_][A-Za-z0-9_]*$`}
 
 func decode(s *config.Server) (backend.Spec, config.Problems) {
 	sp := &spec{server: s, tools: map[string]toolSection{}, programs: map[string]*expr.Program{}}
-	ps := s.Section.Decode(&sp.conf)
+	refs, rest, ps := transform.Decode(s.Section, "tools", "resources", "prompts")
+	sp.refs = refs
+	ps = append(ps, rest.Decode(&sp.conf)...)
 	sec := s.Section
+	usesArgv := sp.conf.AutoDiscover || refs.Tools != ""
+	if len(sp.conf.Discover) > 0 {
+		if refs.Empty() {
+			ps = append(ps, sec.Problem("discover", "discover is only used with a transform (tools_transform, resources_transform or prompts_transform): its output is in their context"))
+		}
+		if sp.conf.Discover[0] == "" {
+			ps = append(ps, sec.Problem("discover[0]", "empty program"))
+		} else {
+			ps = append(ps, checkDiscover(sec, sp.conf.Discover[0])...)
+		}
+	}
 	if sp.conf.AutoDiscover {
 		if len(sp.conf.Argv) == 0 {
 			ps = append(ps, sec.Problem("argv", "auto_discover needs a server-level argv (the command to run)"))
 		} else if _, clash := s.Tools[s.Name]; clash {
 			ps = append(ps, sec.Problem("tools."+s.Name, "tool %q clashes with the tool auto_discover creates; rename it", s.Name))
 		}
-	} else if len(sp.conf.Argv) > 0 {
-		ps = append(ps, sec.Problem("argv", "a server-level argv is only used with auto_discover: true"))
+	} else if len(sp.conf.Argv) > 0 && !usesArgv {
+		ps = append(ps, sec.Problem("argv", "a server-level argv is only used with auto_discover: true or by the tools of a tools_transform"))
 	}
-	if sp.conf.AllowOptions && !sp.conf.AutoDiscover {
-		ps = append(ps, sec.Problem("allow_options", "a server-level allow_options is only used with auto_discover: true; put allow_options: true on a tool's argument instead"))
+	if sp.conf.AllowOptions && !usesArgv {
+		ps = append(ps, sec.Problem("allow_options", "a server-level allow_options is only used with auto_discover: true or a tools_transform; put allow_options: true on a tool's argument instead"))
 	}
 	if len(sp.conf.Argv) > 0 {
 		ps = append(ps, checkProgram(sec, sp.conf.Argv[0])...)
@@ -172,6 +192,15 @@ func (sp *spec) checkArg(sec config.Section, path string, a Arg, props map[strin
 		sp.programs[a.Expression] = p
 	}
 	return nil
+}
+
+// checkDiscover warns when the discovery program is not found, as checkProgram.
+func checkDiscover(sec config.Section, name string) config.Problems {
+	ps := checkProgram(sec, Arg{Source: ArgConstant, Constant: name})
+	for i := range ps {
+		ps[i] = sec.Warning("discover[0]", "%s", strings.Replace(ps[i].Msg, "the tool will fail", "discovery will fail", 1))
+	}
+	return ps
 }
 
 // checkProgram warns when a constant program is not found: on PATH for a bare name, on disk

@@ -15,12 +15,13 @@ import (
 	"github.com/mcpbridge/mcpbridge/internal/config"
 	"github.com/mcpbridge/mcpbridge/internal/expr"
 	"github.com/mcpbridge/mcpbridge/internal/safehttp"
+	"github.com/mcpbridge/mcpbridge/internal/transform"
 )
 
 func init() {
 	backend.Register(backend.Kind{
 		Name:         "http",
-		ServerFields: backend.FieldsOf(serverSection{}),
+		ServerFields: append(backend.FieldsOf(serverSection{}), transform.Fields...),
 		ToolFields:   backend.FieldsOf(toolSection{}),
 		Decode:       decode,
 	})
@@ -93,6 +94,8 @@ type spec struct {
 	conf   serverSection
 	base   *url.URL
 	tools  map[string]*toolSection
+	// refs name the transforms of the server.
+	refs transform.Refs
 }
 
 var mappingIn = map[string]bool{"path": true, "query": true, "header": true, "cookie": true, "body": true}
@@ -100,7 +103,9 @@ var mappingIn = map[string]bool{"path": true, "query": true, "header": true, "co
 func decode(s *config.Server) (backend.Spec, config.Problems) {
 	sp := &spec{server: s, tools: map[string]*toolSection{}}
 	sec := s.Section
-	ps := sec.Decode(&sp.conf)
+	refs, rest, ps := transform.Decode(sec, "tools", "resources", "prompts")
+	sp.refs = refs
+	ps = append(ps, rest.Decode(&sp.conf)...)
 	if sp.conf.BaseURL == "" {
 		ps = append(ps, sec.Problem("base_url", "missing base_url, e.g. https://api.example.com"))
 	} else if u, err := url.Parse(sp.conf.BaseURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {

@@ -103,9 +103,10 @@ type mapping struct {
 	valueArg    []string // argument names tried for the expression variable value
 }
 
-// Open creates the backend of an http server: it resolves secrets and prepares one request
-// template per tool (the definition was checked and its expressions compiled by decode).
-func (sp *spec) Open(_ context.Context, deps backend.Deps) (backend.Backend, error) {
+// openStatic creates the backend of an http server's definition, without running its
+// transforms: it resolves secrets and prepares one request template per tool (the
+// definition was checked and its expressions compiled by decode).
+func (sp *spec) openStatic(deps backend.Deps) (*Backend, error) {
 	s := sp.server
 	sec := &secrets{deps: deps}
 	serverHeaders, serverSecret, err := resolveHeaders(sec, "headers", sp.conf.Headers)
@@ -127,9 +128,9 @@ func (sp *spec) Open(_ context.Context, deps backend.Deps) (backend.Backend, err
 	return b, nil
 }
 
-// Check resolves every secret the definition names, so a missing one is reported before the
-// server is served.
-func (sp *spec) Check(deps backend.Deps) config.Problems {
+// checkSecrets resolves every secret the definition names, so a missing one is reported
+// before the server is served.
+func (sp *spec) checkSecrets(deps backend.Deps) config.Problems {
 	var ps config.Problems
 	check := func(sec config.Section, path, ref string) {
 		ps = append(ps, backend.CheckRef(deps, sec, path, ref)...)

@@ -17,6 +17,7 @@ import (
 	"github.com/mcpbridge/mcpbridge/internal/lowdefy/runtime"
 	"github.com/mcpbridge/mcpbridge/internal/safehttp"
 	"github.com/mcpbridge/mcpbridge/internal/secret"
+	"github.com/mcpbridge/mcpbridge/internal/transform"
 )
 
 // Tool sets a server offers (toolset:).
@@ -34,7 +35,7 @@ const (
 func init() {
 	backend.Register(backend.Kind{
 		Name:         "lowdefy",
-		ServerFields: backend.FieldsOf(serverSection{}),
+		ServerFields: append(backend.FieldsOf(serverSection{}), transform.Fields...),
 		Decode:       decode,
 	})
 }
@@ -59,6 +60,8 @@ type serverSection struct {
 type spec struct {
 	server *config.Server
 	conf   serverSection
+	// refs name the transforms of the server's resources and prompts.
+	refs transform.Refs
 }
 
 var secretName = lazy.Regexp{Expr: `^[A-Za-z_][A-Za-z0-9_]*$`}
@@ -66,7 +69,12 @@ var secretName = lazy.Regexp{Expr: `^[A-Za-z_][A-Za-z0-9_]*$`}
 func decode(s *config.Server) (backend.Spec, config.Problems) {
 	sp := &spec{server: s}
 	sec := s.Section
-	ps := sec.Decode(&sp.conf)
+	refs, rest, ps := transform.Decode(sec, "resources", "prompts")
+	sp.refs = refs
+	ps = append(ps, rest.Decode(&sp.conf)...)
+	if refs.Refresh > 0 {
+		ps = append(ps, sec.Problem("transform_refresh", "transform_refresh is not available on kind lowdefy: its transforms run when the server opens"))
+	}
 	c := &sp.conf
 	switch {
 	case !sec.Has("app"):

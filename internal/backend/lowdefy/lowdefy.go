@@ -47,6 +47,7 @@ import (
 	"github.com/mcpbridge/mcpbridge/internal/lowdefy/server"
 	"github.com/mcpbridge/mcpbridge/internal/safehttp"
 	"github.com/mcpbridge/mcpbridge/internal/store"
+	"github.com/mcpbridge/mcpbridge/internal/transform"
 )
 
 // AnonymousOwner owns the work sessions of callers without a user id (authentication off):
@@ -61,6 +62,8 @@ type pageRenderer func(p *engine.Page) string
 // calls on different sessions run in parallel, calls on one session one after another
 // (within this process; across replicas the store's versions catch a race).
 type Backend struct {
+	// Lists are the resources and prompts its transforms generated (backend.Generator).
+	*transform.Lists
 	name     string
 	app      *app.App
 	srv      *server.Server // for page authorisation (get_pages)
@@ -157,6 +160,7 @@ func (sp *spec) Open(ctx context.Context, deps backend.Deps) (backend.Backend, e
 			log.Warn("the lowdefy app generates no tools or resources (no form, query page or API endpoint, or mcp.enabled is false)", "toolset", b.toolset)
 		}
 	}
+	b.Lists = transform.GenerateLists(ctx, &transform.Server{Def: sp.server, Refs: sp.refs, Deps: deps})
 	return b, nil
 }
 

@@ -19,6 +19,7 @@ import (
 	"github.com/mcpbridge/mcpbridge/internal/lazy"
 	"github.com/mcpbridge/mcpbridge/internal/safehttp"
 	"github.com/mcpbridge/mcpbridge/internal/secret"
+	"github.com/mcpbridge/mcpbridge/internal/transform"
 )
 
 // Defaults of the kind.
@@ -51,7 +52,7 @@ const (
 func init() {
 	backend.Register(backend.Kind{
 		Name:         "mcp",
-		ServerFields: backend.FieldsOf(serverSection{}),
+		ServerFields: append(backend.FieldsOf(serverSection{}), transform.Fields...),
 		Decode:       decode,
 	})
 }
@@ -134,6 +135,8 @@ func (p *prefixField) UnmarshalNode(d *config.Decoder, n *yaml.Node, path string
 type spec struct {
 	server  *config.Server
 	sources []*source
+	// refs name the transforms of the server's resources and prompts.
+	refs transform.Refs
 }
 
 var (
@@ -149,8 +152,12 @@ var protocolVersions = []string{"2024-11-05", "2025-03-26", "2025-06-18", "2025-
 func decode(s *config.Server) (backend.Spec, config.Problems) {
 	sec := s.Section
 	var conf serverSection
-	ps := sec.Decode(&conf)
-	sp := &spec{server: s}
+	refs, rest, ps := transform.Decode(sec, "resources", "prompts")
+	ps = append(ps, rest.Decode(&conf)...)
+	sp := &spec{server: s, refs: refs}
+	if refs.Refresh > 0 {
+		ps = append(ps, sec.Problem("transform_refresh", "transform_refresh is not available on kind mcp: its transforms run when the server opens"))
+	}
 	add := func(path, format string, args ...any) { ps = append(ps, sec.Problem(path, format, args...)) }
 
 	for _, name := range s.ToolNames() {

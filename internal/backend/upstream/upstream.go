@@ -70,6 +70,7 @@ import (
 	"github.com/mcpbridge/mcpbridge/internal/backend"
 	"github.com/mcpbridge/mcpbridge/internal/safehttp"
 	"github.com/mcpbridge/mcpbridge/internal/secret"
+	"github.com/mcpbridge/mcpbridge/internal/transform"
 )
 
 // statelessKey prefixes the key of the upstream session of stateless callers.
@@ -87,6 +88,8 @@ var baseEnv = []string{"PATH", "HOME", "USER", "LOGNAME", "LANG", "LC_ALL", "LC_
 // Backend serves the catalogs of one or more upstream MCP servers. It is safe for
 // concurrent use.
 type Backend struct {
+	// Lists are the resources and prompts its transforms generated (backend.Generator).
+	*transform.Lists
 	name    string
 	log     *slog.Logger
 	now     func() time.Time
@@ -191,6 +194,7 @@ func (sp *spec) Open(ctx context.Context, deps backend.Deps) (backend.Backend, e
 		b.Close()
 		return nil, err
 	}
+	b.Lists = transform.GenerateLists(ctx, &transform.Server{Def: sp.server, Refs: sp.refs, Deps: deps})
 	for _, u := range b.ups {
 		b.goBackground(u.refresher)
 	}
