@@ -4,6 +4,7 @@ import (
 	"context"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/mcpbridge/mcpbridge/internal/transform"
 )
@@ -36,12 +37,20 @@ export default async function (serverName, context) {
 		{"\n\nexport default () => { null.x }", "m.js: threw TypeError"},
 		{"export default () => {\n  throw new Error('at line 2')\n}", "(line 2, column"},
 		{"export default () => {", "does not compile"},
-		{"export default () => { for (;;) {} }", "time limit"},
-		{"export default () => { let a = []; for (;;) a.push('x'.repeat(1 << 20) + a.length) }", "memory"},
+		{"export default () => { for (;;) {} }", "time limit of 2s"},
 	} {
 		_, err := run(t, c.src)
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%q: err = %v, want %q", c.src, err, c.want)
 		}
+	}
+	// Only the memory limit may end this one: a time limit no machine reaches first (with
+	// the 2 s one, a busy machine ended it by time).
+	limits := transform.Limits
+	defer func() { transform.Limits = limits }()
+	transform.Limits.Timeout = 10 * time.Minute
+	src := "export default () => { let a = []; for (;;) a.push('x'.repeat(1 << 20) + a.length) }"
+	if _, err := run(t, src); err == nil || !strings.Contains(err.Error(), "memory limit of 64.0 MiB") {
+		t.Errorf("%q: err = %v, want the memory limit", src, err)
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/mcpbridge/mcpbridge/internal/auth"
 	"github.com/mcpbridge/mcpbridge/internal/backend"
@@ -158,7 +159,7 @@ func TestTransformFailures(t *testing.T) {
 	}{
 		{"throws", `export default function () { throw new Error("no tools today") }`, "", `threw Error: no tools today (line 1`},
 		{"time limit", `export default function () { for (;;) {} }`, "", "time limit of 2s"},
-		{"memory limit", `export default function () { let a = []; for (;;) a.push("x".repeat(1 << 20) + a.length) }`, "", "memory"},
+		{"memory limit", `export default function () { let a = []; for (;;) a.push("x".repeat(1 << 20) + a.length) }`, "", "memory limit of 64.0 MiB"},
 		{"not a list", `export default function () { return {name: "x"} }`, "", "returned object, not a list"},
 		{"no default", `export function f() { return [] }`, "", "no `export default"},
 		{"discovery fails", `export default function () { return [] }`, "    discover: [sh, -c, 'echo broken >&2; exit 3']\n", "exit code 3"},
@@ -166,6 +167,13 @@ func TestTransformFailures(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
+			if c.name == "memory limit" {
+				// Only the memory limit may end it: a time limit no machine reaches first
+				// (with the 2 s one, a busy machine ended it by time).
+				limits := transform.Limits
+				transform.Limits.Timeout = 10 * time.Minute
+				t.Cleanup(func() { transform.Limits = limits })
+			}
 			b, logs, s, deps := withModule(t, c.module, `
 servers:
   s:
