@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"net/http"
 	"net/url"
 	"os"
@@ -18,6 +19,8 @@ import (
 	"github.com/mcpbridge/mcpbridge/internal/config"
 	"github.com/mcpbridge/mcpbridge/internal/openapi"
 	"github.com/mcpbridge/mcpbridge/internal/secret"
+	"github.com/mcpbridge/mcpbridge/internal/store"
+	"github.com/mcpbridge/mcpbridge/internal/transform"
 )
 
 type nopReadCloser struct{ io.Reader }
@@ -29,12 +32,14 @@ type nopWriteCloser struct{ io.Writer }
 func (nopWriteCloser) Close() error { return nil }
 
 // checkUsage is the usage line of `mcpbridge check`.
-const checkUsage = `[--strict] --config FILE
+const checkUsage = `[--strict] [--store URL] --config FILE
 
 Validates a config and exits 1 with one FILE:LINE:COL line per problem. Warnings (a
 program not on PATH, a secret reference that is not set in this environment) are printed
 too but do not fail the check, so it runs in CI without the production secrets; --strict
-makes them fail it. serve and stdio still refuse to start without a secret.
+makes them fail it. serve and stdio still refuse to start without a secret. A transform
+module named by cid:// is read from the store serve would use (--store, or the config's)
+when that store exists; check never creates one.
 
 Flags:`
 
@@ -42,6 +47,7 @@ func runCheck(ctx context.Context, e *env, args []string) error {
 	fs := newFlags(e, "check", checkUsage)
 	cfgPath := fs.String("config", "", "config file to validate")
 	strict := fs.Bool("strict", false, "fail (exit 1) on warnings too, such as a secret that is not set")
+	storeFlag := fs.String("store", "", "store URL to read cid:// transform modules from (default the config's, as serve)")
 	pos, err := parse(fs, args)
 	if err != nil {
 		return err
@@ -70,9 +76,20 @@ func runCheck(ctx context.Context, e *env, args []string) error {
 	ps := append(config.Problems(nil), cfg.Warnings...)
 	ps = append(ps, checkAdminKeys(cfg)...)
 	tools, later := 0, []string{}
+	services := backend.Services{Check: true}
+	if needsContentStore(cfg) {
+		st, problem := existingStore(ctx, storeURL(*storeFlag, cfg))
+		if problem != "" {
+			ps = append(ps, config.Problem{File: cfg.Path, Msg: problem, Warning: true})
+		}
+		if st != nil {
+			defer st.Close()
+			services.Blobs = st.Blobs
+		}
+	}
 	for _, name := range cfg.ServerNames() {
 		s := cfg.Servers[name]
-		deps := backend.NewDeps(cfg, s, backend.Services{Check: true})
+		deps := backend.NewDeps(cfg, s, services)
 		ps = append(ps, backend.Check(s, deps)...)
 		if !s.IsEnabled() {
 			continue
@@ -294,4 +311,34 @@ func readSpec(ctx context.Context, src string) ([]byte, error) {
 		return nil, fmt.Errorf("fetching %s: the document is larger than %d MiB", src, maxSpecBytes>>20)
 	}
 	return data, nil
+}
+
+// needsContentStore reports whether a server of cfg names a transform module by cid://,
+// which only the content store can give.
+func needsContentStore(cfg *config.Config) bool {
+	for _, s := range cfg.Servers {
+		refs, _, _ := transform.Decode(s.Section, "tools", "resources", "prompts")
+		for _, ref := range []string{refs.Tools, refs.Resources, refs.Prompts} {
+			if strings.HasPrefix(ref, "cid://") {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// existingStore opens the store at url for check when it exists: a SQLite file that is not
+// there is not created (each transform named by cid:// then warns that it was not run). A
+// store that cannot be opened is a warning.
+func existingStore(ctx context.Context, url string) (*store.Store, string) {
+	if f := sqliteFile(url); f != "" {
+		if _, err := os.Stat(f); err != nil {
+			return nil, "" // each such transform says it was not run
+		}
+	}
+	st, err := openStore(ctx, url, slog.New(slog.DiscardHandler))
+	if err != nil {
+		return nil, fmt.Sprintf("transforms named by cid:// were not run: %v", err)
+	}
+	return st, ""
 }

@@ -156,7 +156,7 @@ func (sv *Server) field(list string) string {
 
 // Check runs the transforms as serving will and reports their problems at the transform
 // field: a failure as a problem, each entry left out as a problem. A cid:// module without
-// a content store at hand (`mcpbridge check` reads no store) is a warning.
+// a content store at hand (`mcpbridge check` without an existing store) is a warning.
 func (sv *Server) Check(ctx context.Context) config.Problems {
 	sec := sv.Def.Section
 	if sv.Deps.Blobs == nil {
